@@ -1,0 +1,135 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { Config } from './config.ts'
+import type { Db, Deps } from './database.ts'
+import type { Clock } from './platform/clock.ts'
+import type { DbKind } from './platform/db/connect.ts'
+import { AppError } from './platform/errors.ts'
+import { isUuidV4, newUuid } from './platform/ids.ts'
+import { installErrorHandling } from './platform/http/errors.ts'
+import { BODY_LIMIT_BYTES, installRawJsonParser } from './platform/http/raw-body.ts'
+import { installValidators } from './platform/http/validation.ts'
+import type { Logger } from './platform/logger.ts'
+import { createMetrics, installMetrics, type Metrics } from './platform/metrics.ts'
+import {
+  memoryRateLimiter,
+  postgresRateLimiter,
+  signedApi,
+  type RateLimiter,
+} from './modules/gateway/index.ts'
+import { merchantsRoutes } from './modules/merchants/index.ts'
+import { operatorRoutes } from './modules/operator/index.ts'
+
+export interface AppOptions {
+  config: Config
+  db: Db
+  dbKind: DbKind
+  clock: Clock
+  log: Logger
+  /** /readyz: is the database reachable? */
+  ping: () => Promise<boolean>
+  metrics?: Metrics
+  rateLimiter?: RateLimiter
+}
+
+export interface App {
+  fastify: FastifyInstance
+  deps: Deps
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** Contexts outside the gateway report an unparseable body at once (nothing to authenticate). */
+function rejectUnparsedBody(ctx: FastifyInstance): void {
+  ctx.addHook('preValidation', async (request) => {
+    if (request.bodyParseFailed) {
+      throw new AppError('SVC-VAL-3002', 400, 'request body is not valid JSON')
+    }
+  })
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, db, clock, log } = options
+  const deps: Deps = { db, clock, config, log }
+  const metrics = options.metrics ?? createMetrics()
+  const rateLimiter =
+    options.rateLimiter ??
+    (options.dbKind === 'postgres'
+      ? postgresRateLimiter(db, clock, config.rateLimitRps, config.rateLimitBurst)
+      : memoryRateLimiter(clock, config.rateLimitRps, config.rateLimitBurst))
+
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A client may name its request; anything but a UUID v4 gets a fresh id.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && isUuidV4(given) ? given.toLowerCase() : newUuid()
+    },
+    connectionTimeout: 30_000,
+    keepAliveTimeout: 72_000,
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    ajv: { customOptions: { removeAdditional: false } },
+  })
+  installValidators(app)
+  installErrorHandling(app)
+  installRawJsonParser(app)
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    void reply.header('x-request-id', reply.replayedRequestId ?? request.id)
+    return payload
+  })
+  // Action endpoints take `{}`; a client that sends no body at all means the same thing.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && MUTATING.has(request.method) && !request.rawBody?.length) {
+      request.body = {}
+    }
+  })
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Kuruş payment API',
+        version: '1.0.0',
+        description:
+          'Merchant payment API for Turkey. Amounts are integer kuruş; currency is TRY. ' +
+          'Signed requests carry X-Api-Key, X-Timestamp and X-Signature (see docs/api.md).',
+      },
+      servers: [{ url: config.publicApiUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+          signature: { type: 'apiKey', in: 'header', name: 'X-Signature' },
+          timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp' },
+          operatorToken: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ apiKey: [], signature: [], timestamp: [] }],
+    },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs' })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+
+  installMetrics(app, metrics)
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    const ok = await options.ping()
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'database unreachable' })
+  })
+
+  await app.register(async (ctx) => {
+    rejectUnparsedBody(ctx)
+    await ctx.register(operatorRoutes(deps))
+  })
+  await app.register(signedApi, {
+    deps,
+    rateLimiter,
+    routes: [merchantsRoutes(deps)],
+  })
+  await app.ready()
+  return { fastify: app, deps }
+}

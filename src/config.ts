@@ -1,0 +1,116 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { join, resolve } from 'node:path'
+
+// The only module that reads process.env. Everything else receives a frozen Config.
+
+export type KurusEnv = 'demo' | 'live'
+
+export interface Config {
+  readonly env: KurusEnv
+  readonly port: number
+  readonly host: string
+  readonly publicApiUrl: string
+  readonly checkoutUrl: string
+  readonly dataDir: string
+  /** PostgreSQL URL; undefined selects embedded PGlite in dataDir. */
+  readonly databaseUrl: string | undefined
+  readonly databaseReadUrl: string | undefined
+  readonly databasePoolSize: number
+  readonly masterKey: Buffer
+  readonly operatorToken: string
+  readonly rateLimitRps: number
+  readonly rateLimitBurst: number
+  readonly logLevel: string
+  readonly redisUrl: string | undefined
+  readonly smtpUrl: string | undefined
+  /** Grace period during which a rolled API key keeps working. */
+  readonly keyRollGraceSeconds: number
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+function intFrom(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer in ${min}..${max}, got "${raw}"`)
+  }
+  return value
+}
+
+/** Reads a secret from the environment, or in demo creates it once in the data dir. */
+function secretFrom(
+  env: Env,
+  name: string,
+  kurusEnv: KurusEnv,
+  dataDir: string,
+  file: string,
+  make: () => string,
+): string {
+  const fromEnv = env[name]
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv
+  const path = join(dataDir, file)
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim()
+  if (kurusEnv === 'live') throw new ConfigError(`${name} is required when KURUS_ENV=live`)
+  mkdirSync(dataDir, { recursive: true })
+  const value = make()
+  writeFileSync(path, value + '\n', { mode: 0o600 })
+  return value
+}
+
+function parseMasterKey(raw: string): Buffer {
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64')
+  if (key.length !== 32) {
+    throw new ConfigError('KURUS_MASTER_KEY must be 32 bytes, as 64 hex characters or base64')
+  }
+  return key
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const kurusEnv = env['KURUS_ENV'] ?? 'demo'
+  if (kurusEnv !== 'demo' && kurusEnv !== 'live') {
+    throw new ConfigError(`KURUS_ENV must be demo or live, got "${kurusEnv}"`)
+  }
+  const port = intFrom(env, 'PORT', 3000, 0, 65535)
+  const dataDir = resolve(env['KURUS_DATA_DIR'] ?? './.kurus')
+  const base = `http://localhost:${port}`
+  const masterKey =
+    overrides.masterKey ??
+    parseMasterKey(
+      secretFrom(env, 'KURUS_MASTER_KEY', kurusEnv, dataDir, 'master.key', () =>
+        randomBytes(32).toString('hex'),
+      ),
+    )
+  const operatorToken =
+    overrides.operatorToken ??
+    secretFrom(env, 'KURUS_OPERATOR_TOKEN', kurusEnv, dataDir, 'operator-token', () =>
+      randomBytes(24).toString('base64url'),
+    )
+  const config: Config = {
+    env: kurusEnv,
+    port,
+    host: env['HOST'] ?? '127.0.0.1',
+    publicApiUrl: env['PUBLIC_API_URL'] ?? base,
+    checkoutUrl: env['CHECKOUT_URL'] ?? base,
+    dataDir,
+    databaseUrl: env['DATABASE_URL'] || undefined,
+    databaseReadUrl: env['DATABASE_READ_URL'] || undefined,
+    databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    masterKey,
+    operatorToken,
+    rateLimitRps: intFrom(env, 'KURUS_RATE_LIMIT_RPS', 100, 1, 10_000_000),
+    rateLimitBurst: intFrom(env, 'KURUS_RATE_LIMIT_BURST', 200, 1, 10_000_000),
+    logLevel: env['LOG_LEVEL'] ?? 'info',
+    redisUrl: env['REDIS_URL'] || undefined,
+    smtpUrl: env['SMTP_URL'] || undefined,
+    keyRollGraceSeconds: intFrom(env, 'KURUS_KEY_ROLL_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
+    ...overrides,
+  }
+  return Object.freeze(config)
+}

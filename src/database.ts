@@ -1,0 +1,21 @@
+import type { Kysely, Transaction } from 'kysely'
+import type { Config } from './config.ts'
+import type { Clock } from './platform/clock.ts'
+import type { Logger } from './platform/logger.ts'
+import type { GatewayTables } from './modules/gateway/gateway.table.ts'
+import type { MerchantsTables } from './modules/merchants/merchants.table.ts'
+
+// The whole schema as Kysely sees it: each module declares its own tables in its
+// <module>.table.ts, and only its repository queries them.
+export type Database = MerchantsTables & GatewayTables
+
+export type Db = Kysely<Database>
+export type Tx = Transaction<Database>
+
+/** What every use case receives: built once in app.ts (the composition root). */
+export interface Deps {
+  readonly db: Db
+  readonly clock: Clock
+  readonly config: Config
+  readonly log: Logger
+}

@@ -1,0 +1,260 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Kysely } from 'kysely'
+import { ConfigError, loadConfig, type Config } from './config.ts'
+import type { Deps } from './database.ts'
+import { connectDatabase } from './platform/db/connect.ts'
+import { migrateToLatest } from './platform/db/migrate.ts'
+import { canonicalString, signCanonical } from './modules/gateway/index.ts'
+import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
+import { startRuntime } from './server.ts'
+
+// Entry point: `serve` (API, pages and, embedded, the worker), `migrate`, and the `kurus` CLI,
+// which is a thin client of the operator API.
+
+const USAGE = `usage: kurus <command>
+  serve                               run the API (npm start)
+  migrate                             apply database migrations
+  merchant create --name X [--kyc approved] [--json]
+  store create --merchant mrc_… [--json]
+  submerchant create --merchant mrc_… --name X --iban TR… --holder "Name" [--json]
+  kyc set --merchant mrc_… --status approved|pending|rejected|suspended|expired|none
+  sign METHOD PATH [BODY]             print a signed curl (keys from KURUS_PUBLIC_KEY /
+                                      KURUS_SECRET_KEY or the demo merchant)`
+
+interface DemoFile {
+  merchantId: string
+  storeId: string
+  publicKey: string
+  dashboard: { email: string; password: string }
+}
+
+async function seedDemo(deps: Deps, config: Config): Promise<void> {
+  if (config.env !== 'demo') return
+  const file = join(config.dataDir, 'demo.json')
+  if ((await countMerchants(deps)) === 0) {
+    const created = await createMerchant(deps, { name: 'Demo Merchant', kycStatus: 'approved' })
+    const demo: DemoFile = {
+      merchantId: created.merchantId,
+      storeId: created.storeId,
+      publicKey: created.key.publicKey,
+      dashboard: created.dashboard,
+    }
+    writeFileSync(file, JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 })
+  }
+}
+
+function signedCurl(
+  baseUrl: string,
+  keys: { publicKey: string; secretKey: string },
+  method: string,
+  path: string,
+  body?: string,
+): string {
+  const timestamp = new Date().toISOString()
+  const signature = signCanonical(keys.secretKey, canonicalString(timestamp, method, path, body))
+  const parts = [
+    `curl -sS -X ${method} '${baseUrl}${path}'`,
+    `-H 'X-Api-Key: ${keys.publicKey}'`,
+    `-H 'X-Timestamp: ${timestamp}'`,
+    `-H 'X-Signature: ${signature}'`,
+  ]
+  if (body !== undefined) {
+    parts.push(`-H 'Content-Type: application/json'`, `--data-raw '${body.replace(/'/g, "'\\''")}'`)
+  }
+  return parts.join(' \\\n  ')
+}
+
+async function printDemoBanner(deps: Deps, config: Config, url: string): Promise<void> {
+  if (config.env !== 'demo') return
+  const creds = await revealDemoCredentials(deps)
+  if (!creds) return
+  const demoFile = join(config.dataDir, 'demo.json')
+  const demo = existsSync(demoFile)
+    ? (JSON.parse(readFileSync(demoFile, 'utf8')) as DemoFile)
+    : undefined
+  const lines = [
+    '',
+    `Kuruş sandbox is running at ${url}  (API reference: ${url}/docs)`,
+    `  merchant     ${creds.merchantId}   store ${creds.storeId}`,
+    `  public key   ${creds.publicKey}`,
+    `  secret key   ${creds.secretKey}`,
+    ...(demo ? [`  dashboard    ${demo.dashboard.email} / ${demo.dashboard.password}`] : []),
+    `  operator     Bearer ${config.operatorToken}`,
+    '',
+    'Try it (the signature is valid for 5 minutes; `npx kurus sign GET /v1/auth/whoami` makes a fresh one):',
+    signedCurl(url, creds, 'GET', '/v1/auth/whoami'),
+    '',
+  ]
+  process.stdout.write(lines.join('\n') + '\n')
+}
+
+async function serve(config: Config): Promise<void> {
+  const runtime = await startRuntime(config)
+  const { fastify, deps } = runtime.app
+  await seedDemo(deps, config)
+  const address = await fastify.listen({ port: config.port, host: config.host })
+  await printDemoBanner(deps, config, config.publicApiUrl || address)
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) return
+    closing = true
+    fastify.log.info({ signal }, 'shutting down')
+    runtime.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        fastify.log.error({ err: error }, 'shutdown failed')
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGINT', () => shutdown('SIGINT'))
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+}
+
+async function migrate(config: Config): Promise<void> {
+  const database = await connectDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
+  })
+  const applied = await migrateToLatest(database.db as Kysely<unknown>)
+  process.stdout.write(`applied ${applied.length} migration(s)\n`)
+  await database.close()
+}
+
+async function operatorCall(config: Config, method: string, path: string, body?: unknown) {
+  const base = process.env['KURUS_URL'] ?? config.publicApiUrl
+  const response = await fetch(base + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${config.operatorToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${response.status} ${text}`)
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {}
+}
+
+function print(result: Record<string, unknown>, json: boolean | undefined): void {
+  if (json) process.stdout.write(JSON.stringify(result, null, 2) + '\n')
+  else for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}: ${JSON.stringify(v)}\n`)
+}
+
+async function cli(config: Config, argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      kyc: { type: 'string' },
+      merchant: { type: 'string' },
+      status: { type: 'string' },
+      iban: { type: 'string' },
+      holder: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  })
+  const [noun, verb, ...rest] = positionals
+  const need = (v: string | undefined, flag: string): string => {
+    if (!v) throw new ConfigError(`--${flag} is required\n${USAGE}`)
+    return v
+  }
+  switch (`${noun} ${verb}`) {
+    case 'merchant create':
+      return print(
+        await operatorCall(config, 'POST', '/operator/v1/merchants', {
+          name: need(values.name, 'name'),
+          ...(values.kyc ? { kycStatus: values.kyc } : {}),
+        }),
+        values.json,
+      )
+    case 'store create':
+      return print(
+        await operatorCall(
+          config,
+          'POST',
+          `/operator/v1/merchants/${need(values.merchant, 'merchant')}/stores`,
+          {},
+        ),
+        values.json,
+      )
+    case 'submerchant create':
+      return print(
+        await operatorCall(
+          config,
+          'POST',
+          `/operator/v1/merchants/${need(values.merchant, 'merchant')}/submerchants`,
+          {
+            name: need(values.name, 'name'),
+            iban: need(values.iban, 'iban'),
+            holderName: need(values.holder, 'holder'),
+          },
+        ),
+        values.json,
+      )
+    case 'kyc set':
+      return print(
+        await operatorCall(
+          config,
+          'PUT',
+          `/operator/v1/merchants/${need(values.merchant, 'merchant')}/kyc`,
+          { status: need(values.status, 'status') },
+        ),
+        values.json,
+      )
+    default:
+      break
+  }
+  if (noun === 'sign' && verb) {
+    const [path, body] = rest
+    const keys = await signingKeys(config)
+    process.stdout.write(
+      signedCurl(config.publicApiUrl, keys, verb.toUpperCase(), need(path, 'PATH'), body) + '\n',
+    )
+    return
+  }
+  throw new ConfigError(USAGE)
+}
+
+async function signingKeys(config: Config): Promise<{ publicKey: string; secretKey: string }> {
+  const publicKey = process.env['KURUS_PUBLIC_KEY']
+  const secretKey = process.env['KURUS_SECRET_KEY']
+  if (publicKey && secretKey) return { publicKey, secretKey }
+  const runtime = await startRuntime(config, { migrate: false })
+  try {
+    const creds = await revealDemoCredentials(runtime.app.deps)
+    if (!creds) throw new ConfigError('set KURUS_PUBLIC_KEY and KURUS_SECRET_KEY')
+    return creds
+  } finally {
+    await runtime.close()
+  }
+}
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2)
+  const config = loadConfig()
+  switch (command) {
+    case 'serve':
+      return serve(config)
+    case 'migrate':
+      return migrate(config)
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(USAGE + '\n')
+      return
+    default:
+      return cli(config, [command, ...rest])
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    (error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error)) +
+      '\n',
+  )
+  process.exit(1)
+})

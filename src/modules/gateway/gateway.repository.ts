@@ -1,0 +1,176 @@
+import { sql } from 'kysely'
+import type { Db, Tx } from '../../database.ts'
+import type { IdempotencyRow } from './gateway.table.ts'
+
+export interface IdempotencyIdentity {
+  apiKeyId: string
+  endpoint: string
+  key: string
+}
+
+/** Claims a fresh key; false when a record for it already exists. */
+export async function insertIdempotencyKey(
+  db: Db,
+  id: IdempotencyIdentity,
+  fingerprint: string,
+  requestId: string,
+  now: Date,
+  expiresAt: Date,
+): Promise<boolean> {
+  const result = await db
+    .insertInto('idempotency_keys')
+    .values({
+      api_key_id: id.apiKeyId,
+      endpoint: id.endpoint,
+      idempotency_key: id.key,
+      fingerprint,
+      state: 'processing',
+      locked_at: now,
+      response_status: null,
+      response_body: null,
+      response_content_type: null,
+      request_id: requestId,
+      created_at: now,
+      expires_at: expiresAt,
+    })
+    .onConflict((oc) => oc.columns(['api_key_id', 'endpoint', 'idempotency_key']).doNothing())
+    .executeTakeFirst()
+  return result.numInsertedOrUpdatedRows === 1n
+}
+
+export function lockIdempotencyKey(
+  tx: Tx,
+  id: IdempotencyIdentity,
+): Promise<IdempotencyRow | undefined> {
+  return tx
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('api_key_id', '=', id.apiKeyId)
+    .where('endpoint', '=', id.endpoint)
+    .where('idempotency_key', '=', id.key)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+export async function updateIdempotencyReclaimed(
+  tx: Tx,
+  id: IdempotencyIdentity,
+  fingerprint: string,
+  requestId: string,
+  now: Date,
+  expiresAt: Date | undefined,
+): Promise<void> {
+  await tx
+    .updateTable('idempotency_keys')
+    .set({
+      fingerprint,
+      state: 'processing',
+      locked_at: now,
+      request_id: requestId,
+      response_status: null,
+      response_body: null,
+      response_content_type: null,
+      ...(expiresAt ? { created_at: now, expires_at: expiresAt } : {}),
+    })
+    .where('api_key_id', '=', id.apiKeyId)
+    .where('endpoint', '=', id.endpoint)
+    .where('idempotency_key', '=', id.key)
+    .execute()
+}
+
+export async function updateIdempotencyDone(
+  db: Db,
+  id: IdempotencyIdentity,
+  requestId: string,
+  status: number,
+  body: string,
+  contentType: string,
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({
+      state: 'done',
+      locked_at: null,
+      response_status: status,
+      response_body: body,
+      response_content_type: contentType,
+    })
+    .where('api_key_id', '=', id.apiKeyId)
+    .where('endpoint', '=', id.endpoint)
+    .where('idempotency_key', '=', id.key)
+    // Only the request that holds the claim may complete it.
+    .where('request_id', '=', requestId)
+    .where('state', '=', 'processing')
+    .execute()
+}
+
+export async function updateIdempotencyRetryable(
+  db: Db,
+  id: IdempotencyIdentity,
+  requestId: string,
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ state: 'retryable', locked_at: null })
+    .where('api_key_id', '=', id.apiKeyId)
+    .where('endpoint', '=', id.endpoint)
+    .where('idempotency_key', '=', id.key)
+    .where('request_id', '=', requestId)
+    .where('state', '=', 'processing')
+    .execute()
+}
+
+export async function deleteIdempotencyKey(
+  db: Db,
+  id: IdempotencyIdentity,
+  requestId: string,
+): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('api_key_id', '=', id.apiKeyId)
+    .where('endpoint', '=', id.endpoint)
+    .where('idempotency_key', '=', id.key)
+    .where('request_id', '=', requestId)
+    .where('state', '=', 'processing')
+    .execute()
+}
+
+export async function deleteExpiredIdempotencyKeys(db: Db, now: Date, limit: number) {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where(({ eb, selectFrom }) =>
+      eb(
+        sql.raw('(api_key_id, endpoint, idempotency_key)'),
+        'in',
+        selectFrom('idempotency_keys')
+          .select(['api_key_id', 'endpoint', 'idempotency_key'])
+          .where('expires_at', '<=', now)
+          .limit(limit),
+      ),
+    )
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+/**
+ * Token bucket in one statement, so it holds across API processes. Raw SQL because the
+ * refill arithmetic refers to the conflicting row (b.*). The balance is floored at -1 so a
+ * client that keeps hammering recovers within one token's time once it stops.
+ */
+export async function takeRateLimitToken(
+  db: Db,
+  bucket: string,
+  ratePerSecond: number,
+  burst: number,
+  now: Date,
+): Promise<number> {
+  const result = await sql<{ tokens: number }>`
+    insert into rate_limit_buckets as b (bucket, tokens, refilled_at)
+    values (${bucket}, ${burst - 1}, ${now})
+    on conflict (bucket) do update set
+      tokens = greatest(-1, least(${burst}::float8,
+        b.tokens + greatest(0, extract(epoch from (${now}::timestamptz - b.refilled_at))) * ${ratePerSecond}::float8) - 1),
+      refilled_at = greatest(b.refilled_at, ${now}::timestamptz)
+    returning tokens`.execute(db)
+  return result.rows[0]?.tokens ?? -1
+}

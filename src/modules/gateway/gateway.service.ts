@@ -1,0 +1,155 @@
+import type { Deps } from '../../database.ts'
+import { safeEqual, sha256Hex } from '../../platform/crypto.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { isUuidV4 } from '../../platform/ids.ts'
+import type { AuthContext } from '../../platform/http/auth.ts'
+import { findUsableKey } from '../merchants/index.ts'
+import { gatewayError } from './gateway.errors.ts'
+import * as repo from './gateway.repository.ts'
+import type { IdempotencyIdentity } from './gateway.repository.ts'
+import {
+  TIMESTAMP_SKEW_MS_MAX,
+  canonicalString,
+  parseTimestamp,
+  signCanonical,
+} from './signing.ts'
+
+
+export interface SignedRequest {
+  apiKey: string | undefined
+  signature: string | undefined
+  timestamp: string | undefined
+  method: string
+  /** Path only: no scheme, host or query string. */
+  path: string
+  rawBody: Buffer | undefined
+}
+
+const PUBLIC_KEY = /^pk_(demo|live)_[A-Za-z0-9_-]{8,128}$/
+
+/**
+ * Authenticates a signed request. Cheap checks come first so garbage costs no database
+ * read: key format (1003), timestamp window (1001), signature present (1002), then the key
+ * lookup (1003) and the constant-time HMAC comparison (1002).
+ */
+export async function authenticate(deps: Deps, req: SignedRequest): Promise<AuthContext> {
+  const apiKey = req.apiKey
+  const match = apiKey ? PUBLIC_KEY.exec(apiKey) : null
+  // A key of the other environment is the same answer as an unknown one (CONTRACT.md).
+  if (!apiKey || !match || match[1] !== deps.config.env) throw gatewayError('api_key_invalid')
+  const ts = req.timestamp ? parseTimestamp(req.timestamp) : undefined
+  if (ts === undefined || !req.timestamp) throw gatewayError('timestamp_invalid')
+  if (Math.abs(deps.clock.now().getTime() - ts) > TIMESTAMP_SKEW_MS_MAX) {
+    throw gatewayError('timestamp_invalid')
+  }
+  if (!req.signature || !/^[0-9a-f]{64}$/.test(req.signature)) {
+    throw gatewayError('signature_invalid')
+  }
+  const key = await findUsableKey(deps, apiKey)
+  if (!key || key.env !== deps.config.env) throw gatewayError('api_key_invalid')
+  const expected = signCanonical(
+    key.secretKey,
+    canonicalString(req.timestamp, req.method, req.path, req.rawBody),
+  )
+  if (!safeEqual(expected, req.signature)) throw gatewayError('signature_invalid')
+  return {
+    apiKeyId: key.apiKeyId,
+    merchantId: key.merchantId,
+    storeId: key.storeId,
+    submerchantId: key.submerchantId,
+    scope: key.scope,
+    kycStatus: key.kycStatus,
+  }
+}
+
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+// A claim older than this belongs to a request whose process died; a retry may take it over.
+// Domain fences (transactionId, the refund's stored key) keep the re-run from acting twice.
+const IDEMPOTENCY_STALE_MS = 60 * 1000
+
+export type IdempotencyStart =
+  | { kind: 'proceed' }
+  | { kind: 'replay'; status: number; body: string; contentType: string; requestId: string }
+
+export function validateIdempotencyKey(key: string): void {
+  if (!isUuidV4(key)) throw gatewayError('idempotency_key_invalid')
+}
+
+/**
+ * Claims (API key, endpoint, Idempotency-Key) for this request, or tells it to replay the
+ * stored response, or refuses it (2001 another payload, 2002 still running).
+ */
+export async function beginIdempotentRequest(
+  deps: Deps,
+  id: IdempotencyIdentity,
+  rawBody: Buffer | undefined,
+  requestId: string,
+): Promise<IdempotencyStart> {
+  const fingerprint = sha256Hex(rawBody ?? '')
+  const now = deps.clock.now()
+  const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS)
+  if (await repo.insertIdempotencyKey(deps.db, id, fingerprint, requestId, now, expiresAt)) {
+    return { kind: 'proceed' }
+  }
+  return transact(deps.db, async (tx): Promise<IdempotencyStart> => {
+    const row = await repo.lockIdempotencyKey(tx, id)
+    if (!row) {
+      // Deleted between our insert and this read (a 5xx released it): claim it afresh.
+      await repo.insertIdempotencyKey(tx, id, fingerprint, requestId, now, expiresAt)
+      return { kind: 'proceed' }
+    }
+    if (row.expires_at.getTime() <= now.getTime()) {
+      await repo.updateIdempotencyReclaimed(tx, id, fingerprint, requestId, now, expiresAt)
+      return { kind: 'proceed' }
+    }
+    if (row.fingerprint !== fingerprint) throw gatewayError('idempotency_mismatch')
+    if (row.state === 'done' && row.response_status !== null && row.response_body !== null) {
+      return {
+        kind: 'replay',
+        status: row.response_status,
+        body: row.response_body,
+        contentType: row.response_content_type ?? 'application/json; charset=utf-8',
+        requestId: row.request_id,
+      }
+    }
+    const stale =
+      row.state === 'processing' &&
+      (row.locked_at === null || now.getTime() - row.locked_at.getTime() > IDEMPOTENCY_STALE_MS)
+    if (row.state === 'retryable' || stale) {
+      await repo.updateIdempotencyReclaimed(tx, id, fingerprint, requestId, now, undefined)
+      return { kind: 'proceed' }
+    }
+    throw gatewayError('idempotency_in_progress')
+  })
+}
+
+/**
+ * Records how a claimed request ended. Final answers are kept for verbatim replay; a 202
+ * (work still in flight) is re-evaluated on retry; a 5xx or a shed request releases the key.
+ */
+export async function finishIdempotentRequest(
+  deps: Deps,
+  id: IdempotencyIdentity,
+  requestId: string,
+  response: { status: number; body: string; contentType: string; errorCode?: string },
+): Promise<void> {
+  const { status } = response
+  if (status >= 500 || status === 429 || response.errorCode === 'SVC-GW-2002') {
+    await repo.deleteIdempotencyKey(deps.db, id, requestId)
+  } else if (status === 202) {
+    await repo.updateIdempotencyRetryable(deps.db, id, requestId)
+  } else {
+    await repo.updateIdempotencyDone(
+      deps.db,
+      id,
+      requestId,
+      status,
+      response.body,
+      response.contentType,
+    )
+  }
+}
+
+export async function purgeExpiredIdempotencyKeys(deps: Deps): Promise<number> {
+  return repo.deleteExpiredIdempotencyKeys(deps.db, deps.clock.now(), 5000)
+}

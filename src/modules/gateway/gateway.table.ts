@@ -1,0 +1,29 @@
+import type { Selectable } from 'kysely'
+
+export interface IdempotencyKeysTable {
+  api_key_id: string
+  endpoint: string
+  idempotency_key: string
+  fingerprint: string
+  state: 'processing' | 'done' | 'retryable'
+  locked_at: Date | null
+  response_status: number | null
+  response_body: string | null
+  response_content_type: string | null
+  request_id: string
+  created_at: Date
+  expires_at: Date
+}
+
+export interface RateLimitBucketsTable {
+  bucket: string
+  tokens: number
+  refilled_at: Date
+}
+
+export interface GatewayTables {
+  idempotency_keys: IdempotencyKeysTable
+  rate_limit_buckets: RateLimitBucketsTable
+}
+
+export type IdempotencyRow = Selectable<IdempotencyKeysTable>

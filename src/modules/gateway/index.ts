@@ -1,0 +1,8 @@
+// The gateway: request authentication, rate limits, scope and KYC gates, idempotency.
+// It holds no domain logic.
+export { signedApi } from './gateway.http.ts'
+export type { SignedApiOptions } from './gateway.http.ts'
+export { purgeExpiredIdempotencyKeys } from './gateway.service.ts'
+export { memoryRateLimiter, postgresRateLimiter } from './rate-limit.ts'
+export type { RateLimiter } from './rate-limit.ts'
+export { canonicalString, signCanonical, parseTimestamp } from './signing.ts'

@@ -1,0 +1,33 @@
+// The merchants module's public surface. Other modules import only this file.
+export {
+  KYC_STATUSES,
+  DEFAULT_PAYOUT_LIMITS,
+  assertKycApproved,
+  countMerchants,
+  createMerchant,
+  createStore,
+  createSubmerchant,
+  defaultPricing,
+  findSubmerchantIds,
+  findUsableKey,
+  getMerchant,
+  getStore,
+  getSubmerchant,
+  listApiKeys,
+  normalizeIban,
+  revealDemoCredentials,
+  revokeApiKey,
+  rollApiKey,
+  setKycStatus,
+} from './merchants.service.ts'
+export type {
+  AuthKey,
+  CommissionInput,
+  CreatedMerchant,
+  IssuedKey,
+  Merchant,
+  PayoutLimits,
+} from './merchants.service.ts'
+export type { KycStatus, Pricing, SubjectScope } from './merchants.table.ts'
+export { merchantsRoutes } from './merchants.http.ts'
+export { KycStatusSchema } from './merchants.schemas.ts'

@@ -1,0 +1,54 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { Deps } from '../../database.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { KycStatusResponse, Whoami } from './merchants.schemas.ts'
+import { getMerchant } from './merchants.service.ts'
+
+/** Signed routes about the caller itself. Both key scopes may call them. */
+export function merchantsRoutes(deps: Deps): FastifyPluginAsync {
+  return async (app) => {
+    app.get(
+      '/v1/auth/whoami',
+      {
+        config: { scopes: ['merchant', 'submerchant'] },
+        schema: {
+          tags: ['identity'],
+          summary: 'Who the verified API key belongs to',
+          response: { 200: Whoami, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const auth = authOf(request)
+        return {
+          subjectScope: auth.scope,
+          merchantId: auth.merchantId,
+          apiKeyId: auth.apiKeyId,
+          ...(auth.storeId ? { storeId: auth.storeId } : {}),
+          ...(auth.submerchantId ? { submerchantId: auth.submerchantId } : {}),
+        }
+      },
+    )
+
+    app.get(
+      '/v1/kyc/status',
+      {
+        config: { scopes: ['merchant', 'submerchant'] },
+        schema: {
+          tags: ['identity'],
+          summary: "The merchant's KYC status",
+          response: { 200: KycStatusResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const merchant = await getMerchant(deps, authOf(request).merchantId)
+        return {
+          status: merchant.kycStatus,
+          decidedAt: isoZ(merchant.kycDecidedAt),
+          sessionId: merchant.kycSessionId,
+          subjectId: merchant.kycSubjectId,
+        }
+      },
+    )
+  }
+}

@@ -1,0 +1,195 @@
+import type { Insertable, Selectable } from 'kysely'
+import type { Db, Tx } from '../../database.ts'
+import type {
+  ApiKeyRow,
+  DashboardUsersTable,
+  KycStatus,
+  MerchantRow,
+  MerchantsTable,
+  NewApiKey,
+  StoreRow,
+  StoresTable,
+  SubmerchantRow,
+  SubmerchantsTable,
+} from './merchants.table.ts'
+
+export async function insertMerchant(tx: Tx, row: Insertable<MerchantsTable>): Promise<void> {
+  await tx.insertInto('merchants').values(row).execute()
+}
+
+export async function insertStore(tx: Tx, row: Insertable<StoresTable>): Promise<void> {
+  await tx.insertInto('stores').values(row).execute()
+}
+
+export async function insertSubmerchant(
+  tx: Tx,
+  row: Insertable<SubmerchantsTable>,
+): Promise<void> {
+  await tx.insertInto('submerchants').values(row).execute()
+}
+
+export async function insertApiKey(tx: Tx, row: NewApiKey): Promise<void> {
+  await tx.insertInto('api_keys').values(row).execute()
+}
+
+export async function insertDashboardUser(
+  tx: Tx,
+  row: Insertable<DashboardUsersTable>,
+): Promise<void> {
+  await tx.insertInto('dashboard_users').values(row).execute()
+}
+
+export function findMerchantById(db: Db, id: string): Promise<MerchantRow | undefined> {
+  return db.selectFrom('merchants').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export function lockMerchantById(tx: Tx, id: string): Promise<MerchantRow | undefined> {
+  return tx.selectFrom('merchants').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+export async function updateMerchantKyc(
+  tx: Tx,
+  id: string,
+  status: KycStatus,
+  decidedAt: Date | null,
+): Promise<void> {
+  await tx
+    .updateTable('merchants')
+    .set({ kyc_status: status, kyc_decided_at: decidedAt })
+    .where('id', '=', id)
+    .execute()
+}
+
+export function countMerchants(db: Db): Promise<{ n: number }> {
+  return db
+    .selectFrom('merchants')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow()
+}
+
+export function findOldestMerchant(db: Db): Promise<MerchantRow | undefined> {
+  return db.selectFrom('merchants').selectAll().orderBy('created_at').limit(1).executeTakeFirst()
+}
+
+export function findStoresByMerchant(db: Db, merchantId: string): Promise<StoreRow[]> {
+  return db
+    .selectFrom('stores')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at')
+    .execute()
+}
+
+export function findStoreById(
+  db: Db,
+  merchantId: string,
+  storeId: string,
+): Promise<StoreRow | undefined> {
+  return db
+    .selectFrom('stores')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', storeId)
+    .executeTakeFirst()
+}
+
+export function findSubmerchantById(
+  db: Db,
+  merchantId: string,
+  submerchantId: string,
+): Promise<SubmerchantRow | undefined> {
+  return db
+    .selectFrom('submerchants')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', submerchantId)
+    .executeTakeFirst()
+}
+
+export function findSubmerchantsByIds(
+  db: Db,
+  merchantId: string,
+  ids: readonly string[],
+): Promise<SubmerchantRow[]> {
+  if (ids.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('submerchants')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', 'in', ids)
+    .execute()
+}
+
+export interface ApiKeyWithKyc extends ApiKeyRow {
+  kyc_status: KycStatus
+}
+
+/** The gateway's one read per request: the key and its merchant's KYC status. */
+export function findApiKeyByPublicKey(
+  db: Db,
+  publicKey: string,
+): Promise<ApiKeyWithKyc | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('merchants', 'merchants.id', 'api_keys.merchant_id')
+    .selectAll('api_keys')
+    .select('merchants.kyc_status')
+    .where('api_keys.public_key', '=', publicKey)
+    .executeTakeFirst()
+}
+
+export function lockApiKeyById(
+  tx: Tx,
+  merchantId: string,
+  keyId: string,
+): Promise<ApiKeyRow | undefined> {
+  return tx
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', keyId)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+export function findApiKeysByMerchant(db: Db, merchantId: string): Promise<ApiKeyRow[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at')
+    .execute()
+}
+
+export async function updateApiKeyRolled(
+  tx: Tx,
+  keyId: string,
+  expiresAt: Date,
+  rolledTo: string,
+): Promise<void> {
+  await tx
+    .updateTable('api_keys')
+    .set({ expires_at: expiresAt, rolled_to: rolledTo })
+    .where('id', '=', keyId)
+    .execute()
+}
+
+export async function updateApiKeyRevoked(tx: Tx, keyId: string, at: Date): Promise<void> {
+  await tx
+    .updateTable('api_keys')
+    .set({ status: 'revoked', revoked_at: at })
+    .where('id', '=', keyId)
+    .where('status', '=', 'active')
+    .execute()
+}
+
+export function findDashboardUserByEmail(
+  db: Db,
+  email: string,
+): Promise<Selectable<DashboardUsersTable> | undefined> {
+  return db
+    .selectFrom('dashboard_users')
+    .selectAll()
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst()
+}

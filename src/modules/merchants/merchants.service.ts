@@ -1,0 +1,396 @@
+import { isValidIBAN, electronicFormatIBAN } from 'ibantools'
+import type { Deps, Tx } from '../../database.ts'
+import { decrypt, encrypt, hashPassword, randomToken } from '../../platform/crypto.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { newId, newUuid } from '../../platform/ids.ts'
+import { merchantsError } from './merchants.errors.ts'
+import * as repo from './merchants.repository.ts'
+import type { KycStatus, MerchantRow, Pricing, SubjectScope } from './merchants.table.ts'
+
+export const KYC_STATUSES: readonly KycStatus[] = [
+  'none',
+  'pending',
+  'approved',
+  'rejected',
+  'suspended',
+  'expired',
+]
+
+/** CONTRACT.md default: 249 bps + 25 kuruş for one installment, +100 bps per extra one. */
+export function defaultPricing(): Pricing {
+  return {
+    rateBpsByInstallment: Array.from({ length: 12 }, (_, i) => 249 + 100 * i),
+    fixedMinor: 25,
+  }
+}
+
+export interface CommissionInput {
+  rateBps?: number
+  fixedMinor?: number
+  perExtraInstallmentBps?: number
+}
+
+export function pricingFrom(input: CommissionInput | undefined): Pricing {
+  const base = input?.rateBps ?? 249
+  const step = input?.perExtraInstallmentBps ?? 100
+  return {
+    rateBpsByInstallment: Array.from({ length: 12 }, (_, i) => base + step * i),
+    fixedMinor: input?.fixedMinor ?? 25,
+  }
+}
+
+export interface IssuedKey {
+  apiKeyId: string
+  publicKey: string
+  secretKey: string
+}
+
+async function issueKey(
+  deps: Deps,
+  tx: Tx,
+  subject: {
+    merchantId: string
+    storeId: string | null
+    submerchantId: string | null
+    scope: SubjectScope
+  },
+): Promise<IssuedKey> {
+  const id = newId('key')
+  const env = deps.config.env
+  const publicKey = `pk_${env}_${randomToken(18)}`
+  const secretKey = `sk_${env}_${randomToken(32)}`
+  await repo.insertApiKey(tx, {
+    id,
+    merchant_id: subject.merchantId,
+    store_id: subject.storeId,
+    submerchant_id: subject.submerchantId,
+    subject_scope: subject.scope,
+    env,
+    public_key: publicKey,
+    // HMAC verification needs the secret itself, so it is encrypted, not hashed; the AAD
+    // binds the ciphertext to this key id.
+    secret_enc: encrypt(deps.config.masterKey, secretKey, id),
+    status: 'active',
+    expires_at: null,
+    rolled_to: null,
+    created_at: deps.clock.now(),
+    revoked_at: null,
+  })
+  return { apiKeyId: id, publicKey, secretKey }
+}
+
+export interface CreatedMerchant {
+  merchantId: string
+  storeId: string
+  key: IssuedKey
+  dashboard: { email: string; password: string }
+}
+
+export async function createMerchant(
+  deps: Deps,
+  input: { name: string; kycStatus?: KycStatus; commission?: CommissionInput },
+): Promise<CreatedMerchant> {
+  const merchantId = newId('mrc')
+  const storeId = newId('sto')
+  const now = deps.clock.now()
+  const kycStatus = input.kycStatus ?? 'none'
+  const password = randomToken(12)
+  const passwordHash = await hashPassword(password)
+  const email = `${merchantId}@merchants.kurus.local`
+  const key = await transact(deps.db, async (tx) => {
+    await repo.insertMerchant(tx, {
+      id: merchantId,
+      name: input.name,
+      kyc_status: kycStatus,
+      kyc_decided_at: kycStatus === 'none' || kycStatus === 'pending' ? null : now,
+      kyc_subject_id: newId('sbj'),
+      kyc_session_id: newUuid(),
+      pricing: JSON.stringify(pricingFrom(input.commission)),
+      settlement_delay_seconds: deps.config.env === 'live' ? 86_400 : 0,
+      created_at: now,
+    })
+    await repo.insertStore(tx, {
+      id: storeId,
+      merchant_id: merchantId,
+      name: `${input.name} store`,
+      webhook_url: null,
+      created_at: now,
+    })
+    await repo.insertDashboardUser(tx, {
+      id: newId('usr'),
+      merchant_id: merchantId,
+      email,
+      password_hash: passwordHash,
+      created_at: now,
+    })
+    return issueKey(deps, tx, { merchantId, storeId, submerchantId: null, scope: 'merchant' })
+  })
+  return { merchantId, storeId, key, dashboard: { email, password } }
+}
+
+export async function createStore(
+  deps: Deps,
+  merchantId: string,
+  input: { name?: string },
+): Promise<{ storeId: string; key: IssuedKey }> {
+  const merchant = await repo.findMerchantById(deps.db, merchantId)
+  if (!merchant) throw merchantsError('merchant_not_found')
+  const storeId = newId('sto')
+  const key = await transact(deps.db, async (tx) => {
+    await repo.insertStore(tx, {
+      id: storeId,
+      merchant_id: merchantId,
+      name: input.name ?? `${merchant.name} store`,
+      webhook_url: null,
+      created_at: deps.clock.now(),
+    })
+    return issueKey(deps, tx, { merchantId, storeId, submerchantId: null, scope: 'merchant' })
+  })
+  return { storeId, key }
+}
+
+export interface PayoutLimits {
+  minMinor: number
+  maxMinor: number
+  dailyMaxMinor: number
+}
+
+export const DEFAULT_PAYOUT_LIMITS: PayoutLimits = {
+  minMinor: 100,
+  maxMinor: 50_000_000,
+  dailyMaxMinor: 200_000_000,
+}
+
+export function normalizeIban(raw: string): string | undefined {
+  const iban = electronicFormatIBAN(raw) ?? ''
+  return iban.startsWith('TR') && iban.length === 26 && isValidIBAN(iban) ? iban : undefined
+}
+
+export async function createSubmerchant(
+  deps: Deps,
+  merchantId: string,
+  input: { name: string; iban: string; holderName: string; payoutLimits?: Partial<PayoutLimits> },
+): Promise<{ submerchantId: string; key: IssuedKey }> {
+  const merchant = await repo.findMerchantById(deps.db, merchantId)
+  if (!merchant) throw merchantsError('merchant_not_found')
+  const iban = normalizeIban(input.iban)
+  if (!iban) throw merchantsError('invalid_iban')
+  const limits = { ...DEFAULT_PAYOUT_LIMITS, ...input.payoutLimits }
+  const submerchantId = newId('sub')
+  const key = await transact(deps.db, async (tx) => {
+    await repo.insertSubmerchant(tx, {
+      id: submerchantId,
+      merchant_id: merchantId,
+      name: input.name,
+      iban,
+      holder_name: input.holderName,
+      payout_min_minor: limits.minMinor,
+      payout_max_minor: limits.maxMinor,
+      payout_daily_max_minor: limits.dailyMaxMinor,
+      settlement_delay_seconds: merchant.settlement_delay_seconds,
+      created_at: deps.clock.now(),
+    })
+    return issueKey(deps, tx, { merchantId, storeId: null, submerchantId, scope: 'submerchant' })
+  })
+  return { submerchantId, key }
+}
+
+export interface Merchant {
+  id: string
+  name: string
+  kycStatus: KycStatus
+  kycDecidedAt: Date | null
+  kycSubjectId: string
+  kycSessionId: string | null
+  pricing: Pricing
+  settlementDelaySeconds: number
+  createdAt: Date
+}
+
+function merchantRowToMerchant(row: MerchantRow): Merchant {
+  return {
+    id: row.id,
+    name: row.name,
+    kycStatus: row.kyc_status,
+    kycDecidedAt: row.kyc_decided_at,
+    kycSubjectId: row.kyc_subject_id,
+    kycSessionId: row.kyc_session_id,
+    pricing: row.pricing,
+    settlementDelaySeconds: row.settlement_delay_seconds,
+    createdAt: row.created_at,
+  }
+}
+
+export async function getMerchant(deps: Deps, merchantId: string): Promise<Merchant> {
+  const row = await repo.findMerchantById(deps.db, merchantId)
+  if (!row) throw merchantsError('merchant_not_found')
+  return merchantRowToMerchant(row)
+}
+
+export async function setKycStatus(
+  deps: Deps,
+  merchantId: string,
+  status: KycStatus,
+): Promise<Merchant> {
+  return transact(deps.db, async (tx) => {
+    const row = await repo.lockMerchantById(tx, merchantId)
+    if (!row) throw merchantsError('merchant_not_found')
+    // A decision is a move into a settled status; pending and none have no decision time.
+    const decidedAt = status === 'none' || status === 'pending' ? null : deps.clock.now()
+    await repo.updateMerchantKyc(tx, merchantId, status, decidedAt)
+    return merchantRowToMerchant({ ...row, kyc_status: status, kyc_decided_at: decidedAt })
+  })
+}
+
+/** Throws 403 SVC-KYC-3101 unless the merchant may take money in. */
+export async function assertKycApproved(deps: Deps, merchantId: string): Promise<void> {
+  const row = await repo.findMerchantById(deps.db, merchantId)
+  if (!row) throw merchantsError('merchant_not_found')
+  if (row.kyc_status !== 'approved') throw merchantsError('kyc_not_approved')
+}
+
+export interface AuthKey {
+  apiKeyId: string
+  merchantId: string
+  storeId: string | null
+  submerchantId: string | null
+  scope: SubjectScope
+  env: 'demo' | 'live'
+  secretKey: string
+  kycStatus: KycStatus
+}
+
+/**
+ * The key the gateway authenticates with, or undefined when it is unknown, revoked, or
+ * rolled and past its grace period. The secret is decrypted here for the HMAC check.
+ */
+export async function findUsableKey(deps: Deps, publicKey: string): Promise<AuthKey | undefined> {
+  const row = await repo.findApiKeyByPublicKey(deps.db, publicKey)
+  if (!row || row.status !== 'active') return undefined
+  if (row.expires_at && row.expires_at.getTime() <= deps.clock.now().getTime()) return undefined
+  return {
+    apiKeyId: row.id,
+    merchantId: row.merchant_id,
+    storeId: row.store_id,
+    submerchantId: row.submerchant_id,
+    scope: row.subject_scope,
+    env: row.env,
+    secretKey: decrypt(deps.config.masterKey, row.secret_enc, row.id).toString('utf8'),
+    kycStatus: row.kyc_status,
+  }
+}
+
+/** Issues a replacement key; the old one keeps working for the configured grace period. */
+export async function rollApiKey(
+  deps: Deps,
+  merchantId: string,
+  keyId: string,
+): Promise<IssuedKey & { previousExpiresAt: Date }> {
+  return transact(deps.db, async (tx) => {
+    const old = await repo.lockApiKeyById(tx, merchantId, keyId)
+    if (!old) throw merchantsError('api_key_not_found')
+    if (old.status !== 'active' || old.rolled_to) throw merchantsError('api_key_revoked')
+    const fresh = await issueKey(deps, tx, {
+      merchantId,
+      storeId: old.store_id,
+      submerchantId: old.submerchant_id,
+      scope: old.subject_scope,
+    })
+    const expiresAt = new Date(deps.clock.now().getTime() + deps.config.keyRollGraceSeconds * 1000)
+    await repo.updateApiKeyRolled(tx, keyId, expiresAt, fresh.apiKeyId)
+    return { ...fresh, previousExpiresAt: expiresAt }
+  })
+}
+
+export async function revokeApiKey(deps: Deps, merchantId: string, keyId: string): Promise<void> {
+  await transact(deps.db, async (tx) => {
+    const old = await repo.lockApiKeyById(tx, merchantId, keyId)
+    if (!old) throw merchantsError('api_key_not_found')
+    await repo.updateApiKeyRevoked(tx, keyId, deps.clock.now())
+  })
+}
+
+export interface ApiKeySummary {
+  apiKeyId: string
+  publicKey: string
+  storeId: string | null
+  submerchantId: string | null
+  subjectScope: SubjectScope
+  status: 'active' | 'revoked' | 'expired'
+  expiresAt: Date | null
+  createdAt: Date
+}
+
+export async function listApiKeys(deps: Deps, merchantId: string): Promise<ApiKeySummary[]> {
+  const rows = await repo.findApiKeysByMerchant(deps.db, merchantId)
+  const now = deps.clock.now().getTime()
+  return rows.map((r) => ({
+    apiKeyId: r.id,
+    publicKey: r.public_key,
+    storeId: r.store_id,
+    submerchantId: r.submerchant_id,
+    subjectScope: r.subject_scope,
+    status:
+      r.status === 'revoked'
+        ? 'revoked'
+        : r.expires_at && r.expires_at.getTime() <= now
+          ? 'expired'
+          : 'active',
+    expiresAt: r.expires_at,
+    createdAt: r.created_at,
+  }))
+}
+
+/** Decrypts a key's secret for the operator's demo printout; never exposed over HTTP. */
+export async function revealDemoCredentials(
+  deps: Deps,
+): Promise<{ merchantId: string; storeId: string; publicKey: string; secretKey: string } | undefined> {
+  const merchant = await repo.findOldestMerchant(deps.db)
+  if (!merchant) return undefined
+  const keys = await repo.findApiKeysByMerchant(deps.db, merchant.id)
+  const key = keys.find((k) => k.status === 'active' && !k.rolled_to && k.store_id)
+  if (!key?.store_id) return undefined
+  return {
+    merchantId: merchant.id,
+    storeId: key.store_id,
+    publicKey: key.public_key,
+    secretKey: decrypt(deps.config.masterKey, key.secret_enc, key.id).toString('utf8'),
+  }
+}
+
+export async function countMerchants(deps: Deps): Promise<number> {
+  return (await repo.countMerchants(deps.db)).n
+}
+
+export async function getStore(deps: Deps, merchantId: string, storeId: string) {
+  const row = await repo.findStoreById(deps.db, merchantId, storeId)
+  if (!row) throw merchantsError('store_not_found')
+  return { id: row.id, merchantId: row.merchant_id, name: row.name, webhookUrl: row.webhook_url }
+}
+
+export async function getSubmerchant(deps: Deps, merchantId: string, submerchantId: string) {
+  const row = await repo.findSubmerchantById(deps.db, merchantId, submerchantId)
+  if (!row) throw merchantsError('submerchant_not_found')
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    name: row.name,
+    iban: row.iban,
+    holderName: row.holder_name,
+    payoutLimits: {
+      minMinor: row.payout_min_minor,
+      maxMinor: row.payout_max_minor,
+      dailyMaxMinor: row.payout_daily_max_minor,
+    },
+    settlementDelaySeconds: row.settlement_delay_seconds,
+  }
+}
+
+export async function findSubmerchantIds(
+  deps: Deps,
+  merchantId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const rows = await repo.findSubmerchantsByIds(deps.db, merchantId, ids)
+  return new Set(rows.map((r) => r.id))
+}

@@ -1,0 +1,81 @@
+import type { ColumnType, Insertable, Selectable } from 'kysely'
+
+export type KycStatus = 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired'
+export type SubjectScope = 'merchant' | 'submerchant'
+
+export interface Pricing {
+  /** Commission rate in basis points by installment count; index 0 is 1 installment. */
+  rateBpsByInstallment: number[]
+  fixedMinor: number
+}
+
+export interface MerchantsTable {
+  id: string
+  name: string
+  kyc_status: KycStatus
+  kyc_decided_at: Date | null
+  kyc_subject_id: string
+  kyc_session_id: string | null
+  pricing: ColumnType<Pricing, string, string>
+  settlement_delay_seconds: number
+  created_at: Date
+}
+
+export interface StoresTable {
+  id: string
+  merchant_id: string
+  name: string
+  webhook_url: string | null
+  created_at: Date
+}
+
+export interface SubmerchantsTable {
+  id: string
+  merchant_id: string
+  name: string
+  iban: string
+  holder_name: string
+  payout_min_minor: number
+  payout_max_minor: number
+  payout_daily_max_minor: number
+  settlement_delay_seconds: number
+  created_at: Date
+}
+
+export interface ApiKeysTable {
+  id: string
+  merchant_id: string
+  store_id: string | null
+  submerchant_id: string | null
+  subject_scope: SubjectScope
+  env: 'demo' | 'live'
+  public_key: string
+  secret_enc: string
+  status: 'active' | 'revoked'
+  expires_at: Date | null
+  rolled_to: string | null
+  created_at: Date
+  revoked_at: Date | null
+}
+
+export interface DashboardUsersTable {
+  id: string
+  merchant_id: string
+  email: string
+  password_hash: string
+  created_at: Date
+}
+
+export interface MerchantsTables {
+  merchants: MerchantsTable
+  stores: StoresTable
+  submerchants: SubmerchantsTable
+  api_keys: ApiKeysTable
+  dashboard_users: DashboardUsersTable
+}
+
+export type MerchantRow = Selectable<MerchantsTable>
+export type StoreRow = Selectable<StoresTable>
+export type SubmerchantRow = Selectable<SubmerchantsTable>
+export type ApiKeyRow = Selectable<ApiKeysTable>
+export type NewApiKey = Insertable<ApiKeysTable>

@@ -1,0 +1,206 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { Type } from 'typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { safeEqual } from '../../platform/crypto.ts'
+import { AppError } from '../../platform/errors.ts'
+import { ErrorEnvelope, isoZ } from '../../platform/http/schemas.ts'
+import * as merchants from '../merchants/index.ts'
+import {
+  ApiKeyView,
+  CreateMerchantBody,
+  CreateStoreBody,
+  CreateSubmerchantBody,
+  CreatedMerchant,
+  CreatedStore,
+  CreatedSubmerchant,
+  KeyParams,
+  MerchantParams,
+  MerchantView,
+  RolledKey,
+  SetKycBody,
+} from './operator.schemas.ts'
+
+const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope }
+const security = [{ operatorToken: [] }]
+
+/** Platform staff's API (bearer KURUS_OPERATOR_TOKEN); the `kurus` CLI is its client. */
+export function operatorRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.addHook('onRequest', async (request, reply) => {
+      void reply.header('cache-control', 'no-store')
+      const value = request.headers.authorization ?? ''
+      const token = value.startsWith('Bearer ') ? value.slice(7) : ''
+      if (!token || !safeEqual(token, deps.config.operatorToken)) {
+        throw new AppError('SVC-GW-1003', 401, 'operator bearer token is missing or wrong')
+      }
+    })
+
+    app.post(
+      '/operator/v1/merchants',
+      {
+        schema: {
+          tags: ['operator'],
+          security,
+          body: CreateMerchantBody,
+          response: { 201: CreatedMerchant, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const created = await merchants.createMerchant(deps, request.body)
+        return reply.code(201).send({
+          merchantId: created.merchantId,
+          storeId: created.storeId,
+          ...created.key,
+          dashboard: created.dashboard,
+        })
+      },
+    )
+
+    app.get(
+      '/operator/v1/merchants/:id',
+      {
+        schema: {
+          tags: ['operator'],
+          security,
+          params: MerchantParams,
+          response: { 200: MerchantView, ...errors },
+        },
+      },
+      async (request) => {
+        const m = await merchants.getMerchant(deps, request.params.id)
+        return {
+          merchantId: m.id,
+          name: m.name,
+          kycStatus: m.kycStatus,
+          kycDecidedAt: isoZ(m.kycDecidedAt),
+          pricing: m.pricing,
+          settlementDelaySeconds: m.settlementDelaySeconds,
+          createdAt: isoZ(m.createdAt),
+        }
+      },
+    )
+
+    app.post(
+      '/operator/v1/merchants/:id/stores',
+      {
+        schema: {
+          tags: ['operator'],
+          security,
+          params: MerchantParams,
+          body: Type.Optional(CreateStoreBody),
+          response: { 201: CreatedStore, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const created = await merchants.createStore(deps, request.params.id, request.body ?? {})
+        return reply.code(201).send({ storeId: created.storeId, ...created.key })
+      },
+    )
+
+    app.post(
+      '/operator/v1/merchants/:id/submerchants',
+      {
+        schema: {
+          tags: ['operator'],
+          security,
+          params: MerchantParams,
+          body: CreateSubmerchantBody,
+          response: { 201: CreatedSubmerchant, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { payoutLimits, ...rest } = request.body
+        const created = await merchants.createSubmerchant(deps, request.params.id, {
+          ...rest,
+          ...(payoutLimits ? { payoutLimits } : {}),
+        })
+        return reply.code(201).send({ submerchantId: created.submerchantId, ...created.key })
+      },
+    )
+
+    app.put(
+      '/operator/v1/merchants/:id/kyc',
+      {
+        schema: {
+          tags: ['operator'],
+          security,
+          params: MerchantParams,
+          body: SetKycBody,
+          response: {
+            200: Type.Object({
+              merchantId: Type.String(),
+              status: Type.String(),
+              decidedAt: Type.Union([Type.String(), Type.Null()]),
+            }),
+            ...errors,
+          },
+        },
+      },
+      async (request) => {
+        const m = await merchants.setKycStatus(deps, request.params.id, request.body.status)
+        return { merchantId: m.id, status: m.kycStatus, decidedAt: isoZ(m.kycDecidedAt) }
+      },
+    )
+
+    app.get(
+      '/operator/v1/merchants/:id/api-keys',
+      {
+        schema: {
+          tags: ['operator'],
+          security,
+          params: MerchantParams,
+          response: { 200: Type.Object({ items: Type.Array(ApiKeyView) }), ...errors },
+        },
+      },
+      async (request) => {
+        await merchants.getMerchant(deps, request.params.id)
+        const keys = await merchants.listApiKeys(deps, request.params.id)
+        return {
+          items: keys.map((k) => ({
+            ...k,
+            expiresAt: isoZ(k.expiresAt),
+            createdAt: isoZ(k.createdAt),
+          })),
+        }
+      },
+    )
+
+    app.post(
+      '/operator/v1/merchants/:id/api-keys/:keyId/roll',
+      {
+        schema: {
+          tags: ['operator'],
+          security,
+          params: KeyParams,
+          response: { 201: RolledKey, ...errors },
+        },
+      },
+      async (request, reply) => {
+        const { previousExpiresAt, ...key } = await merchants.rollApiKey(
+          deps,
+          request.params.id,
+          request.params.keyId,
+        )
+        return reply.code(201).send({ ...key, previousKeyExpiresAt: isoZ(previousExpiresAt) })
+      },
+    )
+
+    app.post(
+      '/operator/v1/merchants/:id/api-keys/:keyId/revoke',
+      {
+        schema: {
+          tags: ['operator'],
+          security,
+          params: KeyParams,
+          response: { 204: Type.Null(), ...errors },
+        },
+      },
+      async (request, reply) => {
+        await merchants.revokeApiKey(deps, request.params.id, request.params.keyId)
+        return reply.code(204).send(null)
+      },
+    )
+  }
+}

@@ -1,0 +1,96 @@
+import { Type } from 'typebox'
+import { Timestamp } from '../../platform/http/schemas.ts'
+import { KycStatusSchema } from '../merchants/index.ts'
+
+const IssuedKey = {
+  apiKeyId: Type.String(),
+  publicKey: Type.String(),
+  secretKey: Type.String({ description: 'Shown once. Store it in your secret manager.' }),
+}
+
+export const CreateMerchantBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    kycStatus: Type.Optional(KycStatusSchema),
+    commission: Type.Optional(
+      Type.Object(
+        {
+          rateBps: Type.Optional(Type.Integer({ minimum: 0, maximum: 5000 })),
+          fixedMinor: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+          perExtraInstallmentBps: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const CreatedMerchant = Type.Object({
+  merchantId: Type.String(),
+  storeId: Type.String(),
+  ...IssuedKey,
+  dashboard: Type.Object({ email: Type.String(), password: Type.String() }),
+})
+
+export const CreateStoreBody = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+  { additionalProperties: false },
+)
+
+export const CreatedStore = Type.Object({ storeId: Type.String(), ...IssuedKey })
+
+export const CreateSubmerchantBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    iban: Type.String({ minLength: 1, maxLength: 64 }),
+    holderName: Type.String({ minLength: 1, maxLength: 200 }),
+    payoutLimits: Type.Optional(
+      Type.Object(
+        {
+          minMinor: Type.Optional(Type.Integer({ minimum: 1 })),
+          maxMinor: Type.Optional(Type.Integer({ minimum: 1 })),
+          dailyMaxMinor: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const CreatedSubmerchant = Type.Object({ submerchantId: Type.String(), ...IssuedKey })
+
+export const SetKycBody = Type.Object({ status: KycStatusSchema }, { additionalProperties: false })
+
+export const MerchantView = Type.Object({
+  merchantId: Type.String(),
+  name: Type.String(),
+  kycStatus: KycStatusSchema,
+  kycDecidedAt: Type.Union([Timestamp, Type.Null()]),
+  pricing: Type.Object({
+    rateBpsByInstallment: Type.Array(Type.Integer()),
+    fixedMinor: Type.Integer(),
+  }),
+  settlementDelaySeconds: Type.Integer(),
+  createdAt: Timestamp,
+})
+
+export const ApiKeyView = Type.Object({
+  apiKeyId: Type.String(),
+  publicKey: Type.String(),
+  storeId: Type.Union([Type.String(), Type.Null()]),
+  submerchantId: Type.Union([Type.String(), Type.Null()]),
+  subjectScope: Type.String(),
+  status: Type.String(),
+  expiresAt: Type.Union([Timestamp, Type.Null()]),
+  createdAt: Timestamp,
+})
+
+export const RolledKey = Type.Object({ ...IssuedKey, previousKeyExpiresAt: Timestamp })
+
+export const MerchantParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
+export const KeyParams = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  keyId: Type.String({ maxLength: 64 }),
+})

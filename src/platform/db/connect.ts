@@ -1,0 +1,121 @@
+import { mkdirSync } from 'node:fs'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { assert } from '../assert.ts'
+import { Mutex } from '../mutex.ts'
+import { PGliteDialect } from './pglite-dialect.ts'
+
+export type DbKind = 'postgres' | 'pglite'
+
+const INT8_OID = 20
+
+// bigint columns hold kuruş; we use JS numbers, exact below 2^53, and refuse anything larger
+// rather than silently rounding it.
+function parseInt8(value: string): number {
+  const n = Number(value)
+  assert(Number.isSafeInteger(n), `bigint ${value} is beyond 2^53`)
+  return n
+}
+
+/** Raw SQL access for libraries that bring their own SQL (the job queue). */
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>
+}
+
+export interface DatabaseHandle<DB> {
+  readonly kind: DbKind
+  readonly db: Kysely<DB>
+  readonly raw: SqlExecutor
+  /** Is the database answering? For /readyz. */
+  ping(): Promise<boolean>
+  close(): Promise<void>
+}
+
+export interface ConnectOptions {
+  /** PostgreSQL URL; undefined opens PGlite. */
+  databaseUrl?: string | undefined
+  /** PGlite data directory; undefined keeps PGlite in memory (tests). */
+  dataDir?: string | undefined
+  poolSize?: number
+  /** Bounds every statement so nothing hangs a request forever. */
+  statementTimeoutMs?: number
+  /** For tests: start PGlite from a dump of an already-migrated database. */
+  loadDataDir?: Blob | File | undefined
+}
+
+export async function connectDatabase<DB>(options: ConnectOptions): Promise<DatabaseHandle<DB>> {
+  return options.databaseUrl ? connectPostgres<DB>(options) : connectPglite<DB>(options)
+}
+
+function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
+  const timeoutMs = options.statementTimeoutMs ?? 15_000
+  const pool = new pg.Pool({
+    connectionString: options.databaseUrl,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: timeoutMs,
+    // A transaction left open by a crashed request must not hold its locks for long.
+    idle_in_transaction_session_timeout: 60_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as never,
+    },
+  })
+  // An idle client that loses its server (restart, failover) emits here; without a listener
+  // Node would crash the process. The pool replaces the client on the next checkout.
+  pool.on('error', () => undefined)
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
+  return {
+    kind: 'postgres',
+    db,
+    raw: {
+      executeSql: async (text, values) => {
+        const result = await pool.query(text, values)
+        return { rows: result.rows as unknown[] }
+      },
+    },
+    ping: async () => {
+      try {
+        await pool.query('select 1')
+        return true
+      } catch {
+        return false
+      }
+    },
+    close: async () => {
+      await db.destroy()
+    },
+  }
+}
+
+async function connectPglite<DB>(options: ConnectOptions): Promise<DatabaseHandle<DB>> {
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true })
+  const pglite = await PGlite.create(options.dataDir, {
+    parsers: { [INT8_OID]: parseInt8 },
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  })
+  const mutex = new Mutex()
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite, mutex) })
+  await sql`select 1`.execute(db)
+  return {
+    kind: 'pglite',
+    db,
+    raw: {
+      executeSql: (text, values) =>
+        mutex.run(async () => {
+          // PGlite's query() runs one statement with parameters; the job queue also sends
+          // multi-statement scripts without parameters, which only exec() accepts.
+          if (values && values.length > 0) return { rows: (await pglite.query(text, values)).rows }
+          const results = await pglite.exec(text)
+          return { rows: results.at(-1)?.rows ?? [] }
+        }),
+    },
+    ping: async () => !pglite.closed,
+    close: async () => {
+      await db.destroy()
+      await mutex.run(() => pglite.close())
+    },
+  }
+}

@@ -1,0 +1,34 @@
+import type { Kysely, Transaction } from 'kysely'
+
+const RETRYABLE = new Set(['40001', '40P01']) // serialization_failure, deadlock_detected
+const ATTEMPTS_MAX = 3
+
+function sqlState(error: unknown): string | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error) {
+    const code = (error as { code: unknown }).code
+    return typeof code === 'string' ? code : undefined
+  }
+  return undefined
+}
+
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  if (sqlState(error) !== '23505') return false
+  if (!constraint) return true
+  return (error as { constraint?: string }).constraint === constraint
+}
+
+/**
+ * The one way services open a transaction. A deadlock or serialization failure is retried
+ * (at most 3 attempts) because the whole callback is re-run from a clean state; any other
+ * error rolls back and propagates.
+ */
+export async function transact<DB, T>(db: Kysely<DB>, fn: (tx: Transaction<DB>) => Promise<T>) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(fn)
+    } catch (error) {
+      const state = sqlState(error)
+      if (attempt >= ATTEMPTS_MAX || state === undefined || !RETRYABLE.has(state)) throw error
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, type FieldIssue } from '../errors.ts'
+
+interface AjvIssue {
+  instancePath?: string
+  message?: string
+  keyword?: string
+  params?: Record<string, unknown>
+}
+
+function fieldIssues(context: string | undefined, issues: AjvIssue[]): FieldIssue[] {
+  return issues.map((issue) => {
+    const path = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
+    const params = issue.params ?? {}
+    const extra =
+      typeof params['missingProperty'] === 'string'
+        ? params['missingProperty']
+        : typeof params['additionalProperty'] === 'string'
+          ? params['additionalProperty']
+          : ''
+    const field = [path, extra].filter(Boolean).join('.') || (context ?? 'body')
+    const reason =
+      issue.keyword === 'additionalProperties'
+        ? 'unknown field'
+        : issue.keyword === 'required'
+          ? 'is required'
+          : (issue.message ?? 'is invalid')
+    return { field, reason }
+  })
+}
+
+/** Maps any thrown error to the spec's envelope. Unknown errors never leak their message. */
+export function toAppError(error: FastifyError | Error): AppError {
+  if (error instanceof AppError) return error
+  const fe = error as FastifyError & { validation?: AjvIssue[] }
+  if (fe.validation) {
+    const details = fieldIssues(fe.validationContext, fe.validation)
+    const first = details[0]
+    const message = first ? `${first.field}: ${first.reason}` : 'request is invalid'
+    return new AppError('SVC-VAL-3001', 400, message, details)
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('SVC-VAL-3003', 413, 'request body is larger than 1 MiB')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('SVC-VAL-3004', 415, 'request body must be application/json')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('SVC-VAL-3002', 400, 'request body is not valid JSON')
+    default:
+      break
+  }
+  if (error instanceof SyntaxError) {
+    return new AppError('SVC-VAL-3002', 400, 'request body is not valid JSON')
+  }
+  const status = fe.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 404) return new AppError('SVC-RES-3301', 404, 'not found')
+    if (status === 413) return new AppError('SVC-VAL-3003', 413, 'request body is too large')
+    if (status === 415) return new AppError('SVC-VAL-3004', 415, 'unsupported media type')
+    return new AppError('SVC-VAL-3001', 400, 'bad request')
+  }
+  return new AppError('SVC-INT-9001', 500, 'internal error; quote the requestId to support')
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  if (error.headers) void reply.headers(error.headers)
+  return reply
+    .code(error.status)
+    .type('application/json; charset=utf-8')
+    .send({
+      code: error.code,
+      message: error.message,
+      requestId: request.id,
+      ...(error.details ? { details: error.details } : {}),
+      ...error.extra,
+    })
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error)
+    if (appError.status >= 500) {
+      request.log.error({ err: error, requestId: request.id }, 'unhandled error')
+    }
+    return sendError(request, reply, appError)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new AppError('SVC-RES-3301', 404, 'route not found')),
+  )
+}

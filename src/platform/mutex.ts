@@ -1,0 +1,28 @@
+// A FIFO async mutex. Used to serialise access to the single PGlite connection.
+export class Mutex {
+  private locked = false
+  private readonly waiters: (() => void)[] = []
+
+  lock(): Promise<void> {
+    if (!this.locked) {
+      this.locked = true
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  unlock(): void {
+    const next = this.waiters.shift()
+    if (next) next()
+    else this.locked = false
+  }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    await this.lock()
+    try {
+      return await fn()
+    } finally {
+      this.unlock()
+    }
+  }
+}
