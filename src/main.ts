@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { Kysely } from 'kysely'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import type { Deps } from './database.ts'
 import { connectDatabase } from './platform/db/connect.ts'
@@ -118,7 +117,7 @@ async function migrate(config: Config): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
   })
-  const applied = await migrateToLatest(database.db as Kysely<unknown>)
+  const applied = await migrateToLatest(database.db)
   process.stdout.write(`applied ${applied.length} migration(s)\n`)
   await database.close()
 }
@@ -140,7 +139,9 @@ async function operatorCall(config: Config, method: string, path: string, body?:
 
 function print(result: Record<string, unknown>, json: boolean | undefined): void {
   if (json) process.stdout.write(JSON.stringify(result, null, 2) + '\n')
-  else for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}: ${JSON.stringify(v)}\n`)
+  else
+    for (const [k, v] of Object.entries(result))
+      process.stdout.write(`${k}: ${JSON.stringify(v)}\n`)
 }
 
 async function cli(config: Config, argv: string[]): Promise<void> {
@@ -253,8 +254,11 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(
-    (error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error)) +
-      '\n',
+    (error instanceof ConfigError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error)) + '\n',
   )
   process.exit(1)
 })

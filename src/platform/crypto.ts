@@ -17,12 +17,15 @@ export function encrypt(key: Buffer, plaintext: Buffer | string, aad = ''): stri
   cipher.setAAD(Buffer.from(aad))
   const ct = Buffer.concat([cipher.update(plaintext), cipher.final()])
   const tag = cipher.getAuthTag()
-  return ['v1', iv, tag, ct].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.')
+  return ['v1', iv, tag, ct]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.')
 }
 
 export function decrypt(key: Buffer, envelope: string, aad = ''): Buffer {
   const [version, iv, tag, ct] = envelope.split('.')
-  if (version !== 'v1' || !iv || !tag || ct === undefined) throw new Error('bad ciphertext envelope')
+  if (version !== 'v1' || !iv || !tag || ct === undefined)
+    throw new Error('bad ciphertext envelope')
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'))
   decipher.setAAD(Buffer.from(aad))
   decipher.setAuthTag(Buffer.from(tag, 'base64url'))

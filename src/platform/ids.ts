@@ -34,7 +34,7 @@ export function newId(prefix: IdPrefix): string {
     value = (value << 8) | byte
     bits += 8
     while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31]
+      out += ALPHABET.charAt((value >>> (bits - 5)) & 31)
       bits -= 5
     }
   }

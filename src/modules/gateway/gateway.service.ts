@@ -7,13 +7,7 @@ import { findUsableKey } from '../merchants/index.ts'
 import { gatewayError } from './gateway.errors.ts'
 import * as repo from './gateway.repository.ts'
 import type { IdempotencyIdentity } from './gateway.repository.ts'
-import {
-  TIMESTAMP_SKEW_MS_MAX,
-  canonicalString,
-  parseTimestamp,
-  signCanonical,
-} from './signing.ts'
-
+import { TIMESTAMP_SKEW_MS_MAX, canonicalString, parseTimestamp, signCanonical } from './signing.ts'
 
 export interface SignedRequest {
   apiKey: string | undefined

@@ -25,7 +25,10 @@ export function postgresRateLimiter(
 ): RateLimiter {
   return {
     take: async (bucket) =>
-      decide(await takeRateLimitToken(db, bucket, ratePerSecond, burst, clock.now()), ratePerSecond),
+      decide(
+        await takeRateLimitToken(db, bucket, ratePerSecond, burst, clock.now()),
+        ratePerSecond,
+      ),
   }
 }
 

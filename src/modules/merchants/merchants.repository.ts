@@ -21,10 +21,7 @@ export async function insertStore(tx: Tx, row: Insertable<StoresTable>): Promise
   await tx.insertInto('stores').values(row).execute()
 }
 
-export async function insertSubmerchant(
-  tx: Tx,
-  row: Insertable<SubmerchantsTable>,
-): Promise<void> {
+export async function insertSubmerchant(tx: Tx, row: Insertable<SubmerchantsTable>): Promise<void> {
   await tx.insertInto('submerchants').values(row).execute()
 }
 

@@ -344,7 +344,9 @@ export async function listApiKeys(deps: Deps, merchantId: string): Promise<ApiKe
 /** Decrypts a key's secret for the operator's demo printout; never exposed over HTTP. */
 export async function revealDemoCredentials(
   deps: Deps,
-): Promise<{ merchantId: string; storeId: string; publicKey: string; secretKey: string } | undefined> {
+): Promise<
+  { merchantId: string; storeId: string; publicKey: string; secretKey: string } | undefined
+> {
   const merchant = await repo.findOldestMerchant(deps.db)
   if (!merchant) return undefined
   const keys = await repo.findApiKeysByMerchant(deps.db, merchant.id)

@@ -30,6 +30,8 @@ export interface DatabaseHandle<DB> {
   /** Is the database answering? For /readyz. */
   ping(): Promise<boolean>
   close(): Promise<void>
+  /** PGlite only: a tarball of the data directory (tests start from a migrated dump). */
+  dump?: () => Promise<Blob>
 }
 
 export interface ConnectOptions {
@@ -60,7 +62,9 @@ function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
     idle_in_transaction_session_timeout: 60_000,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) as never,
+        oid === INT8_OID
+          ? parseInt8
+          : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as never,
     },
   })
   // An idle client that loses its server (restart, failover) emits here; without a listener
@@ -113,6 +117,7 @@ async function connectPglite<DB>(options: ConnectOptions): Promise<DatabaseHandl
         }),
     },
     ping: async () => !pglite.closed,
+    dump: () => mutex.run(() => pglite.dumpDataDir('none')),
     close: async () => {
       await db.destroy()
       await mutex.run(() => pglite.close())

@@ -24,6 +24,6 @@ class FolderMigrationProvider implements MigrationProvider {
 export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new FolderMigrationProvider() })
   const { error, results } = await migrator.migrateToLatest()
-  if (error) throw error instanceof Error ? error : new Error(String(error))
+  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error })
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }

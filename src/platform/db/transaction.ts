@@ -5,7 +5,7 @@ const ATTEMPTS_MAX = 3
 
 function sqlState(error: unknown): string | undefined {
   if (typeof error === 'object' && error !== null && 'code' in error) {
-    const code = (error as { code: unknown }).code
+    const code = error.code
     return typeof code === 'string' ? code : undefined
   }
   return undefined

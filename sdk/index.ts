@@ -1,0 +1,171 @@
+import { createHash, createHmac, randomUUID } from 'node:crypto'
+
+// A small typed client for the Kuruş API. It signs every request exactly as the spec says:
+// the canonical string is X-Timestamp, the upper-case method, the path (no query, no
+// trailing slash) and the hex SHA-256 of the exact body bytes sent, joined by "\n"; the
+// signature is hex HMAC-SHA256 of it keyed with the secret key. It is written independently
+// of the server's verifier; test/vectors/signing.json holds both to the same answers.
+
+export interface KurusOptions {
+  publicKey: string
+  secretKey: string
+  /** e.g. http://localhost:3000 */
+  baseUrl: string
+  /** Override for tests; defaults to the global fetch. */
+  fetch?: typeof fetch
+  /** Source of X-Timestamp; defaults to the system clock. */
+  now?: () => Date
+}
+
+export interface RequestOptions {
+  /** A JSON value, serialised once: the bytes signed are the bytes sent. */
+  body?: unknown
+  /** Raw body bytes, sent and signed as given (for testing exotic payloads). */
+  rawBody?: string
+  query?: Record<string, string | number | boolean | undefined>
+  /** Sends Idempotency-Key; pass `true` for a fresh UUID v4. */
+  idempotencyKey?: string | true
+  requestId?: string
+  headers?: Record<string, string>
+}
+
+export interface KurusResponse<T = unknown> {
+  status: number
+  headers: Headers
+  body: T
+  requestId: string | null
+}
+
+export interface ErrorBody {
+  code: string
+  message: string
+  requestId: string
+  details?: { field: string; reason: string }[]
+  [extra: string]: unknown
+}
+
+export class KurusApiError extends Error {
+  override name = 'KurusApiError'
+  readonly status: number
+  readonly code: string
+  readonly requestId: string
+  readonly body: ErrorBody
+  constructor(status: number, body: ErrorBody) {
+    super(`${status} ${body.code}: ${body.message}`)
+    this.status = status
+    this.code = body.code
+    this.requestId = body.requestId
+    this.body = body
+  }
+}
+
+export function canonicalString(
+  timestamp: string,
+  method: string,
+  path: string,
+  body: string,
+): string {
+  const bodyHash = createHash('sha256').update(body, 'utf8').digest('hex')
+  return `${timestamp}\n${method.toUpperCase()}\n${path}\n${bodyHash}`
+}
+
+export function sign(secretKey: string, canonical: string): string {
+  return createHmac('sha256', secretKey).update(canonical, 'utf8').digest('hex')
+}
+
+export interface SignedHeaders {
+  'X-Api-Key': string
+  'X-Timestamp': string
+  'X-Signature': string
+}
+
+export function signedHeaders(
+  keys: { publicKey: string; secretKey: string },
+  method: string,
+  path: string,
+  body: string,
+  timestamp: string = new Date().toISOString(),
+): SignedHeaders {
+  return {
+    'X-Api-Key': keys.publicKey,
+    'X-Timestamp': timestamp,
+    'X-Signature': sign(keys.secretKey, canonicalString(timestamp, method, path, body)),
+  }
+}
+
+export class Kurus {
+  private readonly options: KurusOptions
+  constructor(options: KurusOptions) {
+    this.options = options
+  }
+
+  /** Sends a signed request; never throws for an HTTP status (see `call`). */
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<KurusResponse<T>> {
+    const upper = method.toUpperCase()
+    const cleanPath = path.length > 1 ? path.replace(/\/+$/, '') : path
+    const body = opts.rawBody ?? (opts.body === undefined ? '' : JSON.stringify(opts.body))
+    const timestamp = (this.options.now?.() ?? new Date()).toISOString()
+    const headers: Record<string, string> = {
+      ...signedHeaders(this.options, upper, cleanPath, body, timestamp),
+      accept: 'application/json',
+    }
+    if (body !== '') headers['content-type'] = 'application/json'
+    if (opts.idempotencyKey !== undefined) {
+      headers['idempotency-key'] = opts.idempotencyKey === true ? randomUUID() : opts.idempotencyKey
+    }
+    if (opts.requestId) headers['x-request-id'] = opts.requestId
+    Object.assign(headers, opts.headers)
+    const query = new URLSearchParams()
+    for (const [k, v] of Object.entries(opts.query ?? {}))
+      if (v !== undefined) query.set(k, String(v))
+    const qs = query.size > 0 ? `?${query.toString()}` : ''
+    const doFetch = this.options.fetch ?? fetch
+    const response = await doFetch(`${this.options.baseUrl}${cleanPath}${qs}`, {
+      method: upper,
+      headers,
+      ...(body !== '' ? { body } : {}),
+    })
+    const type = response.headers.get('content-type') ?? ''
+    const parsed: unknown = type.includes('json')
+      ? await response.json()
+      : type.startsWith('text/')
+        ? await response.text()
+        : Buffer.from(await response.arrayBuffer())
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: parsed as T,
+      requestId: response.headers.get('x-request-id'),
+    }
+  }
+
+  /** Sends a signed request and returns the body, or throws KurusApiError. */
+  async call<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const response = await this.request<T | ErrorBody>(method, path, opts)
+    if (response.status >= 400) throw new KurusApiError(response.status, response.body as ErrorBody)
+    return response.body as T
+  }
+
+  whoami() {
+    return this.call<{
+      subjectScope: 'merchant' | 'submerchant'
+      merchantId: string
+      apiKeyId: string
+      storeId?: string
+      submerchantId?: string
+    }>('GET', '/v1/auth/whoami')
+  }
+
+  kycStatus() {
+    return this.call<{
+      status: string
+      decidedAt: string | null
+      sessionId: string | null
+      subjectId: string
+    }>('GET', '/v1/kyc/status')
+  }
+}
