@@ -3,8 +3,10 @@ import { globSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { connectDatabase } from '../src/platform/db/connect.ts'
+import { connectDatabase, type SqlExecutor } from '../src/platform/db/connect.ts'
 import { migrateToLatest } from '../src/platform/db/migrate.ts'
+import { JobQueue } from '../src/platform/jobs/queue.ts'
+import { createLogger } from '../src/platform/logger.ts'
 import { urlForDatabase } from '../test/helpers/db.ts'
 
 // `npm test`: the whole suite on embedded PGlite, then again on PostgreSQL when
@@ -17,9 +19,17 @@ const files = (argv.length > 0 ? argv : ['test/**/*.test.ts']).flatMap((p) => gl
 const concurrency = process.env['TEST_CONCURRENCY'] ?? '2'
 const work = mkdtempSync(join(tmpdir(), 'kurus-test-'))
 
+/** pg-boss creates its schema on first start; do it once in the template, not per file. */
+async function installJobSchema(raw: SqlExecutor) {
+  const queue = new JobQueue(raw, createLogger('silent'))
+  await queue.start()
+  await queue.stop()
+}
+
 async function pgliteDump(): Promise<string> {
   const handle = await connectDatabase({})
   await migrateToLatest(handle.db)
+  await installJobSchema(handle.raw)
   const path = join(work, 'pglite.tar')
   if (!handle.dump) throw new Error('PGlite handle cannot dump')
   writeFileSync(path, Buffer.from(await (await handle.dump()).arrayBuffer()))
@@ -63,6 +73,7 @@ async function preparePostgres(url: string): Promise<void> {
   })
   const handle = await connectDatabase({ databaseUrl: urlForDatabase(url, TEMPLATE_DB) })
   await migrateToLatest(handle.db)
+  await installJobSchema(handle.raw)
   await handle.close()
 }
 

@@ -1,11 +1,17 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+} from 'fastify'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { Config } from './config.ts'
 import type { Db, Deps } from './database.ts'
 import type { Clock } from './platform/clock.ts'
-import type { DbKind } from './platform/db/connect.ts'
+import type { DbKind, SqlExecutor } from './platform/db/connect.ts'
+import { JobQueue } from './platform/jobs/queue.ts'
+import { registerJobs } from './jobs.ts'
 import { AppError } from './platform/errors.ts'
 import { isUuidV4, newUuid } from './platform/ids.ts'
 import { installErrorHandling } from './platform/http/errors.ts'
@@ -21,6 +27,12 @@ import {
 } from './modules/gateway/index.ts'
 import { merchantsRoutes } from './modules/merchants/index.ts'
 import { operatorRoutes } from './modules/operator/index.ts'
+import { vaultRoutes } from './modules/vault/index.ts'
+import {
+  paymentsPublicRoutes,
+  paymentsRoutes,
+  paymentsSandboxRoutes,
+} from './modules/payments/index.ts'
 
 export interface AppOptions {
   config: Config
@@ -30,8 +42,14 @@ export interface AppOptions {
   log: Logger
   /** /readyz: is the database reachable? */
   ping: () => Promise<boolean>
+  /** Raw SQL access for the job queue (pg-boss brings its own SQL). */
+  raw: SqlExecutor
+  /** Run background jobs in this process too (embedded mode: `npm start`, PGlite). */
+  runWorker?: boolean
   metrics?: Metrics
   rateLimiter?: RateLimiter
+  /** Tests only: more routes inside the signed context (e.g. a probe for idempotency). */
+  extraSignedRoutes?: FastifyPluginAsync[]
 }
 
 export interface App {
@@ -52,7 +70,11 @@ function rejectUnparsedBody(ctx: FastifyInstance): void {
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, db, clock, log } = options
-  const deps: Deps = { db, clock, config, log }
+  const jobs = new JobQueue(options.raw, log)
+  const deps: Deps = { db, clock, config, log, jobs }
+  registerJobs(jobs, deps)
+  await jobs.start()
+  if (options.runWorker) await jobs.work()
   const metrics = options.metrics ?? createMetrics()
   const rateLimiter =
     options.rateLimiter ??
@@ -128,10 +150,33 @@ export async function buildApp(options: AppOptions): Promise<App> {
     rejectUnparsedBody(ctx)
     await ctx.register(operatorRoutes(deps))
   })
+  // Unsigned routes whose bearer is an id in the path (payment id, public hash, session id):
+  // limited per client IP instead of per key.
+  await app.register(async (ctx) => {
+    rejectUnparsedBody(ctx)
+    ctx.addHook('onRequest', async (request) => {
+      const decision = await rateLimiter.take(`ip:${request.ip}`)
+      if (!decision.allowed) {
+        throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
+          'retry-after': String(decision.retryAfterSeconds),
+        })
+      }
+    })
+    await ctx.register(paymentsPublicRoutes(deps))
+  })
   await app.register(signedApi, {
     deps,
     rateLimiter,
-    routes: [merchantsRoutes(deps)],
+    routes: [
+      merchantsRoutes(deps),
+      vaultRoutes(deps),
+      paymentsRoutes(deps),
+      ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps)] : []),
+      ...(options.extraSignedRoutes ?? []),
+    ],
+  })
+  app.addHook('onClose', async () => {
+    await jobs.stop()
   })
   await app.ready()
   return { fastify: app, deps }

@@ -1,13 +1,25 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Config } from './config.ts'
 import type { Clock } from './platform/clock.ts'
+import type { JobQueue } from './platform/jobs/queue.ts'
 import type { Logger } from './platform/logger.ts'
+import type { EventsTables } from './modules/events/events.table.ts'
 import type { GatewayTables } from './modules/gateway/gateway.table.ts'
+import type { LedgerTables } from './modules/ledger/ledger.table.ts'
 import type { MerchantsTables } from './modules/merchants/merchants.table.ts'
+import type { PaymentsTables } from './modules/payments/payments.table.ts'
+import type { AcquirerTables } from './modules/acquirer/acquirer.table.ts'
+import type { VaultTables } from './modules/vault/vault.table.ts'
 
 // The whole schema as Kysely sees it: each module declares its own tables in its
 // <module>.table.ts, and only its repository queries them.
-export type Database = MerchantsTables & GatewayTables
+export type Database = MerchantsTables &
+  GatewayTables &
+  LedgerTables &
+  EventsTables &
+  PaymentsTables &
+  VaultTables &
+  AcquirerTables
 
 export type Db = Kysely<Database>
 export type Tx = Transaction<Database>
@@ -18,4 +30,6 @@ export interface Deps {
   readonly clock: Clock
   readonly config: Config
   readonly log: Logger
+  /** Enqueue background work inside a transaction: deps.jobs.enqueue(tx, name, data). */
+  readonly jobs: JobQueue
 }

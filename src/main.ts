@@ -122,9 +122,13 @@ async function migrate(config: Config): Promise<void> {
   await database.close()
 }
 
+/** The server the CLI talks to: KURUS_URL, else this config's PUBLIC_API_URL. */
+function cliBaseUrl(config: Config): string {
+  return process.env['KURUS_URL'] ?? config.publicApiUrl
+}
+
 async function operatorCall(config: Config, method: string, path: string, body?: unknown) {
-  const base = process.env['KURUS_URL'] ?? config.publicApiUrl
-  const response = await fetch(base + path, {
+  const response = await fetch(cliBaseUrl(config) + path, {
     method,
     headers: {
       authorization: `Bearer ${config.operatorToken}`,
@@ -213,7 +217,7 @@ async function cli(config: Config, argv: string[]): Promise<void> {
     const [path, body] = rest
     const keys = await signingKeys(config)
     process.stdout.write(
-      signedCurl(config.publicApiUrl, keys, verb.toUpperCase(), need(path, 'PATH'), body) + '\n',
+      signedCurl(cliBaseUrl(config), keys, verb.toUpperCase(), need(path, 'PATH'), body) + '\n',
     )
     return
   }
@@ -224,6 +228,20 @@ async function signingKeys(config: Config): Promise<{ publicKey: string; secretK
   const publicKey = process.env['KURUS_PUBLIC_KEY']
   const secretKey = process.env['KURUS_SECRET_KEY']
   if (publicKey && secretKey) return { publicKey, secretKey }
+  if (config.env !== 'demo') throw new ConfigError('set KURUS_PUBLIC_KEY and KURUS_SECRET_KEY')
+  // Ask the running server first: opening its embedded PGlite from a second process would
+  // share one data directory between two database instances.
+  let fromServer: Record<string, unknown> | undefined
+  try {
+    fromServer = await operatorCall(config, 'GET', '/operator/v1/demo/credentials')
+  } catch (error) {
+    // Only "nothing is listening" falls back to opening the database ourselves.
+    if (!(error instanceof TypeError)) throw error
+  }
+  if (fromServer) {
+    const { publicKey: pk, secretKey: sk } = fromServer
+    if (typeof pk === 'string' && typeof sk === 'string') return { publicKey: pk, secretKey: sk }
+  }
   const runtime = await startRuntime(config, { migrate: false })
   try {
     const creds = await revealDemoCredentials(runtime.app.deps)

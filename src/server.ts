@@ -16,7 +16,7 @@ export interface Runtime {
 /** Opens the database, applies migrations and builds the app: what `serve` and tests share. */
 export async function startRuntime(
   config: Config,
-  options: { clock?: Clock; log?: Logger; migrate?: boolean } = {},
+  options: { clock?: Clock; log?: Logger; migrate?: boolean; runWorker?: boolean } = {},
 ): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel)
   const database = await connectDatabase<Database>({
@@ -32,6 +32,8 @@ export async function startRuntime(
     clock: options.clock ?? systemClock,
     log,
     ping: database.ping,
+    raw: database.raw,
+    runWorker: options.runWorker ?? false,
   })
   return {
     app,

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream'
 import type { TestContext } from 'node:test'
+import type { FastifyPluginAsync } from 'fastify'
 import { buildApp, type App } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import type { Deps } from '../../src/database.ts'
@@ -44,6 +45,10 @@ export interface TestAppOptions {
   config?: Partial<Config>
   /** Reuse a database (e.g. a second app over the same data). */
   database?: TestDatabase
+  /** Tests only: routes added inside the signed context (see AppOptions.extraSignedRoutes). */
+  extraSignedRoutes?: FastifyPluginAsync[]
+  /** A clock of the test's own (e.g. one that can be frozen); a fresh TestClock otherwise. */
+  clock?: TestClock
 }
 
 export async function startTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
@@ -70,7 +75,7 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
       done()
     },
   })
-  const clock = new TestClock()
+  const clock = options.clock ?? new TestClock()
   const app = await buildApp({
     config,
     db: database.handle.db,
@@ -78,6 +83,8 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
     clock,
     log: createLogger(config.logLevel, sink),
     ping: database.handle.ping,
+    raw: database.handle.raw,
+    ...(options.extraSignedRoutes ? { extraSignedRoutes: options.extraSignedRoutes } : {}),
   })
   const address = await app.fastify.listen({ port: 0, host: '127.0.0.1' })
   t.after(async () => {

@@ -156,6 +156,12 @@ export async function deleteExpiredIdempotencyKeys(db: Db, now: Date, limit: num
  * Token bucket in one statement, so it holds across API processes. Raw SQL because the
  * refill arithmetic refers to the conflicting row (b.*). The balance is floored at -1 so a
  * client that keeps hammering recovers within one token's time once it stops.
+ *
+ * A bucket is throwaway state, so its commit need not wait for the WAL flush: the statement
+ * turns synchronous_commit off for its own implicit transaction (set_config(…, true)), and a
+ * crash forgets at most the last few takes. With the flush, every signed request paid an
+ * fsync while holding the bucket's row lock, which capped one key at one request per flush.
+ * It stays a single statement so the row lock is never held across a client round trip.
  */
 export async function takeRateLimitToken(
   db: Db,
@@ -166,7 +172,8 @@ export async function takeRateLimitToken(
 ): Promise<number> {
   const result = await sql<{ tokens: number }>`
     insert into rate_limit_buckets as b (bucket, tokens, refilled_at)
-    values (${bucket}, ${burst - 1}, ${now})
+    select ${bucket}, ${burst - 1}, ${now}::timestamptz
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit
     on conflict (bucket) do update set
       tokens = greatest(-1, least(${burst}::float8,
         b.tokens + greatest(0, extract(epoch from (${now}::timestamptz - b.refilled_at))) * ${ratePerSecond}::float8) - 1),

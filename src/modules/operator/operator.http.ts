@@ -14,6 +14,7 @@ import {
   CreatedMerchant,
   CreatedStore,
   CreatedSubmerchant,
+  DemoCredentials,
   KeyParams,
   MerchantParams,
   MerchantView,
@@ -31,7 +32,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
     app.addHook('onRequest', async (request, reply) => {
       void reply.header('cache-control', 'no-store')
       const value = request.headers.authorization ?? ''
-      const token = value.startsWith('Bearer ') ? value.slice(7) : ''
+      // The scheme name is case-insensitive (RFC 9110 §11.1).
+      const token = /^bearer /i.test(value) ? value.slice(7).trim() : ''
       if (!token || !safeEqual(token, deps.config.operatorToken)) {
         throw new AppError('SVC-GW-1003', 401, 'operator bearer token is missing or wrong')
       }
@@ -186,6 +188,28 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         return reply.code(201).send({ ...key, previousKeyExpiresAt: isoZ(previousExpiresAt) })
       },
     )
+
+    // Sandbox only: the seeded demo merchant's current key pair, which `npm start` prints anyway.
+    // `kurus sign` asks the running server for it instead of opening the server's embedded
+    // database from a second process (PGlite is single-process).
+    if (deps.config.env === 'demo') {
+      app.get(
+        '/operator/v1/demo/credentials',
+        {
+          schema: {
+            tags: ['operator'],
+            security,
+            summary: 'Sandbox only: the demo merchant’s current key pair',
+            response: { 200: DemoCredentials, ...errors },
+          },
+        },
+        async () => {
+          const creds = await merchants.revealDemoCredentials(deps)
+          if (!creds) throw new AppError('SVC-RES-3301', 404, 'no demo merchant yet')
+          return creds
+        },
+      )
+    }
 
     app.post(
       '/operator/v1/merchants/:id/api-keys/:keyId/revoke',

@@ -87,6 +87,13 @@ export const ApiKeyView = Type.Object({
   createdAt: Timestamp,
 })
 
+export const DemoCredentials = Type.Object({
+  merchantId: Type.String(),
+  storeId: Type.String(),
+  publicKey: Type.String(),
+  secretKey: Type.String(),
+})
+
 export const RolledKey = Type.Object({ ...IssuedKey, previousKeyExpiresAt: Timestamp })
 
 export const MerchantParams = Type.Object({ id: Type.String({ maxLength: 64 }) })

@@ -1,0 +1,9 @@
+import type { Deps } from './database.ts'
+import type { JobQueue } from './platform/jobs/queue.ts'
+import { paymentsReconcilers } from './modules/payments/index.ts'
+
+// The crontab and job registry: which module's reconcilers and jobs the worker runs.
+// Each task's code lives in the module that owns the data.
+export function registerJobs(queue: JobQueue, deps: Deps): void {
+  for (const reconciler of paymentsReconcilers(deps)) queue.defineReconciler(reconciler)
+}

@@ -1,0 +1,53 @@
+import type { Deps } from '../../database.ts'
+
+// The port between the payment flows and a card acquirer. Callers know only this interface;
+// which bank sits behind it is decided in index.ts.
+// Every operation is keyed by our ids (paymentId, refundId) so a retry after a lost answer
+// is safe: the acquirer never authorizes or refunds twice for one id.
+
+export type AuthorizeResult =
+  | { status: 'approved'; authCode: string; reference: string }
+  | { status: 'declined'; declineCode: string }
+  /** The acquirer did not answer in time: ask again with inquire, never authorize anew. */
+  | { status: 'unknown' }
+
+export type ThreeDsStart = { kind: 'frictionless' } | { kind: 'challenge'; correlationId: string }
+
+export interface Acquirer {
+  start3ds(
+    deps: Deps,
+    p: { paymentId: string; merchantId: string; cardToken: string; amount: number },
+  ): Promise<ThreeDsStart>
+  /** The ACS: checks the buyer's OTP and signs the outcome as `pares` (compact JWS). */
+  completeChallenge(
+    deps: Deps,
+    p: { paymentId: string; merchantId: string; correlationId: string; otp: string },
+  ): Promise<{ pares: string; correlationId: string }>
+  /** 400 SVC-3DS-3601 for a forged, expired or mismatched pares. */
+  verifyPares(
+    deps: Deps,
+    p: { paymentId: string; correlationId: string; pares: string },
+  ): Promise<{ authenticated: boolean }>
+  authorize(
+    deps: Deps,
+    p: {
+      paymentId: string
+      merchantId: string
+      cardToken: string
+      amount: number
+      installmentCount: number
+      capture: boolean
+    },
+  ): Promise<AuthorizeResult>
+  inquire(deps: Deps, p: { paymentId: string }): Promise<AuthorizeResult>
+  capture(deps: Deps, p: { paymentId: string; reference: string; amount: number }): Promise<void>
+  void(deps: Deps, p: { paymentId: string; reference: string }): Promise<void>
+  refund(
+    deps: Deps,
+    p: { paymentId: string; refundId: string; reference: string; amount: number },
+  ): Promise<{ status: 'completed' | 'pending'; bankRefundId: string }>
+  refundStatus(
+    deps: Deps,
+    p: { refundId: string },
+  ): Promise<{ status: 'completed' | 'pending' | 'failed'; bankRefundId: string }>
+}

@@ -1,0 +1,32 @@
+import { cardKindOf, type CardBrand, type CardType } from '../vault/index.ts'
+
+// The acquirer's BIN table: issuing bank and the installment plans it offers. Brand and
+// card type come from the vault's card table (one source; see vault/cards.ts).
+
+export interface BinInfo {
+  bin: string
+  brand: CardBrand
+  cardType: CardType
+  bank: string
+  installments: number[]
+}
+
+const ISSUERS: Readonly<Record<string, { bank: string; installmentsMax: number }>> = {
+  '415565': { bank: 'Sandbox Bank', installmentsMax: 12 },
+  '552879': { bank: 'Sandbox Bank', installmentsMax: 9 },
+  '400000': { bank: 'Sandbox Bank', installmentsMax: 6 },
+  '589004': { bank: 'Sandbox Bank', installmentsMax: 1 },
+  '979202': { bank: 'Sandbox Bank', installmentsMax: 1 },
+}
+const DEFAULT_ISSUER = { bank: 'Sandbox Bank', installmentsMax: 1 }
+
+/** Facts about the first 6 digits of a card; an unknown BIN allows a single installment. */
+export function binInfo(bin: string): BinInfo {
+  const issuer = ISSUERS[bin] ?? DEFAULT_ISSUER
+  return {
+    bin,
+    ...cardKindOf(bin),
+    bank: issuer.bank,
+    installments: Array.from({ length: issuer.installmentsMax }, (_, i) => i + 1),
+  }
+}

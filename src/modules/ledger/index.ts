@@ -1,0 +1,20 @@
+// The ledger module's public surface. Other modules import only this file.
+export { apportionCapture, commissionRefundFor, PLATFORM_OWNER_ID } from './ledger.postings.ts'
+export type { OwnerApportionment, Share } from './ledger.postings.ts'
+export {
+  balancesFor,
+  checkLedger,
+  legsForPayment,
+  ownerBalance,
+  postCapture,
+  postChargeback,
+  postChargebackReversal,
+  postPayoutCreated,
+  postPayoutFailed,
+  postPayoutPaid,
+  postRefund,
+  postSettlement,
+} from './ledger.service.ts'
+export type { LegView, OwnerBalance } from './ledger.service.ts'
+export type { AccountType, Direction, EntryKind, OwnerType } from './ledger.table.ts'
+export type { LedgerErrorCode } from './ledger.errors.ts'

@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto'
+import { sql } from 'kysely'
+import type { Db, Tx } from '../../database.ts'
+import type {
+  AccountType,
+  LedgerEntryRow,
+  NewLedgerAccount,
+  NewLedgerEntry,
+  NewLedgerLeg,
+  OwnerType,
+} from './ledger.table.ts'
+
+// All of the ledger's SQL. Balances are computed, never stored: each is a sum over the
+// ledger_legs_balance_idx range of one (merchant, owner, account type).
+
+/** Credit-normal signed amount: credits count up, debits down. */
+const creditMinusDebit = sql<number>`sum(case when direction = 'CREDIT' then amount else -amount end)::bigint`
+
+/** Owner accounts are created on first use; the platform's were seeded by the migration. */
+export async function insertAccountsIfAbsent(tx: Tx, rows: NewLedgerAccount[]): Promise<void> {
+  if (rows.length === 0) return
+  // DO NOTHING takes no row lock on an existing account, so concurrent captures of one
+  // merchant don't queue here.
+  await tx
+    .insertInto('ledger_accounts')
+    .values(rows)
+    .onConflict((oc) => oc.doNothing())
+    .execute()
+}
+
+/** The entry's id when it was inserted; undefined when its reference was already posted. */
+export async function insertEntryIfAbsent(
+  tx: Tx,
+  row: NewLedgerEntry,
+): Promise<string | undefined> {
+  // A concurrent transaction posting the same reference makes this wait for it; once it
+  // commits we do nothing (one entry), and if it rolls back we insert.
+  const inserted = await tx
+    .insertInto('ledger_entries')
+    .values(row)
+    .onConflict((oc) => oc.column('reference').doNothing())
+    .returning('id')
+    .executeTakeFirst()
+  return inserted?.id
+}
+
+export async function insertLegs(tx: Tx, rows: NewLedgerLeg[]): Promise<void> {
+  await tx.insertInto('ledger_legs').values(rows).execute()
+}
+
+export function findEntryByReference(
+  db: Db,
+  reference: string,
+): Promise<LedgerEntryRow | undefined> {
+  return db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('reference', '=', reference)
+    .executeTakeFirst()
+}
+
+export function findEntriesByReferences(
+  db: Db,
+  merchantId: string,
+  references: readonly string[],
+): Promise<LedgerEntryRow[]> {
+  return db
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('reference', 'in', references)
+    .execute()
+}
+
+export function findLegsByEntry(db: Db, merchantId: string, entryId: string) {
+  return db
+    .selectFrom('ledger_legs')
+    .select(['owner_type', 'owner_id', 'account_type', 'direction', 'amount'])
+    .where('merchant_id', '=', merchantId)
+    .where('entry_id', '=', entryId)
+    .orderBy('id')
+    .execute()
+}
+
+export function findLegsByPayment(db: Db, merchantId: string, paymentId: string) {
+  return (
+    db
+      .selectFrom('ledger_entries as e')
+      .innerJoin('ledger_legs as l', 'l.entry_id', 'e.id')
+      .select([
+        'l.account_type',
+        'l.direction',
+        'l.amount',
+        'l.currency',
+        'l.owner_type',
+        'l.owner_id',
+      ])
+      .where('e.merchant_id', '=', merchantId)
+      .where('e.payment_id', '=', paymentId)
+      .where('l.merchant_id', '=', merchantId)
+      // Entry time, then insertion order (legs of one entry are written together, in the
+      // order the flow table lists them).
+      .orderBy('e.created_at')
+      .orderBy('l.id')
+      .execute()
+  )
+}
+
+export interface OwnerAccountBalanceRow {
+  owner_type: OwnerType
+  owner_id: string
+  account_type: AccountType
+  balance: number
+}
+
+/** Credit-normal balances of the tenant's owner accounts (not the platform's). */
+export function sumOwnerBalancesByMerchant(
+  db: Db,
+  merchantId: string,
+  ownerIds?: readonly string[],
+  accountTypes?: readonly AccountType[],
+): Promise<OwnerAccountBalanceRow[]> {
+  let query = db
+    .selectFrom('ledger_legs')
+    .select(['owner_type', 'owner_id', 'account_type', creditMinusDebit.as('balance')])
+    .where('merchant_id', '=', merchantId)
+    .where('owner_type', 'in', ['merchant', 'submerchant'])
+  if (ownerIds) query = query.where('owner_id', 'in', ownerIds)
+  if (accountTypes) query = query.where('account_type', 'in', accountTypes)
+  return query.groupBy(['owner_type', 'owner_id', 'account_type']).execute()
+}
+
+// Advisory locks live in (namespace, key) pairs; this namespace is the ledger's own.
+const OWNER_LOCK_NAMESPACE = 0x4c454447 // 'LEDG'
+
+export function ownerLockKey(ownerKey: string): number {
+  return createHash('sha256').update(ownerKey).digest().readInt32BE(0)
+}
+
+/**
+ * Serialises the balance-reading postings (refund, chargeback, settlement, payout) of one
+ * owner until the transaction ends, so two of them can't both spend one reserve or one
+ * available balance. Captures only credit and never take it. Keys are locked in ascending
+ * order of the lock key itself, so two transactions over the same owners cannot deadlock.
+ */
+export async function lockOwners(tx: Tx, ownerKeys: readonly string[]): Promise<void> {
+  const keys = [...new Set(ownerKeys.map(ownerLockKey))].sort((a, b) => a - b)
+  for (const key of keys) {
+    await sql`select pg_advisory_xact_lock(${OWNER_LOCK_NAMESPACE}::int4, ${key}::int4)`.execute(tx)
+  }
+}
+
+// checkLedger's queries scan the whole ledger: they are for the operator's command and the
+// nightly reconciler, never for a request. Each reports at most `limit` offenders.
+
+export function findUnbalancedEntries(db: Db, limit: number) {
+  return db
+    .selectFrom('ledger_entries as e')
+    .leftJoin('ledger_legs as l', 'l.entry_id', 'e.id')
+    .select([
+      'e.id',
+      'e.kind',
+      (eb) => eb.fn.count<number>('l.id').as('legs'),
+      sql<number>`coalesce(sum(l.amount) filter (where l.direction = 'DEBIT'), 0)::bigint`.as(
+        'debits',
+      ),
+      sql<number>`coalesce(sum(l.amount) filter (where l.direction = 'CREDIT'), 0)::bigint`.as(
+        'credits',
+      ),
+    ])
+    .groupBy(['e.id', 'e.kind'])
+    .having((eb) =>
+      eb.or([
+        eb(eb.fn.count('l.id'), '<', 2),
+        eb(
+          sql`coalesce(sum(l.amount) filter (where l.direction = 'DEBIT'), 0)`,
+          '<>',
+          sql`coalesce(sum(l.amount) filter (where l.direction = 'CREDIT'), 0)`,
+        ),
+      ]),
+    )
+    .orderBy('e.id')
+    .limit(limit)
+    .execute()
+}
+
+export function sumLegsByCurrencyAndDirection(db: Db) {
+  return db
+    .selectFrom('ledger_legs')
+    .select(['currency', 'direction', sql<number>`sum(amount)::bigint`.as('total')])
+    .groupBy(['currency', 'direction'])
+    .execute()
+}
+
+/** Legs without their entry or account, or whose copied fields disagree with them. */
+export function findInconsistentLegs(db: Db, limit: number) {
+  return db
+    .selectFrom('ledger_legs as l')
+    .leftJoin('ledger_entries as e', 'e.id', 'l.entry_id')
+    .leftJoin('ledger_accounts as a', 'a.id', 'l.account_id')
+    .select([
+      'l.id',
+      'l.entry_id',
+      sql<boolean>`e.id is null`.as('orphan_entry'),
+      sql<boolean>`a.id is null`.as('orphan_account'),
+      sql<boolean>`l.merchant_id is distinct from e.merchant_id
+        or l.payment_id is distinct from e.payment_id`.as('entry_mismatch'),
+      sql<boolean>`l.owner_type is distinct from a.owner_type
+        or l.owner_id is distinct from a.owner_id
+        or l.account_type is distinct from a.account_type
+        or (a.owner_type <> 'platform' and a.merchant_id is distinct from l.merchant_id)`.as(
+        'account_mismatch',
+      ),
+    ])
+    .where(
+      sql<boolean>`e.id is null or a.id is null
+        or l.merchant_id is distinct from e.merchant_id
+        or l.payment_id is distinct from e.payment_id
+        or l.owner_type is distinct from a.owner_type
+        or l.owner_id is distinct from a.owner_id
+        or l.account_type is distinct from a.account_type
+        or (a.owner_type <> 'platform' and a.merchant_id is distinct from l.merchant_id)`,
+    )
+    .orderBy('l.id')
+    .limit(limit)
+    .execute()
+}

@@ -1,0 +1,273 @@
+import type { Deps, Tx } from '../../database.ts'
+import { sha256Hex } from '../../platform/crypto.ts'
+import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
+import { validationError } from '../../platform/errors.ts'
+import { newId } from '../../platform/ids.ts'
+import { stableStringify } from '../../platform/json.ts'
+import { binInfo, getAcquirer, type AuthorizeResult } from '../acquirer/index.ts'
+import { recordEvent } from '../events/index.ts'
+import { postCapture, type Share } from '../ledger/index.ts'
+import { getMerchant } from '../merchants/index.ts'
+import { getCardToken } from '../vault/index.ts'
+import { computeCommission } from './commission.ts'
+import { declinedError, paymentsError } from './payments.errors.ts'
+import * as repo from './payments.repository.ts'
+import { cardMask, paymentEventData, paymentRowToPayment, type Payment } from './payment-view.ts'
+import type { PaymentRow, ShareRow, SplitRow } from './payments.table.ts'
+import { sessionRowToSession } from './sessions.service.ts'
+
+export const FAILED_ATTEMPTS_MAX = 5
+
+export interface ChargeInput {
+  transactionId: string
+  amount: number
+  currency: 'TRY'
+  cardToken: string
+  installmentCount?: number
+  threeDSecure?: boolean
+  customerId?: string
+  saveCard?: boolean
+  capture?: boolean
+}
+
+/** How a charge ended, for the HTTP layer: 201 new, 200 fence replay, 202 outcome unknown. */
+export interface ChargeOutcome {
+  payment: Payment
+  replay: boolean
+  challengeUrl: string | null
+}
+
+/** The parent merchant first (it takes ties), then each split's submerchant. */
+export function sharesFor(merchantId: string, amount: number, splits: SplitRow[]): ShareRow[] {
+  const splitTotal = splits.reduce((sum, s) => sum + s.amountMinor, 0)
+  return [
+    { ownerType: 'merchant' as const, ownerId: merchantId, grossMinor: amount - splitTotal },
+    ...splits.map((s) => ({
+      ownerType: 'submerchant' as const,
+      ownerId: s.submerchantId,
+      grossMinor: s.amountMinor,
+    })),
+  ].filter((s) => s.grossMinor > 0)
+}
+
+function challengeUrlFor(deps: Deps, payment: Payment): string | null {
+  if (payment.status !== 'pending_3ds' || !payment.correlationId) return null
+  return `${deps.config.checkoutUrl}/3ds/${payment.id}?correlationId=${encodeURIComponent(payment.correlationId)}`
+}
+
+function replayOrConflict(deps: Deps, existing: PaymentRow, fingerprint: string): ChargeOutcome {
+  if (existing.fingerprint !== fingerprint) throw paymentsError('fence_conflict')
+  const payment = paymentRowToPayment(existing)
+  return { payment, replay: true, challengeUrl: challengeUrlFor(deps, payment) }
+}
+
+/**
+ * Charges a vault token against an active checkout session. Three steps, so no network
+ * call happens inside a transaction: (1) record the intent as a `pending` payment,
+ * (2) call the acquirer with the payment id as its idempotency key, (3) record the outcome.
+ * A crash between (1) and (3) leaves a `pending` payment that the reconciler settles.
+ */
+export async function chargeCard(
+  deps: Deps,
+  caller: { merchantId: string },
+  input: ChargeInput,
+): Promise<ChargeOutcome> {
+  const fingerprint = sha256Hex(stableStringify(input))
+  const { merchantId } = caller
+  const sessionRow = await repo.findSessionByTransactionId(deps.db, merchantId, input.transactionId)
+  if (!sessionRow) throw paymentsError('session_not_found')
+  const session = sessionRowToSession(sessionRow, deps.clock.now())
+  if (session.mode !== 'payment') throw paymentsError('session_mode_mismatch')
+  const fenced = await repo.findFencedPayment(deps.db, merchantId, input.transactionId)
+  if (fenced) return replayOrConflict(deps, fenced, fingerprint)
+  if (session.status !== 'active') throw paymentsError('session_not_active')
+  if (input.amount !== session.amount) throw paymentsError('amount_mismatch')
+  if (session.failedAttempts >= FAILED_ATTEMPTS_MAX) throw paymentsError('too_many_failed_attempts')
+
+  const token = await getCardToken(deps, merchantId, input.cardToken)
+  if (token.status !== 'active') throw paymentsError('card_token_revoked')
+  const installmentCount = input.installmentCount ?? 1
+  const bin = binInfo(token.bin)
+  if (!bin.installments.includes(installmentCount)) {
+    throw validationError(
+      'installmentCount',
+      `this card allows ${bin.installments.join(', ')} installment(s)`,
+    )
+  }
+  const merchant = await getMerchant(deps, merchantId)
+  const now = deps.clock.now()
+  const paymentId = newId('pay')
+  try {
+    await repo.insertPayment(deps.db, {
+      id: paymentId,
+      merchant_id: merchantId,
+      store_id: session.storeId,
+      session_id: session.id,
+      transaction_id: input.transactionId,
+      method: 'card',
+      status: 'pending',
+      amount: input.amount,
+      currency: 'TRY',
+      commission: computeCommission(merchant.pricing, input.amount, installmentCount),
+      installment_count: installmentCount,
+      card_token: token.cardToken,
+      card_mask: cardMask(token.bin, token.last4, token.brand),
+      card_brand: token.brand,
+      card_type: token.cardType,
+      bin: token.bin,
+      three_d_secure: input.threeDSecure ?? true,
+      capture_requested: input.capture ?? true,
+      auth_code: null,
+      acquirer_reference: null,
+      decline_code: null,
+      correlation_id: null,
+      customer_id: input.customerId ?? session.customerId,
+      save_card: input.saveCard ?? false,
+      callback_url: session.callbackUrl,
+      shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
+      metadata: JSON.stringify(session.metadata),
+      fingerprint,
+      void_reason: null,
+      created_at: now,
+      authorized_at: null,
+      completed_at: null,
+      updated_at: now,
+    })
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error
+    // A concurrent identical charge holds the fence: answer as a repeat would.
+    const winner = await repo.findFencedPayment(deps.db, merchantId, input.transactionId)
+    if (!winner) throw error
+    return replayOrConflict(deps, winner, fingerprint)
+  }
+
+  const acquirer = getAcquirer()
+  if (input.threeDSecure ?? true) {
+    const start = await acquirer.start3ds(deps, {
+      paymentId,
+      merchantId,
+      cardToken: token.cardToken,
+      amount: input.amount,
+    })
+    if (start.kind === 'challenge') {
+      const row = await transact(deps.db, (tx) =>
+        repo.transitionPayment(tx, merchantId, paymentId, ['pending'], {
+          status: 'pending_3ds',
+          correlation_id: start.correlationId,
+          updated_at: deps.clock.now(),
+        }),
+      )
+      if (!row) throw paymentsError('payment_not_found')
+      const payment = paymentRowToPayment(row)
+      return { payment, replay: false, challengeUrl: challengeUrlFor(deps, payment) }
+    }
+  }
+  const payment = await authorizeAndSettle(deps, merchantId, paymentId)
+  return { payment, replay: false, challengeUrl: null }
+}
+
+/** Steps 2 and 3 of a charge, shared by the 3DS callback. Throws 402 on a decline. */
+export async function authorizeAndSettle(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+): Promise<Payment> {
+  const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
+  if (!row?.card_token) throw paymentsError('payment_not_found')
+  const result = await getAcquirer().authorize(deps, {
+    paymentId,
+    merchantId,
+    cardToken: row.card_token,
+    amount: row.amount,
+    installmentCount: row.installment_count,
+    capture: row.capture_requested,
+  })
+  const settled = await settleAuthorization(deps, merchantId, paymentId, result)
+  if (settled.status === 'failed')
+    throw declinedError(settled.id, settled.declineCode ?? 'declined')
+  return settled
+}
+
+/**
+ * Records the acquirer's answer for a `pending` payment in one transaction: the status,
+ * the ledger legs (on capture), the outbox event and the session's completion. Used by the
+ * charge path and by the reconciler; whichever comes second finds the row already moved
+ * and returns it as it is.
+ */
+export async function settleAuthorization(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  result: AuthorizeResult,
+): Promise<Payment> {
+  if (result.status === 'unknown') {
+    await repo.markOutcomeUnknown(deps.db, paymentId, deps.clock.now())
+    const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
+    if (!row) throw paymentsError('payment_not_found')
+    return paymentRowToPayment(row)
+  }
+  return transact(deps.db, async (tx) => {
+    const now = deps.clock.now()
+    const current = await repo.lockPaymentById(tx, merchantId, paymentId)
+    if (!current) throw paymentsError('payment_not_found')
+    if (current.status !== 'pending') return paymentRowToPayment(current)
+    if (result.status === 'declined') {
+      const row = await repo.transitionPayment(tx, merchantId, paymentId, ['pending'], {
+        status: 'failed',
+        decline_code: result.declineCode,
+        completed_at: now,
+        updated_at: now,
+      })
+      if (!row) throw paymentsError('payment_not_found')
+      if (row.session_id) await repo.incrementSessionFailures(tx, row.session_id)
+      return emit(tx, row, 'payment.failed', now)
+    }
+    const capture = current.capture_requested
+    const row = await repo.transitionPayment(tx, merchantId, paymentId, ['pending'], {
+      status: capture ? 'captured' : 'authorized',
+      auth_code: result.authCode,
+      acquirer_reference: result.reference,
+      authorized_at: now,
+      completed_at: capture ? now : null,
+      updated_at: now,
+    })
+    if (!row) throw paymentsError('payment_not_found')
+    if (row.session_id)
+      await repo.updateSessionStatus(tx, row.session_id, 'active', 'completed', now)
+    if (capture) await postCaptureLegs(tx, row, now)
+    return emit(tx, row, capture ? 'payment.captured' : 'payment.authorized', now)
+  })
+}
+
+export async function postCaptureLegs(tx: Tx, row: PaymentRow, at: Date): Promise<void> {
+  const shares: Share[] = row.shares.map((s) => ({ ...s }))
+  await postCapture(tx, {
+    merchantId: row.merchant_id,
+    paymentId: row.id,
+    amount: row.amount,
+    commission: row.commission,
+    shares,
+    at,
+  })
+}
+
+export async function emit(
+  tx: Tx,
+  row: PaymentRow,
+  type: string,
+  at: Date,
+  extra: Record<string, unknown> = {},
+): Promise<Payment> {
+  const payment = paymentRowToPayment(row)
+  await recordEvent(tx, {
+    merchantId: row.merchant_id,
+    storeId: row.store_id,
+    type,
+    resourceType: 'payment',
+    resourceId: row.id,
+    data: { ...paymentEventData(payment), ...extra },
+    callbackUrl: row.callback_url,
+    at,
+  })
+  return payment
+}

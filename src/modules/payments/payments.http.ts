@@ -1,0 +1,398 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { chargeCard } from './charge.service.ts'
+import type { Payment } from './payment-view.ts'
+import {
+  CaptureResponse,
+  ChallengeBody,
+  ChallengeResponse,
+  ChargeBody,
+  ChargeResponse,
+  CreateSessionBody,
+  EmptyBody,
+  InstallmentsQuery,
+  InstallmentsResponse,
+  PaymentParams,
+  PaymentResponse,
+  PublicStatus,
+  ReconcileResponse,
+  RefundBody,
+  RefundList,
+  RefundResponse,
+  SessionResponse,
+  ThreeDsBody,
+  ThreeDsResponse,
+  VoidBody,
+  VoidResponse,
+} from './payments.schemas.ts'
+import {
+  capturePayment,
+  complete3ds,
+  getPayment,
+  getPublicStatus,
+  quoteInstallments,
+  sandboxSolveChallenge,
+  voidPayment,
+} from './payments.service.ts'
+import { listRefunds, refundPayment, type Refund } from './refunds.service.ts'
+import { createSession, type Session } from './sessions.service.ts'
+
+function refundJson(r: Refund) {
+  return {
+    refundId: r.id,
+    status: r.status,
+    amount: r.amount,
+    reason: r.reason,
+    bankRefundId: r.bankRefundId,
+    createdAt: isoZ(r.createdAt),
+    completedAt: isoZ(r.completedAt),
+  }
+}
+
+const tags = ['payments']
+
+function sessionJson(deps: Deps, s: Session) {
+  return {
+    sessionId: s.id,
+    checkoutUrl: `${deps.config.checkoutUrl}/s/${s.id}`,
+    expiresAt: isoZ(s.expiresAt),
+    merchantId: s.merchantId,
+    transactionId: s.transactionId,
+    mode: s.mode,
+    amount: s.amount,
+    currency: s.currency,
+    status: s.status,
+    metadata: s.metadata,
+  }
+}
+
+function chargeJson(p: Payment, challengeUrl: string | null) {
+  return {
+    paymentId: p.id,
+    transactionId: p.transactionId,
+    status: p.status,
+    amount: p.amount,
+    currency: p.currency,
+    commission: p.commission,
+    netAmount: p.netAmount,
+    cardMask: p.cardMask,
+    cardBrand: p.cardBrand,
+    cardType: p.cardType,
+    installmentCount: p.installmentCount,
+    threeDSecure: p.threeDSecure,
+    authCode: p.authCode,
+    ...(p.status === 'pending_3ds' && p.correlationId ? { correlationId: p.correlationId } : {}),
+    ...(challengeUrl ? { challengeUrl } : {}),
+    createdAt: isoZ(p.createdAt),
+    completedAt: isoZ(p.completedAt),
+  }
+}
+
+export function paymentJson(p: Payment) {
+  return {
+    id: p.id,
+    merchantId: p.merchantId,
+    storeId: p.storeId,
+    transactionId: p.transactionId,
+    method: p.method,
+    status: p.status,
+    amount: p.amount,
+    currency: p.currency,
+    commission: p.commission,
+    netAmount: p.netAmount,
+    cardMask: p.cardMask,
+    cardBrand: p.cardBrand,
+    cardType: p.cardType,
+    bin: p.bin,
+    installmentCount: p.installmentCount,
+    threeDSecure: p.threeDSecure,
+    authCode: p.authCode,
+    declineCode: p.declineCode,
+    refundAmount: p.refundAmount,
+    refundableAmount: p.refundableAmount,
+    customerId: p.customerId,
+    metadata: p.metadata,
+    createdAt: isoZ(p.createdAt),
+    completedAt: isoZ(p.completedAt),
+  }
+}
+
+const withDecline = { ...errorResponses, 402: ErrorEnvelope }
+
+/** Signed payment routes. */
+export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/v1/payments/sessions',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags,
+          summary: 'Create a hosted-checkout session',
+          body: CreateSessionBody,
+          response: { 200: SessionResponse, 201: SessionResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const auth = authOf(request)
+        const { session, created } = await createSession(
+          deps,
+          { merchantId: auth.merchantId, storeId: auth.storeId ?? '' },
+          request.body,
+        )
+        return reply.code(created ? 201 : 200).send(sessionJson(deps, session))
+      },
+    )
+
+    app.post(
+      '/v1/payments/card',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags,
+          summary: 'Charge a vault card token',
+          body: ChargeBody,
+          response: {
+            200: ChargeResponse,
+            201: ChargeResponse,
+            202: ChargeResponse,
+            ...withDecline,
+          },
+        },
+      },
+      async (request, reply) => {
+        const out = await chargeCard(deps, { merchantId: authOf(request).merchantId }, request.body)
+        const status = out.payment.status === 'pending' ? 202 : out.replay ? 200 : 201
+        return reply.code(status).send(chargeJson(out.payment, out.challengeUrl))
+      },
+    )
+
+    app.post(
+      '/v1/payments/:id/3ds-callback',
+      {
+        schema: {
+          tags,
+          summary: 'Complete a 3DS challenge',
+          params: PaymentParams,
+          body: ThreeDsBody,
+          response: { 200: ThreeDsResponse, 202: ThreeDsResponse, ...withDecline },
+        },
+      },
+      async (request, reply) => {
+        const p = await complete3ds(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+          request.body,
+        )
+        return reply.code(p.status === 'pending' ? 202 : 200).send({
+          id: p.id,
+          status: p.status,
+          amount: p.amount,
+          currency: p.currency,
+          commission: p.commission,
+          netAmount: p.netAmount,
+          authCode: p.authCode,
+          completedAt: isoZ(p.completedAt),
+        })
+      },
+    )
+
+    app.post(
+      '/v1/payments/:id/capture',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags,
+          summary: 'Capture an authorization (full amount)',
+          params: PaymentParams,
+          body: EmptyBody,
+          response: { 200: CaptureResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const p = await capturePayment(deps, authOf(request).merchantId, request.params.id)
+        return {
+          id: p.id,
+          status: p.status,
+          amount: p.amount,
+          currency: p.currency,
+          commission: p.commission,
+          netAmount: p.netAmount,
+          refundableAmount: p.refundableAmount,
+          completedAt: isoZ(p.completedAt),
+        }
+      },
+    )
+
+    app.post(
+      '/v1/payments/:id/void',
+      {
+        schema: {
+          tags,
+          summary: 'Void an uncaptured authorization',
+          params: PaymentParams,
+          body: VoidBody,
+          response: { 200: VoidResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const p = await voidPayment(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+          request.body.reason ?? null,
+        )
+        return { id: p.id, status: p.status, amount: p.amount, currency: p.currency }
+      },
+    )
+
+    app.get(
+      '/v1/payments/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Retrieve a payment',
+          params: PaymentParams,
+          response: { 200: PaymentResponse, ...errorResponses },
+        },
+      },
+      async (request) =>
+        paymentJson(await getPayment(deps, authOf(request).merchantId, request.params.id)),
+    )
+
+    app.post(
+      '/v1/payments/:id/refund',
+      {
+        schema: {
+          tags,
+          summary: 'Refund all or part of a captured payment',
+          description:
+            '200: settled now. 202: in flight; retry with the same Idempotency-Key to learn the outcome.',
+          params: PaymentParams,
+          body: RefundBody,
+          response: { 200: RefundResponse, 202: RefundResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const key = request.headers['idempotency-key']
+        const { payment, refund } = await refundPayment(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+          {
+            ...(request.body.amount !== undefined ? { amount: request.body.amount } : {}),
+            ...(request.body.reason !== undefined ? { reason: request.body.reason } : {}),
+            ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+          },
+        )
+        return reply.code(refund.status === 'pending' ? 202 : 200).send({
+          paymentId: payment.id,
+          status: payment.status,
+          refundAmount: payment.refundAmount,
+          refundableAmount: payment.refundableAmount,
+          lastRefund: refundJson(refund),
+        })
+      },
+    )
+
+    app.get(
+      '/v1/payments/:id/refunds',
+      {
+        schema: {
+          tags,
+          summary: 'Every refund record of a payment',
+          params: PaymentParams,
+          response: { 200: RefundList, ...errorResponses },
+        },
+      },
+      async (request) => ({
+        items: (await listRefunds(deps, authOf(request).merchantId, request.params.id)).map(
+          refundJson,
+        ),
+      }),
+    )
+
+    app.get(
+      '/v1/installments',
+      {
+        schema: {
+          tags,
+          summary: 'Installment options and costs for a card BIN',
+          querystring: InstallmentsQuery,
+          response: { 200: InstallmentsResponse, ...errorResponses },
+        },
+      },
+      async (request) =>
+        quoteInstallments(
+          deps,
+          authOf(request).merchantId,
+          request.query.bin,
+          request.query.amount,
+        ),
+    )
+  }
+}
+
+/** Routes that need no signature: the payment id is the bearer. */
+export function paymentsPublicRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.get(
+      '/v1/payments/:id/public-status',
+      {
+        schema: {
+          tags,
+          summary: 'Public payment status (no signature; the payment id is the bearer)',
+          security: [],
+          params: PaymentParams,
+          response: { 200: PublicStatus, 404: ErrorEnvelope, 429: ErrorEnvelope },
+        },
+      },
+      async (request) => getPublicStatus(deps, request.params.id),
+    )
+  }
+}
+
+/** Sandbox helpers, registered only in `demo`. */
+export function paymentsSandboxRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.post(
+      '/v1/sandbox/payments/:id/3ds-challenge',
+      {
+        schema: {
+          tags: ['sandbox'],
+          summary: 'Answer a 3DS challenge as the buyer would at the ACS',
+          params: PaymentParams,
+          body: ChallengeBody,
+          response: { 200: ChallengeResponse, ...errorResponses },
+        },
+      },
+      async (request) =>
+        sandboxSolveChallenge(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+          request.body.otp,
+        ),
+    )
+    app.post(
+      '/v1/sandbox/reconcile',
+      {
+        schema: {
+          tags: ['sandbox'],
+          summary: 'Run every due background job and reconciler once, now',
+          body: EmptyBody,
+          response: { 200: ReconcileResponse, ...errorResponses },
+        },
+      },
+      async () => ({ ran: await deps.jobs.runDueOnce() }),
+    )
+  }
+}

@@ -1,0 +1,55 @@
+import type { Deps } from '../../database.ts'
+import type { Reconciler } from '../../platform/jobs/queue.ts'
+import { getAcquirer } from '../acquirer/index.ts'
+import { settleAuthorization } from './charge.service.ts'
+import * as repo from './payments.repository.ts'
+import { voidPayment } from './payments.service.ts'
+import { reconcileRefunds } from './refunds.service.ts'
+import { expireSessions } from './sessions.service.ts'
+
+// A `pending` payment no request has touched for this long was left by a crash.
+const ABANDONED_AFTER_MS = 60_000
+// Card schemes let an issuer drop an authorization after about a week; we void first.
+export const AUTHORIZATION_TTL_MS = 7 * 24 * 60 * 60 * 1000
+const BATCH = 200
+
+/**
+ * Resolves authorizations whose outcome is unknown by asking the acquirer: never by
+ * authorizing again, so a timed-out charge can never be taken twice.
+ */
+export async function reconcilePendingPayments(deps: Deps): Promise<number> {
+  const abandonedBefore = new Date(deps.clock.now().getTime() - ABANDONED_AFTER_MS)
+  const rows = await repo.findUnsettledPayments(deps.db, abandonedBefore, BATCH)
+  let moved = 0
+  for (const row of rows) {
+    const answer = await getAcquirer().inquire(deps, { paymentId: row.id })
+    if (answer.status === 'unknown') continue
+    const settled = await settleAuthorization(deps, row.merchant_id, row.id, answer)
+    if (settled.status !== 'pending') moved++
+  }
+  return moved
+}
+
+export async function expireAuthorizations(deps: Deps): Promise<number> {
+  const before = new Date(deps.clock.now().getTime() - AUTHORIZATION_TTL_MS)
+  const rows = await repo.findExpiredAuthorizations(deps.db, before, BATCH)
+  for (const row of rows) await voidPayment(deps, row.merchant_id, row.id, 'expired')
+  return rows.length
+}
+
+export function paymentsReconcilers(deps: Deps): Reconciler[] {
+  return [
+    {
+      name: 'payments.reconcile_pending_payments',
+      cron: '* * * * *',
+      run: () => reconcilePendingPayments(deps),
+    },
+    { name: 'payments.reconcile_refunds', cron: '* * * * *', run: () => reconcileRefunds(deps) },
+    {
+      name: 'payments.expire_authorizations',
+      cron: '*/5 * * * *',
+      run: () => expireAuthorizations(deps),
+    },
+    { name: 'payments.expire_sessions', cron: '* * * * *', run: () => expireSessions(deps) },
+  ]
+}

@@ -1,0 +1,357 @@
+import type { Updateable } from 'kysely'
+import type { Db, Tx } from '../../database.ts'
+import type {
+  NewRefund,
+  RefundRow,
+  RefundStatus,
+  NewPayment,
+  NewSession,
+  PaymentRow,
+  PaymentStatus,
+  PaymentsTable,
+  SessionRow,
+  SessionStatus,
+} from './payments.table.ts'
+
+// Sessions
+
+export async function insertSession(db: Db, row: NewSession): Promise<void> {
+  await db.insertInto('payment_sessions').values(row).execute()
+}
+
+export function findSessionByTransactionId(
+  db: Db,
+  merchantId: string,
+  transactionId: string,
+): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('payment_sessions')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('transaction_id', '=', transactionId)
+    .executeTakeFirst()
+}
+
+export function findSessionById(db: Db, sessionId: string): Promise<SessionRow | undefined> {
+  return db
+    .selectFrom('payment_sessions')
+    .selectAll()
+    .where('id', '=', sessionId)
+    .executeTakeFirst()
+}
+
+export async function updateSessionStatus(
+  tx: Tx,
+  sessionId: string,
+  from: SessionStatus,
+  to: SessionStatus,
+  at: Date,
+): Promise<boolean> {
+  const result = await tx
+    .updateTable('payment_sessions')
+    .set({ status: to, ...(to === 'completed' ? { completed_at: at } : {}) })
+    .where('id', '=', sessionId)
+    .where('status', '=', from)
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+export async function incrementSessionFailures(tx: Tx, sessionId: string): Promise<void> {
+  await tx
+    .updateTable('payment_sessions')
+    .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
+    .where('id', '=', sessionId)
+    .execute()
+}
+
+export async function expireSessions(db: Db, now: Date, limit: number): Promise<number> {
+  const result = await db
+    .updateTable('payment_sessions')
+    .set({ status: 'expired' })
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('payment_sessions')
+        .select('id')
+        .where('status', '=', 'active')
+        .where('expires_at', '<=', now)
+        .limit(limit),
+    )
+    .where('status', '=', 'active')
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
+// Payments
+
+export async function insertPayment(db: Db, row: NewPayment): Promise<void> {
+  await db.insertInto('payments').values(row).execute()
+}
+
+export function findPaymentById(
+  db: Db,
+  merchantId: string,
+  paymentId: string,
+): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', paymentId)
+    .executeTakeFirst()
+}
+
+/** Public status lookups: the payment id itself is the bearer, so no merchant filter. */
+export function findPaymentStatusById(
+  db: Db,
+  paymentId: string,
+): Promise<Pick<PaymentRow, 'id' | 'status'> | undefined> {
+  return db
+    .selectFrom('payments')
+    .select(['id', 'status'])
+    .where('id', '=', paymentId)
+    .executeTakeFirst()
+}
+
+export function lockPaymentById(
+  tx: Tx,
+  merchantId: string,
+  paymentId: string,
+): Promise<PaymentRow | undefined> {
+  return tx
+    .selectFrom('payments')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', paymentId)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+/** The live payment behind a transactionId fence: the one that is not failed. */
+export function findFencedPayment(
+  db: Db,
+  merchantId: string,
+  transactionId: string,
+): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('transaction_id', '=', transactionId)
+    .where('status', '<>', 'failed')
+    .executeTakeFirst()
+}
+
+/**
+ * The state machine's only write path: the update applies only while the row is still in
+ * one of `from`, so two concurrent requests cannot both move it. Returns the new row, or
+ * undefined when another request got there first.
+ */
+export async function transitionPayment(
+  tx: Tx,
+  merchantId: string,
+  paymentId: string,
+  from: readonly PaymentStatus[],
+  set: Updateable<PaymentsTable> & { status: PaymentStatus; updated_at: Date },
+): Promise<PaymentRow | undefined> {
+  return tx
+    .updateTable('payments')
+    .set(set)
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', paymentId)
+    .where('status', 'in', from)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/**
+ * Payments whose authorization outcome we do not know: those the acquirer did not answer,
+ * at once, and those left `pending` by a crash, once they are old enough that no request
+ * can still be working on them.
+ */
+export function findUnsettledPayments(
+  db: Db,
+  abandonedBefore: Date,
+  limit: number,
+): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where((eb) =>
+      eb.or([eb('outcome_unknown', '=', true), eb('updated_at', '<=', abandonedBefore)]),
+    )
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute()
+}
+
+export async function markOutcomeUnknown(db: Db, paymentId: string, at: Date): Promise<void> {
+  await db
+    .updateTable('payments')
+    .set({ outcome_unknown: true, updated_at: at })
+    .where('id', '=', paymentId)
+    .where('status', '=', 'pending')
+    .execute()
+}
+
+export function findExpiredAuthorizations(
+  db: Db,
+  authorizedBefore: Date,
+  limit: number,
+): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('status', '=', 'authorized')
+    .where('authorized_at', '<=', authorizedBefore)
+    .orderBy('authorized_at')
+    .limit(limit)
+    .execute()
+}
+
+// Refunds
+
+export async function insertRefund(tx: Tx, row: NewRefund): Promise<void> {
+  await tx.insertInto('refunds').values(row).execute()
+}
+
+export function findRefundByKey(
+  db: Db,
+  merchantId: string,
+  paymentId: string,
+  idempotencyKey: string,
+): Promise<RefundRow | undefined> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('payment_id', '=', paymentId)
+    .where('idempotency_key', '=', idempotencyKey)
+    .executeTakeFirst()
+}
+
+export function findRefundById(db: Db, refundId: string): Promise<RefundRow | undefined> {
+  return db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst()
+}
+
+export function lockRefundById(tx: Tx, refundId: string): Promise<RefundRow | undefined> {
+  return tx
+    .selectFrom('refunds')
+    .selectAll()
+    .where('id', '=', refundId)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+export function findRefundsByPayment(
+  db: Db,
+  merchantId: string,
+  paymentId: string,
+): Promise<RefundRow[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('payment_id', '=', paymentId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+}
+
+export async function updateRefund(
+  tx: Tx,
+  refundId: string,
+  from: RefundStatus,
+  set: {
+    status: RefundStatus
+    bank_refund_id?: string
+    commission_refund?: number
+    completed_at?: Date
+    updated_at: Date
+  },
+): Promise<RefundRow | undefined> {
+  return tx
+    .updateTable('refunds')
+    .set(set)
+    .where('id', '=', refundId)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export async function touchRefund(db: Db, refundId: string, bankRefundId: string, at: Date) {
+  await db
+    .updateTable('refunds')
+    .set({ bank_refund_id: bankRefundId, updated_at: at })
+    .where('id', '=', refundId)
+    .where('status', '=', 'pending')
+    .execute()
+}
+
+export function findPendingRefunds(
+  db: Db,
+  updatedBefore: Date,
+  limit: number,
+): Promise<RefundRow[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('updated_at', '<=', updatedBefore)
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute()
+}
+
+/** Refund bookkeeping on the payment row; callers hold its lock. */
+export async function updatePaymentRefundTotals(
+  tx: Tx,
+  paymentId: string,
+  set: {
+    refund_reserved_minor: number
+    refund_completed_minor: number
+    commission_refunded_minor: number
+    status: PaymentStatus
+    updated_at: Date
+  },
+): Promise<PaymentRow> {
+  return tx
+    .updateTable('payments')
+    .set(set)
+    .where('id', '=', paymentId)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/**
+ * Claims an authorized payment for a capture or a void before the acquirer is called, so
+ * the two can never both reach the bank. A claim older than `staleBefore` belongs to a
+ * request that died and may be taken over.
+ */
+export async function claimPaymentAction(
+  db: Db,
+  merchantId: string,
+  paymentId: string,
+  action: 'capture' | 'void',
+  now: Date,
+  staleBefore: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('payments')
+    .set({ action_in_flight: action, updated_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', paymentId)
+    .where('status', '=', 'authorized')
+    .where((eb) => eb.or([eb('action_in_flight', 'is', null), eb('updated_at', '<', staleBefore)]))
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+export async function releasePaymentAction(db: Db, paymentId: string): Promise<void> {
+  await db
+    .updateTable('payments')
+    .set({ action_in_flight: null })
+    .where('id', '=', paymentId)
+    .where('status', '=', 'authorized')
+    .execute()
+}

@@ -1,0 +1,237 @@
+import { Type } from 'typebox'
+import { Timestamp } from '../../platform/http/schemas.ts'
+
+const Currency = Type.Literal('TRY', { description: 'The only currency is TRY.' })
+const Kurus = (description: string) => Type.Integer({ description })
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()])
+
+export const Metadata = Type.Unsafe<Record<string, string>>({
+  type: 'object',
+  maxProperties: 50,
+  propertyNames: { minLength: 1, maxLength: 40 },
+  additionalProperties: { type: 'string', maxLength: 500 },
+  description: 'Up to 50 keys of at most 40 characters; string values of at most 500.',
+})
+
+export const Split = Type.Object(
+  {
+    submerchantId: Type.String({ minLength: 1, maxLength: 64 }),
+    amountMinor: Type.Integer({ minimum: 1, description: 'gross share in kuruş' }),
+  },
+  { additionalProperties: false },
+)
+
+const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 })
+
+export const CreateSessionBody = Type.Object(
+  {
+    transactionId: Type.String({ minLength: 1, maxLength: 128 }),
+    amount: Type.Optional(Type.Integer({ minimum: 1, description: 'kuruş' })),
+    currency: Currency,
+    description: Type.Optional(Type.String({ maxLength: 500 })),
+    returnUrl: Url,
+    callbackUrl: Type.Optional(Url),
+    installmentEnabled: Type.Optional(Type.Boolean()),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    mode: Type.Optional(
+      Type.Union([Type.Literal('payment'), Type.Literal('card_update_only'), Type.Literal('qr')]),
+    ),
+    splits: Type.Optional(Type.Array(Split, { maxItems: 50 })),
+    metadata: Type.Optional(Metadata),
+  },
+  { additionalProperties: false },
+)
+
+export const SessionResponse = Type.Object({
+  sessionId: Type.String({ format: 'uuid' }),
+  checkoutUrl: Type.String(),
+  expiresAt: Timestamp,
+  merchantId: Type.String(),
+  transactionId: Type.String(),
+  mode: Type.String(),
+  amount: Nullable(Type.Integer()),
+  currency: Currency,
+  status: Type.String(),
+  metadata: Metadata,
+})
+
+export const ChargeBody = Type.Object(
+  {
+    transactionId: Type.String({ minLength: 1, maxLength: 128 }),
+    amount: Type.Integer({ minimum: 1, description: 'kuruş; must equal the session amount' }),
+    currency: Currency,
+    cardToken: Type.String({ pattern: '^tok_[0-9a-z]+$', maxLength: 64 }),
+    installmentCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })),
+    threeDSecure: Type.Optional(Type.Boolean()),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    saveCard: Type.Optional(Type.Boolean()),
+    capture: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+export const ChargeResponse = Type.Object({
+  paymentId: Type.String(),
+  transactionId: Type.String(),
+  status: Type.String(),
+  amount: Kurus('kuruş'),
+  currency: Currency,
+  commission: Kurus('kuruş'),
+  netAmount: Kurus('amount − commission'),
+  cardMask: Nullable(Type.String()),
+  cardBrand: Nullable(Type.String()),
+  cardType: Nullable(Type.String()),
+  installmentCount: Type.Integer(),
+  threeDSecure: Type.Boolean(),
+  authCode: Nullable(Type.String()),
+  correlationId: Type.Optional(Type.String()),
+  challengeUrl: Type.Optional(Type.String()),
+  createdAt: Timestamp,
+  completedAt: Nullable(Timestamp),
+})
+
+export const PaymentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
+
+export const ThreeDsBody = Type.Object(
+  {
+    pares: Type.String({ minLength: 1, maxLength: 4096 }),
+    correlationId: Type.String({ minLength: 1, maxLength: 128 }),
+  },
+  { additionalProperties: false },
+)
+
+export const ThreeDsResponse = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  amount: Type.Integer(),
+  currency: Currency,
+  commission: Type.Integer(),
+  netAmount: Type.Integer(),
+  authCode: Nullable(Type.String()),
+  completedAt: Nullable(Timestamp),
+})
+
+export const EmptyBody = Type.Object({}, { additionalProperties: false })
+
+export const CaptureResponse = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  amount: Type.Integer(),
+  currency: Currency,
+  commission: Type.Integer(),
+  netAmount: Type.Integer(),
+  refundableAmount: Type.Integer(),
+  completedAt: Nullable(Timestamp),
+})
+
+export const VoidBody = Type.Object(
+  { reason: Type.Optional(Type.String({ maxLength: 500 })) },
+  { additionalProperties: false },
+)
+
+export const VoidResponse = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  amount: Type.Integer(),
+  currency: Currency,
+})
+
+export const PaymentResponse = Type.Object({
+  id: Type.String(),
+  merchantId: Type.String(),
+  storeId: Type.String(),
+  transactionId: Type.String(),
+  method: Type.String(),
+  status: Type.String(),
+  amount: Type.Integer(),
+  currency: Currency,
+  commission: Type.Integer(),
+  netAmount: Type.Integer(),
+  cardMask: Nullable(Type.String()),
+  cardBrand: Nullable(Type.String()),
+  cardType: Nullable(Type.String()),
+  bin: Nullable(Type.String()),
+  installmentCount: Type.Integer(),
+  threeDSecure: Type.Boolean(),
+  authCode: Nullable(Type.String()),
+  declineCode: Nullable(Type.String()),
+  refundAmount: Type.Integer(),
+  refundableAmount: Type.Integer(),
+  customerId: Nullable(Type.String()),
+  metadata: Metadata,
+  createdAt: Timestamp,
+  completedAt: Nullable(Timestamp),
+})
+
+export const PublicStatus = Type.Object({ paymentId: Type.String(), status: Type.String() })
+
+export const InstallmentsQuery = Type.Object(
+  {
+    bin: Type.String({ pattern: '^[0-9]{6,8}$' }),
+    amount: Type.Integer({ minimum: 100, maximum: 10_000_000_000 }),
+  },
+  { additionalProperties: false },
+)
+
+export const InstallmentsResponse = Type.Object({
+  bin: Type.String(),
+  brand: Type.String(),
+  cardType: Type.String(),
+  bank: Type.String(),
+  options: Type.Array(
+    Type.Object({
+      installmentCount: Type.Integer(),
+      installmentAmount: Type.Integer(),
+      firstInstallmentAmount: Type.Integer(),
+      totalAmount: Type.Integer(),
+      commission: Type.Integer(),
+    }),
+  ),
+})
+
+export const ChallengeBody = Type.Object(
+  { otp: Type.String({ minLength: 1, maxLength: 16 }) },
+  { additionalProperties: false },
+)
+
+export const ChallengeResponse = Type.Object({
+  pares: Type.String(),
+  correlationId: Type.String(),
+})
+
+export const RefundBody = Type.Object(
+  {
+    amount: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'kuruş; omitted = the whole refundableAmount' }),
+    ),
+    reason: Type.Optional(
+      Type.String({ maxLength: 10_000, description: 'kept up to 500 characters' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const RefundSummary = Type.Object({
+  refundId: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')]),
+  amount: Type.Integer(),
+  reason: Nullable(Type.String()),
+  bankRefundId: Nullable(Type.String()),
+  createdAt: Timestamp,
+  completedAt: Nullable(Timestamp),
+})
+
+export const RefundResponse = Type.Object({
+  paymentId: Type.String(),
+  status: Type.String(),
+  refundAmount: Type.Integer(),
+  refundableAmount: Type.Integer(),
+  lastRefund: RefundSummary,
+})
+
+export const RefundList = Type.Object({ items: Type.Array(RefundSummary) })
+
+export const ReconcileResponse = Type.Object({
+  ran: Type.Record(Type.String(), Type.Integer()),
+})

@@ -1,0 +1,122 @@
+import type { ColumnType, Insertable, Selectable } from 'kysely'
+
+export type SessionMode = 'payment' | 'card_update_only' | 'qr'
+export type SessionStatus = 'active' | 'completed' | 'expired' | 'cancelled'
+export type PaymentStatus =
+  'pending' | 'pending_3ds' | 'authorized' | 'captured' | 'voided' | 'failed' | 'refunded'
+
+export interface SplitRow {
+  submerchantId: string
+  amountMinor: number
+}
+
+export interface ShareRow {
+  ownerType: 'merchant' | 'submerchant'
+  ownerId: string
+  grossMinor: number
+}
+
+type Json<T> = ColumnType<T, string, string>
+
+export interface PaymentSessionsTable {
+  id: string
+  merchant_id: string
+  store_id: string
+  transaction_id: string
+  mode: SessionMode
+  amount: number | null
+  currency: 'TRY'
+  description: string | null
+  return_url: string
+  callback_url: string | null
+  installment_enabled: boolean
+  customer_id: string | null
+  splits: Json<SplitRow[]>
+  metadata: Json<Record<string, string>>
+  status: SessionStatus
+  fingerprint: string
+  failed_attempts: ColumnType<number, number | undefined, number>
+  expires_at: Date
+  created_at: Date
+  completed_at: Date | null
+}
+
+export interface PaymentsTable {
+  id: string
+  merchant_id: string
+  store_id: string
+  session_id: string | null
+  transaction_id: string
+  method: 'card' | 'qr'
+  status: PaymentStatus
+  amount: number
+  currency: 'TRY'
+  commission: number
+  installment_count: number
+  card_token: string | null
+  card_mask: string | null
+  card_brand: string | null
+  card_type: string | null
+  bin: string | null
+  three_d_secure: boolean
+  capture_requested: boolean
+  auth_code: string | null
+  acquirer_reference: string | null
+  decline_code: string | null
+  correlation_id: string | null
+  customer_id: string | null
+  save_card: boolean
+  callback_url: string | null
+  shares: Json<ShareRow[]>
+  metadata: Json<Record<string, string>>
+  fingerprint: string
+  void_reason: string | null
+  /** The acquirer did not answer an authorization: the reconciler must ask it. */
+  outcome_unknown: ColumnType<boolean, boolean | undefined, boolean>
+  /** A capture or void whose acquirer call is under way: serialises them per payment. */
+  action_in_flight: ColumnType<
+    'capture' | 'void' | null,
+    'capture' | 'void' | null | undefined,
+    'capture' | 'void' | null
+  >
+  refund_reserved_minor: ColumnType<number, number | undefined, number>
+  refund_completed_minor: ColumnType<number, number | undefined, number>
+  commission_refunded_minor: ColumnType<number, number | undefined, number>
+  chargeback_open_minor: ColumnType<number, number | undefined, number>
+  chargeback_total_minor: ColumnType<number, number | undefined, number>
+  created_at: Date
+  authorized_at: Date | null
+  completed_at: Date | null
+  updated_at: Date
+}
+
+export type RefundStatus = 'pending' | 'completed' | 'failed'
+
+export interface RefundsTable {
+  id: string
+  merchant_id: string
+  payment_id: string
+  amount: number
+  commission_refund: number | null
+  status: RefundStatus
+  reason: string | null
+  idempotency_key: string | null
+  bank_refund_id: string | null
+  created_at: Date
+  completed_at: Date | null
+  updated_at: Date
+}
+
+export interface PaymentsTables {
+  payment_sessions: PaymentSessionsTable
+  payments: PaymentsTable
+  refunds: RefundsTable
+}
+
+export type RefundRow = Selectable<RefundsTable>
+export type NewRefund = Insertable<RefundsTable>
+
+export type SessionRow = Selectable<PaymentSessionsTable>
+export type NewSession = Insertable<PaymentSessionsTable>
+export type PaymentRow = Selectable<PaymentsTable>
+export type NewPayment = Insertable<PaymentsTable>

@@ -1,0 +1,68 @@
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto'
+import { assert } from '../../platform/assert.ts'
+import { decrypt, encrypt } from '../../platform/crypto.ts'
+
+// Envelope encryption of card numbers. Each token gets its own random 256-bit data key
+// (DEK); the PAN is sealed with the DEK (AES-256-GCM) and the DEK is wrapped with a key
+// encryption key (KEK) derived from the master key. Rotating the master key then means
+// re-wrapping 32-byte DEKs, never re-encrypting PANs. The row stores the KEK's id so a
+// re-wrap job can find the rows still under an old master key.
+// Every ciphertext's additional data names its token, so a ciphertext pasted onto another
+// row does not decrypt.
+
+function derive(masterKey: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `kurus/vault/${purpose}`, 32))
+}
+
+/** A public, non-reversible id of the master key: which KEK wrapped a row. */
+export function masterKeyId(masterKey: Buffer): string {
+  return `mk_${createHmac('sha256', masterKey).update('kurus/key-id').digest('hex').slice(0, 16)}`
+}
+
+export interface SealedPan {
+  panEnc: string
+  dekWrapped: string
+  kekId: string
+}
+
+export function sealPan(masterKey: Buffer, tokenId: string, pan: string): SealedPan {
+  const dek = randomBytes(32)
+  try {
+    const kekId = masterKeyId(masterKey)
+    return {
+      panEnc: encrypt(dek, pan, `pan:${tokenId}`),
+      dekWrapped: encrypt(derive(masterKey, 'kek'), dek, `dek:${tokenId}:${kekId}`),
+      kekId,
+    }
+  } finally {
+    dek.fill(0)
+  }
+}
+
+export function openPan(masterKey: Buffer, tokenId: string, sealed: SealedPan): string {
+  const kekId = masterKeyId(masterKey)
+  // A row under another master key needs the re-wrap job, not a confusing GCM failure.
+  assert(sealed.kekId === kekId, `card token ${tokenId} is wrapped under key ${sealed.kekId}`)
+  const dek = decrypt(derive(masterKey, 'kek'), sealed.dekWrapped, `dek:${tokenId}:${kekId}`)
+  try {
+    return decrypt(dek, sealed.panEnc, `pan:${tokenId}`).toString('utf8')
+  } finally {
+    dek.fill(0)
+  }
+}
+
+/**
+ * Same card, same merchant → same value, for duplicate detection without decrypting.
+ * Keyed (HMAC), never a plain hash: a PAN has too little entropy to survive brute force.
+ * Per merchant, so fingerprints cannot link one buyer's card across merchants.
+ */
+export function cardFingerprint(masterKey: Buffer, merchantId: string, pan: string): string {
+  return createHmac('sha256', derive(masterKey, 'fingerprint'))
+    .update(`${merchantId}:${pan}`, 'utf8')
+    .digest('base64url')
+}
+
+/** Signs the card-access list's cursors. */
+export function cardAccessCursorKey(masterKey: Buffer): Buffer {
+  return derive(masterKey, 'card-access-cursor')
+}

@@ -1,0 +1,61 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import {
+  CardAccessList,
+  CardAccessQuery,
+  CardTokenResponse,
+  TokenizeCardBody,
+} from './vault.schemas.ts'
+import { listCardAccess, tokenizeCard } from './vault.service.ts'
+
+/** Signed routes, merchant keys only: tokenization and the detokenization audit. */
+export function vaultRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+
+    // Idempotency-Key optional (gateway). No KYC gate: storing a card moves no money.
+    app.post(
+      '/v1/cards/tokens',
+      {
+        schema: {
+          tags: ['cards'],
+          summary: 'Store a card in the vault and get a token to charge it with',
+          body: TokenizeCardBody,
+          response: { 201: CardTokenResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const view = await tokenizeCard(deps, authOf(request).merchantId, request.body)
+        return reply.code(201).send(view)
+      },
+    )
+
+    app.get(
+      '/v1/transactions/card-access',
+      {
+        schema: {
+          tags: ['cards'],
+          summary: "Audit of every detokenization of the merchant's card tokens",
+          querystring: CardAccessQuery,
+          response: { 200: CardAccessList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const q = request.query
+        const page = await listCardAccess(deps, authOf(request).merchantId, {
+          limit: q.limit,
+          ...(q.from !== undefined ? { from: new Date(q.from) } : {}),
+          ...(q.to !== undefined ? { to: new Date(q.to) } : {}),
+          ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+        })
+        return {
+          items: page.items.map((row) => ({ ...row, createdAt: isoZ(row.createdAt) })),
+          nextCursor: page.nextCursor,
+        }
+      },
+    )
+  }
+}

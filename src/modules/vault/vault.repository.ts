@@ -1,0 +1,100 @@
+import { sql } from 'kysely'
+import type { Db, Tx } from '../../database.ts'
+import type { CardAccessRow, CardTokenRow, NewCardAccess, NewCardToken } from './vault.table.ts'
+
+export async function insertCardToken(db: Db, row: NewCardToken): Promise<void> {
+  await db.insertInto('vault_card_tokens').values(row).execute()
+}
+
+export function findCardTokenById(
+  db: Db,
+  merchantId: string,
+  id: string,
+): Promise<CardTokenRow | undefined> {
+  return db
+    .selectFrom('vault_card_tokens')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** FOR SHARE: a revoke (an UPDATE) waits for an in-flight detokenization, and vice versa. */
+export function findCardTokenForShare(
+  tx: Tx,
+  merchantId: string,
+  id: string,
+): Promise<CardTokenRow | undefined> {
+  return tx
+    .selectFrom('vault_card_tokens')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .forShare()
+    .executeTakeFirst()
+}
+
+export function lockCardTokenById(
+  tx: Tx,
+  merchantId: string,
+  id: string,
+): Promise<CardTokenRow | undefined> {
+  return tx
+    .selectFrom('vault_card_tokens')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+export async function updateCardTokenCustomer(
+  tx: Tx,
+  id: string,
+  customerId: string,
+): Promise<void> {
+  await tx
+    .updateTable('vault_card_tokens')
+    .set({ customer_id: customerId })
+    .where('id', '=', id)
+    .where('customer_id', 'is', null)
+    .execute()
+}
+
+export async function updateCardTokenRevoked(tx: Tx, id: string): Promise<void> {
+  // The use case gets only a transaction (it runs inside the caller's), so the database
+  // supplies the time.
+  await tx
+    .updateTable('vault_card_tokens')
+    .set({ status: 'revoked', revoked_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .execute()
+}
+
+export async function insertCardAccess(tx: Tx, row: NewCardAccess): Promise<void> {
+  await tx.insertInto('vault_card_access').values(row).execute()
+}
+
+export interface CardAccessPageQuery {
+  merchantId: string
+  from: Date | undefined
+  to: Date | undefined
+  /** Keyset position: rows strictly older than this (created_at, id). */
+  before: { createdAt: Date; id: number } | undefined
+  limit: number
+}
+
+/** Newest first; keyset pagination on (created_at, id), served by vault_card_access_merchant_idx. */
+export function findCardAccessPage(db: Db, q: CardAccessPageQuery): Promise<CardAccessRow[]> {
+  let query = db.selectFrom('vault_card_access').selectAll().where('merchant_id', '=', q.merchantId)
+  if (q.from) query = query.where('created_at', '>=', q.from)
+  if (q.to) query = query.where('created_at', '<', q.to)
+  const before = q.before
+  if (before) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.createdAt, before.id)),
+    )
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
+}

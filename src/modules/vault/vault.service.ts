@@ -1,0 +1,340 @@
+import type { Deps, Tx } from '../../database.ts'
+import { assert } from '../../platform/assert.ts'
+import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { validationError, type FieldIssue } from '../../platform/errors.ts'
+import { newId } from '../../platform/ids.ts'
+import { cardKindOf, luhnValid, type CardBrand, type CardType } from './cards.ts'
+import { cardAccessCursorKey, cardFingerprint, openPan, sealPan } from './vault.crypto.ts'
+import { vaultError } from './vault.errors.ts'
+import * as repo from './vault.repository.ts'
+import type {
+  CardAccessOp,
+  CardAccessResult,
+  CardAccessRow,
+  CardTokenRow,
+  CardTokenStatus,
+} from './vault.table.ts'
+
+export interface TokenizeCardInput {
+  cardNumber: string
+  expMonth: number
+  expYear: number
+  cvc: string
+  holderName: string
+}
+
+export interface CardTokenView {
+  cardToken: string
+  last4: string
+  bin: string
+  brand: CardBrand
+  cardType: CardType
+  expMonth: number
+  expYear: number
+}
+
+export interface CardTokenInfo extends CardTokenView {
+  merchantId: string
+  holderName: string
+  status: CardTokenStatus
+  customerId: string | null
+  createdAt: Date
+}
+
+export interface DetokenizedCard {
+  pan: string
+  expMonth: number
+  expYear: number
+  holderName: string
+}
+
+/** The services allowed to see a PAN. Only the acquirer sends card numbers to the bank. */
+export type DetokenizeCaller = 'acquirer'
+const DETOKENIZE_CALLERS: ReadonlySet<string> = new Set<DetokenizeCaller>(['acquirer'])
+
+export interface AuditRow {
+  op: CardAccessOp
+  cardToken: string
+  callerService: string
+  result: CardAccessResult
+  createdAt: Date
+}
+
+const HOLDER_NAME_CHARS_MAX = 100
+/** Cards are issued for at most about 10 years; 20 leaves room and catches typos. */
+const EXPIRY_YEARS_AHEAD_MAX = 20
+
+interface ValidCard {
+  pan: string
+  brand: CardBrand
+  cardType: CardType
+  holderName: string
+}
+
+/**
+ * Every rule a card must pass before it is stored, all reported at once. Reasons never
+ * quote the submitted value: it may be a card number.
+ */
+function validateCard(input: TokenizeCardInput, now: Date): ValidCard {
+  const issues: FieldIssue[] = []
+  const raw: unknown = input.cardNumber
+  // Spaces and dashes are how people type card numbers; only the digits matter.
+  const pan = typeof raw === 'string' ? raw.replace(/[\s-]/g, '') : ''
+  if (!/^\d{12,19}$/.test(pan))
+    issues.push({ field: 'cardNumber', reason: 'must be 12 to 19 digits' })
+  else if (!luhnValid(pan)) issues.push({ field: 'cardNumber', reason: 'fails the Luhn check' })
+  const kind = cardKindOf(pan.slice(0, 6))
+
+  const { expMonth, expYear } = input
+  const nowYear = now.getUTCFullYear()
+  const nowMonth = now.getUTCMonth() + 1
+  const monthOk = Number.isInteger(expMonth) && expMonth >= 1 && expMonth <= 12
+  const yearOk = Number.isInteger(expYear) && expYear >= 2000 && expYear <= 2199
+  if (!monthOk) issues.push({ field: 'expMonth', reason: 'must be an integer from 1 to 12' })
+  if (!yearOk) issues.push({ field: 'expYear', reason: 'must be a four-digit year' })
+  if (monthOk && yearOk) {
+    // A card is valid through the last day of its expiry month.
+    if (expYear < nowYear) issues.push({ field: 'expYear', reason: 'card has expired' })
+    else if (expYear === nowYear && expMonth < nowMonth)
+      issues.push({ field: 'expMonth', reason: 'card has expired' })
+    else if (expYear > nowYear + EXPIRY_YEARS_AHEAD_MAX)
+      issues.push({ field: 'expYear', reason: 'is too far in the future' })
+  }
+
+  const cvcDigits = kind.brand === 'amex' ? 4 : 3
+  if (typeof input.cvc !== 'string' || !new RegExp(`^\\d{${cvcDigits}}$`).test(input.cvc)) {
+    issues.push({ field: 'cvc', reason: `must be ${cvcDigits} digits` })
+  }
+
+  const holderName = typeof input.holderName === 'string' ? input.holderName.trim() : ''
+  if (holderName.length === 0 || holderName.length > HOLDER_NAME_CHARS_MAX) {
+    issues.push({ field: 'holderName', reason: `must be 1 to ${HOLDER_NAME_CHARS_MAX} characters` })
+  } else if (/\d{12,}/.test(holderName.replace(/[\s-]/g, ''))) {
+    // A card number typed into the name field would be stored in clear: refuse it.
+    issues.push({ field: 'holderName', reason: 'must not contain a card number' })
+  }
+
+  const first = issues[0]
+  if (first) throw vaultError('invalid_card', `${first.field}: ${first.reason}`, issues)
+  return { pan, brand: kind.brand, cardType: kind.cardType, holderName }
+}
+
+function rowToView(row: CardTokenRow): CardTokenView {
+  return {
+    cardToken: row.id,
+    last4: row.last4,
+    bin: row.bin,
+    brand: row.brand,
+    cardType: row.card_type,
+    expMonth: row.exp_month,
+    expYear: row.exp_year,
+  }
+}
+
+function rowToInfo(row: CardTokenRow): CardTokenInfo {
+  return {
+    ...rowToView(row),
+    merchantId: row.merchant_id,
+    holderName: row.holder_name,
+    status: row.status,
+    customerId: row.customer_id,
+    createdAt: row.created_at,
+  }
+}
+
+/** Stores a card and returns its token. The CVC is checked here and never kept. */
+export async function tokenizeCard(
+  deps: Deps,
+  merchantId: string,
+  input: TokenizeCardInput,
+): Promise<CardTokenView> {
+  const card = validateCard(input, deps.clock.now())
+  const id = newId('tok')
+  const sealed = sealPan(deps.config.masterKey, id, card.pan)
+  const row: CardTokenRow = {
+    id,
+    merchant_id: merchantId,
+    pan_enc: sealed.panEnc,
+    dek_wrapped: sealed.dekWrapped,
+    kek_id: sealed.kekId,
+    fingerprint: cardFingerprint(deps.config.masterKey, merchantId, card.pan),
+    last4: card.pan.slice(-4),
+    bin: card.pan.slice(0, 6),
+    brand: card.brand,
+    card_type: card.cardType,
+    exp_month: input.expMonth,
+    exp_year: input.expYear,
+    holder_name: card.holderName,
+    status: 'active',
+    customer_id: null,
+    created_at: deps.clock.now(),
+    revoked_at: null,
+  }
+  await repo.insertCardToken(deps.db, row)
+  return rowToView(row)
+}
+
+/** The token's non-secret details; 404 when missing or another merchant's. */
+export async function getCardToken(
+  deps: Deps,
+  merchantId: string,
+  cardToken: string,
+): Promise<CardTokenInfo> {
+  const row = await repo.findCardTokenById(deps.db, merchantId, cardToken)
+  if (!row) throw vaultError('card_token_not_found')
+  return rowToInfo(row)
+}
+
+// What the audit row records as the token: a well-formed id, or a placeholder so that a
+// caller who passes something else (a card number by mistake) cannot write it to the log.
+function auditedToken(cardToken: string): string {
+  return /^tok_[0-9a-z]{1,64}$/.test(cardToken) ? cardToken : 'tok_invalid'
+}
+
+/**
+ * The card number behind a token, for the acquirer only (README). Every call writes an
+ * audit row in the same transaction that reads the token, before the PAN is decrypted: if
+ * the audit insert fails, no PAN comes out. A refused call is audited as `denied` and then
+ * throws: 404 SVC-RES-3301 when the token is missing or another merchant's, 409
+ * SVC-STATE-3401 when it is revoked.
+ */
+export async function detokenize(
+  deps: Deps,
+  p: { merchantId: string; cardToken: string; callerService: DetokenizeCaller },
+): Promise<DetokenizedCard> {
+  const outcome = await transact(deps.db, async (tx) => {
+    const row = await repo.findCardTokenForShare(tx, p.merchantId, p.cardToken)
+    const denial = !DETOKENIZE_CALLERS.has(p.callerService)
+      ? ('caller' as const)
+      : !row
+        ? ('not_found' as const)
+        : row.status !== 'active'
+          ? ('revoked' as const)
+          : undefined
+    await repo.insertCardAccess(tx, {
+      op: 'detokenize',
+      card_token: auditedToken(p.cardToken),
+      merchant_id: p.merchantId,
+      caller_service: p.callerService,
+      result: denial || !row ? 'denied' : 'ok',
+      created_at: deps.clock.now(),
+    })
+    if (denial || !row) return { denial: denial ?? 'not_found' }
+    const pan = openPan(deps.config.masterKey, row.id, {
+      panEnc: row.pan_enc,
+      dekWrapped: row.dek_wrapped,
+      kekId: row.kek_id,
+    })
+    return {
+      card: { pan, expMonth: row.exp_month, expYear: row.exp_year, holderName: row.holder_name },
+    }
+  })
+  // The denial is thrown after the commit so that its audit row is kept.
+  if ('card' in outcome) return outcome.card
+  assert(outcome.denial !== 'caller', `detokenize refused for caller ${p.callerService}`)
+  throw vaultError(outcome.denial === 'revoked' ? 'card_token_revoked' : 'card_token_not_found')
+}
+
+/**
+ * Attaches a token to a customer inside the caller's transaction. Binding to the same
+ * customer again is a no-op; another customer is 409 SVC-RES-3302; a revoked token 409
+ * SVC-STATE-3401.
+ */
+export async function bindCardToCustomer(
+  tx: Tx,
+  merchantId: string,
+  cardToken: string,
+  customerId: string,
+): Promise<void> {
+  const row = await repo.lockCardTokenById(tx, merchantId, cardToken)
+  if (!row) throw vaultError('card_token_not_found')
+  if (row.customer_id === customerId) return
+  if (row.customer_id !== null) throw vaultError('card_bound_to_other_customer')
+  if (row.status !== 'active') throw vaultError('card_token_revoked')
+  await repo.updateCardTokenCustomer(tx, row.id, customerId)
+}
+
+/** Revokes a token for good inside the caller's transaction; revoking twice is a no-op. */
+export async function revokeCardToken(
+  tx: Tx,
+  merchantId: string,
+  cardToken: string,
+): Promise<void> {
+  const row = await repo.lockCardTokenById(tx, merchantId, cardToken)
+  if (!row) throw vaultError('card_token_not_found')
+  await repo.updateCardTokenRevoked(tx, row.id)
+}
+
+interface CardAccessCursor {
+  k: 'card-access'
+  m: string
+  t: string
+  i: number
+}
+
+function isCardAccessCursor(value: unknown, merchantId: string): value is CardAccessCursor {
+  if (typeof value !== 'object' || value === null) return false
+  const c = value as Partial<CardAccessCursor>
+  return (
+    c.k === 'card-access' &&
+    c.m === merchantId &&
+    typeof c.t === 'string' &&
+    !Number.isNaN(Date.parse(c.t)) &&
+    Number.isSafeInteger(c.i)
+  )
+}
+
+export const CARD_ACCESS_LIMIT_MAX = 100
+
+/**
+ * The merchant's detokenization audit, newest first, in pages of `limit`. The cursor is
+ * signed and names its merchant: an edited cursor, or another merchant's, is a 400.
+ */
+export async function listCardAccess(
+  deps: Deps,
+  merchantId: string,
+  q: { from?: Date; to?: Date; limit: number; cursor?: string },
+): Promise<{ items: AuditRow[]; nextCursor: string | null }> {
+  assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= CARD_ACCESS_LIMIT_MAX, 'limit')
+  if (q.from && q.to && q.from.getTime() > q.to.getTime()) {
+    throw validationError('from', 'must not be after to')
+  }
+  const key = cardAccessCursorKey(deps.config.masterKey)
+  let before: repo.CardAccessPageQuery['before']
+  if (q.cursor !== undefined) {
+    const decoded = decodeCursor<unknown>(key, q.cursor)
+    if (!isCardAccessCursor(decoded, merchantId)) throw invalidCursorError()
+    before = { createdAt: new Date(decoded.t), id: decoded.i }
+  }
+  // One row more than asked tells whether another page exists.
+  const rows = await repo.findCardAccessPage(deps.db, {
+    merchantId,
+    from: q.from,
+    to: q.to,
+    before,
+    limit: q.limit + 1,
+  })
+  const page = rows.slice(0, q.limit)
+  const last = page.at(-1)
+  const nextCursor =
+    rows.length > q.limit && last
+      ? encodeCursor(key, {
+          k: 'card-access',
+          m: merchantId,
+          t: last.created_at.toISOString(),
+          i: last.id,
+        } satisfies CardAccessCursor)
+      : null
+  return { items: page.map(accessRowToAuditRow), nextCursor }
+}
+
+function accessRowToAuditRow(row: CardAccessRow): AuditRow {
+  return {
+    op: row.op,
+    cardToken: row.card_token,
+    callerService: row.caller_service,
+    result: row.result,
+    createdAt: row.created_at,
+  }
+}

@@ -1,0 +1,47 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { AppError } from './errors.ts'
+
+// Opaque, tamper-evident list cursors: "<base64url JSON>.<base64url HMAC-SHA256>". The payload
+// is readable by anyone who decodes it (put no secrets in it), but a client cannot forge or
+// edit one, so a keyset position can only come from a page this service handed out.
+// Each module signs with its own key (derive it from the master key for its purpose), so a
+// cursor of one list is rejected by another.
+
+const MAC_BYTES = 32
+const CURSOR_CHARS_MAX = 2048
+
+function mac(key: Buffer, body: string): Buffer {
+  return createHmac('sha256', key).update(body, 'utf8').digest()
+}
+
+/** The error for a cursor that verifies but does not fit the list it was sent to. */
+export function invalidCursorError(field = 'cursor'): AppError {
+  return new AppError('SVC-VAL-3001', 400, `${field}: is not a valid cursor`, [
+    { field, reason: 'is not a valid cursor' },
+  ])
+}
+
+export function encodeCursor(key: Buffer, payload: object): string {
+  const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url')
+  return `${body}.${mac(key, body).toString('base64url')}`
+}
+
+/**
+ * The payload of a cursor this service signed with `key`. Any tampering, truncation or a
+ * cursor signed with another key is a 400 SVC-VAL-3001 on `field`. The payload's shape is
+ * the caller's to check: the signature proves only that we wrote it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the payload type it encoded
+export function decodeCursor<T>(key: Buffer, cursor: string, field = 'cursor'): T {
+  if (cursor.length > CURSOR_CHARS_MAX) throw invalidCursorError(field)
+  const [body, signature, rest] = cursor.split('.')
+  if (!body || !signature || rest !== undefined) throw invalidCursorError(field)
+  const given = Buffer.from(signature, 'base64url')
+  if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(key, body)))
+    throw invalidCursorError(field)
+  try {
+    return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as T
+  } catch {
+    throw invalidCursorError(field)
+  }
+}

@@ -1,0 +1,128 @@
+// Goal: per-key token bucket (429 SVC-GW-1004 with Retry-After past the burst), isolated per key, and
+// shared across app instances on PostgreSQL. Method: rps 5 / burst 10, server clock frozen so refills happen only when the test moves time.
+import assert from 'node:assert/strict'
+import { test, type TestContext } from 'node:test'
+import { sql } from 'kysely'
+import type { KurusResponse } from '../../sdk/index.ts'
+import { startTestApp, type TestMerchant } from '../helpers/app.ts'
+import { FreezableClock, send } from './_support.ts'
+
+const ENV = { KURUS_RATE_LIMIT_RPS: '5', KURUS_RATE_LIMIT_BURST: '10' }
+
+async function setup(t: TestContext) {
+  const clock = new FreezableClock()
+  const h = await startTestApp(t, { env: ENV, clock })
+  const m = await h.newMerchant()
+  clock.freeze()
+  return { h, m, clock }
+}
+
+function whoami(m: TestMerchant): Promise<KurusResponse> {
+  return m.client.request('GET', '/v1/auth/whoami')
+}
+
+/** Sends n requests one after another and returns their statuses. */
+async function burst(m: TestMerchant, n: number): Promise<number[]> {
+  const statuses: number[] = []
+  for (let i = 0; i < n; i++) statuses.push((await whoami(m)).status)
+  return statuses
+}
+
+function count(statuses: number[], status: number): number {
+  return statuses.filter((s) => s === status).length
+}
+
+test('past the burst: 429 SVC-GW-1004 with Retry-After; tokens come back at the configured rate', async (t) => {
+  const { m, clock } = await setup(t)
+  assert.deepEqual(await burst(m, 10), Array(10).fill(200))
+  const limited = await whoami(m)
+  assert.equal(limited.status, 429)
+  const body = limited.body as Record<string, unknown>
+  assert.equal(body['code'], 'SVC-GW-1004')
+  assert.equal(body['requestId'], limited.requestId)
+  assert.equal(limited.headers.get('retry-after'), '1')
+  // Hammering while limited does not dig the hole deeper.
+  assert.deepEqual(await burst(m, 5), Array(5).fill(429))
+  // One second at 5/s refills 5 tokens from a balance of -1: four requests pass.
+  clock.advance(1_000)
+  const after = await burst(m, 6)
+  assert.deepEqual(after, [200, 200, 200, 200, 429, 429])
+  // A long pause refills to the burst, never beyond it.
+  clock.advance(3_600_000)
+  const refilled = await burst(m, 12)
+  assert.equal(count(refilled, 200), 10)
+  assert.deepEqual(refilled.slice(10), [429, 429])
+})
+
+test("one key's burst does not throttle another merchant's key or another key of the same merchant", async (t) => {
+  const { h, m } = await setup(t)
+  const other = await h.newMerchant()
+  const store = await h.operator<{ publicKey: string; secretKey: string }>(
+    'POST',
+    `/operator/v1/merchants/${m.merchantId}/stores`,
+    {},
+  )
+  assert.equal(store.status, 201)
+  const storeClient = h.clientFor(store.body)
+  assert.equal(count(await burst(m, 15), 429), 5)
+  assert.deepEqual(await burst(other, 10), Array(10).fill(200))
+  for (let i = 0; i < 10; i++) assert.equal((await storeClient.whoami()).merchantId, m.merchantId)
+  assert.equal((await whoami(m)).status, 429)
+})
+
+test('requests that fail authentication do not spend the key’s tokens', async (t) => {
+  const { h, m } = await setup(t)
+  for (let i = 0; i < 20; i++) {
+    const res = await send(h.url + '/v1/auth/whoami', 'GET', {
+      'x-api-key': m.publicKey,
+      'x-timestamp': h.clock.now().toISOString(),
+      'x-signature': '0'.repeat(64),
+    })
+    assert.equal(res.status, 401)
+  }
+  assert.deepEqual(await burst(m, 10), Array(10).fill(200))
+})
+
+test('the bucket lives in PostgreSQL (shared by app instances) or in memory on PGlite', async (t) => {
+  const { h, m, clock } = await setup(t)
+  const second = await startTestApp(t, { env: ENV, clock, database: h.database })
+  const viaSecond = second.clientFor(m)
+  assert.deepEqual(await burst(m, 6), Array(6).fill(200))
+  const rows = await sql<{ n: number }>`select count(*)::int as n from rate_limit_buckets`.execute(
+    h.deps.db,
+  )
+  const onSecond: number[] = []
+  for (let i = 0; i < 11; i++)
+    onSecond.push((await viaSecond.request('GET', '/v1/auth/whoami')).status)
+  if (h.database.handle.kind === 'postgres') {
+    // One bucket for both processes: 6 spent on the first, 4 left for the second.
+    assert.equal(rows.rows[0]?.n, 1)
+    assert.deepEqual(onSecond, [...Array(4).fill(200), ...Array(7).fill(429)])
+    assert.equal((await whoami(m)).status, 429)
+  } else {
+    // PGlite is one process by construction; each app keeps its own bucket in memory.
+    assert.equal(h.database.handle.kind, 'pglite')
+    assert.equal(rows.rows[0]?.n, 0)
+    assert.deepEqual(onSecond, [...Array(10).fill(200), 429])
+    assert.deepEqual(await burst(m, 5), [200, 200, 200, 200, 429])
+  }
+})
+
+test('concurrent requests never get more than the burst', async (t) => {
+  const { m } = await setup(t)
+  const results = await Promise.all(Array.from({ length: 30 }, () => whoami(m)))
+  assert.equal(
+    count(
+      results.map((r) => r.status),
+      200,
+    ),
+    10,
+  )
+  assert.equal(
+    count(
+      results.map((r) => r.status),
+      429,
+    ),
+    20,
+  )
+})

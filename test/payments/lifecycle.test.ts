@@ -1,0 +1,247 @@
+// Goal: each row of the spec's Payment state table: preauth, capture, void, 3DS, the
+// acquirer timeout, and the races (20 captures, capture vs void). Method: signed HTTP.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { eventsForResource } from '../../src/modules/events/index.ts'
+import { legsForPayment } from '../../src/modules/ledger/index.ts'
+import { startTestApp } from '../helpers/app.ts'
+import { CARDS, charge } from '../helpers/payments.ts'
+
+test('capture:false authorizes without legs; capture posts them once, idempotently', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { res } = await charge(m.client, CARDS.frictionless, 8000, { capture: false })
+  assert.equal(res.status, 201)
+  assert.equal(res.body.status, 'authorized')
+  const id = res.body.paymentId
+  assert.equal((await legsForPayment(h.deps.db, m.merchantId, id)).length, 0)
+  const cap = await m.client.request<Record<string, unknown>>(
+    'POST',
+    `/v1/payments/${id}/capture`,
+    {
+      body: {},
+    },
+  )
+  assert.equal(cap.status, 200)
+  assert.equal(cap.body['status'], 'captured')
+  assert.equal(cap.body['refundableAmount'], 8000)
+  assert.equal(cap.body['netAmount'], 8000 - Number(cap.body['commission']))
+  const again = await m.client.request<Record<string, unknown>>(
+    'POST',
+    `/v1/payments/${id}/capture`,
+  )
+  assert.equal(again.status, 200)
+  assert.equal(again.body['status'], 'captured')
+  const legs = await legsForPayment(h.deps.db, m.merchantId, id)
+  assert.equal(legs.filter((l) => l.accountType === 'buyer_pending').length, 1)
+  const voidCaptured = await m.client.request<{ code: string }>('POST', `/v1/payments/${id}/void`, {
+    body: {},
+  })
+  assert.equal(voidCaptured.status, 409)
+  assert.equal(voidCaptured.body.code, 'SVC-STATE-3401')
+  const types = (await eventsForResource(h.deps.db, m.merchantId, id)).map((e) => e.type)
+  assert.deepEqual(types, ['payment.authorized', 'payment.captured'])
+})
+
+test('void with a reason, idempotent, no legs, and the event carries the reason', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { res } = await charge(m.client, CARDS.frictionless, 8000, { capture: false })
+  const id = res.body.paymentId
+  const tooLong = await m.client.request<{ code: string }>('POST', `/v1/payments/${id}/void`, {
+    body: { reason: 'x'.repeat(501) },
+  })
+  assert.equal(tooLong.status, 400)
+  const voided = await m.client.request<Record<string, unknown>>(
+    'POST',
+    `/v1/payments/${id}/void`,
+    {
+      body: { reason: 'müşteri vazgeçti' },
+    },
+  )
+  assert.equal(voided.status, 200)
+  assert.deepEqual(voided.body, { id, status: 'voided', amount: 8000, currency: 'TRY' })
+  const again = await m.client.request<Record<string, unknown>>('POST', `/v1/payments/${id}/void`, {
+    body: {},
+  })
+  assert.equal(again.status, 200)
+  assert.equal(again.body['status'], 'voided')
+  assert.equal((await legsForPayment(h.deps.db, m.merchantId, id)).length, 0)
+  const events = await eventsForResource(h.deps.db, m.merchantId, id)
+  const voidEvent = events.find((e) => e.type === 'payment.voided')
+  assert.equal(voidEvent?.data['reason'], 'müşteri vazgeçti')
+  assert.deepEqual(
+    events.map((e) => e.sequence),
+    [1, 2],
+  )
+  const capture = await m.client.request<{ code: string }>('POST', `/v1/payments/${id}/capture`)
+  assert.equal(capture.status, 409)
+})
+
+test('20 concurrent captures leave one winner and one set of legs', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { res } = await charge(m.client, CARDS.frictionless, 9000, { capture: false })
+  const id = res.body.paymentId
+  const results = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      m.client.request<{ status: string }>('POST', `/v1/payments/${id}/capture`, { body: {} }),
+    ),
+  )
+  assert.ok(results.every((r) => r.status === 200 && r.body.status === 'captured'))
+  const legs = await legsForPayment(h.deps.db, m.merchantId, id)
+  assert.equal(legs.filter((l) => l.accountType === 'buyer_pending').length, 1)
+  const captured = (await eventsForResource(h.deps.db, m.merchantId, id)).filter(
+    (e) => e.type === 'payment.captured',
+  )
+  assert.equal(captured.length, 1)
+})
+
+test('a capture racing a void: exactly one of them wins', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  for (let round = 0; round < 5; round++) {
+    const { res } = await charge(m.client, CARDS.frictionless, 9000, { capture: false })
+    const id = res.body.paymentId
+    const [cap, vd] = await Promise.all([
+      m.client.request<{ status: string }>('POST', `/v1/payments/${id}/capture`, { body: {} }),
+      m.client.request<{ status: string }>('POST', `/v1/payments/${id}/void`, { body: {} }),
+    ])
+    const final = await m.client.request<{ status: string }>('GET', `/v1/payments/${id}`)
+    const winners = [cap, vd].filter((r) => r.status === 200)
+    assert.equal(winners.length, 1, JSON.stringify([cap, vd].map((r) => [r.status, r.body])))
+    assert.equal(winners[0]?.body.status, final.body.status)
+    const legs = await legsForPayment(h.deps.db, m.merchantId, id)
+    assert.equal(legs.length > 0, final.body.status === 'captured')
+  }
+})
+
+test('a 3DS challenge passes with the right OTP; duplicate callbacks get the same row', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { res } = await charge(m.client, CARDS.challenge, 6000)
+  assert.equal(res.status, 201)
+  assert.equal(res.body.status, 'pending_3ds')
+  assert.ok(res.body.correlationId)
+  assert.ok(res.body.challengeUrl?.includes(`/3ds/${res.body.paymentId}`))
+  const id = res.body.paymentId
+  const solved = await m.client.request<{ pares: string; correlationId: string }>(
+    'POST',
+    `/v1/sandbox/payments/${id}/3ds-challenge`,
+    { body: { otp: '123456' } },
+  )
+  assert.equal(solved.status, 200)
+  assert.equal(solved.body.correlationId, res.body.correlationId)
+
+  const forged = await m.client.request<{ code: string }>(
+    'POST',
+    `/v1/payments/${id}/3ds-callback`,
+    {
+      body: {
+        pares: solved.body.pares.slice(0, -4) + 'AAAA',
+        correlationId: solved.body.correlationId,
+      },
+    },
+  )
+  assert.equal(forged.status, 400)
+  assert.equal(forged.body.code, 'SVC-3DS-3601')
+  const unchanged = await m.client.request<{ status: string }>('GET', `/v1/payments/${id}`)
+  assert.equal(unchanged.body.status, 'pending_3ds')
+  const mismatched = await m.client.request<{ code: string }>(
+    'POST',
+    `/v1/payments/${id}/3ds-callback`,
+    {
+      body: { pares: solved.body.pares, correlationId: 'other-correlation' },
+    },
+  )
+  assert.equal(mismatched.status, 400)
+  assert.equal(mismatched.body.code, 'SVC-3DS-3601')
+
+  const body = { pares: solved.body.pares, correlationId: solved.body.correlationId }
+  const [a, b] = await Promise.all([
+    m.client.request<Record<string, unknown>>('POST', `/v1/payments/${id}/3ds-callback`, { body }),
+    m.client.request<Record<string, unknown>>('POST', `/v1/payments/${id}/3ds-callback`, { body }),
+  ])
+  assert.equal(a.status, 200)
+  assert.equal(b.status, 200)
+  assert.equal(a.body['status'], 'captured')
+  assert.deepEqual(a.body, b.body)
+  const third = await m.client.request<Record<string, unknown>>(
+    'POST',
+    `/v1/payments/${id}/3ds-callback`,
+    {
+      body,
+    },
+  )
+  assert.deepEqual(third.body, a.body)
+  const legs = await legsForPayment(h.deps.db, m.merchantId, id)
+  assert.equal(legs.filter((l) => l.accountType === 'buyer_pending').length, 1)
+})
+
+test('a wrong OTP, and the always-failing challenge card, end failed with 402', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  for (const [card, otp] of [
+    [CARDS.challenge, '000000'],
+    [CARDS.challengeFails, '123456'],
+  ] as const) {
+    const { res } = await charge(m.client, card, 6000)
+    assert.equal(res.body.status, 'pending_3ds', card)
+    const id = res.body.paymentId
+    const solved = await m.client.request<{ pares: string; correlationId: string }>(
+      'POST',
+      `/v1/sandbox/payments/${id}/3ds-challenge`,
+      { body: { otp } },
+    )
+    const cb = await m.client.request<Record<string, unknown>>(
+      'POST',
+      `/v1/payments/${id}/3ds-callback`,
+      {
+        body: solved.body,
+      },
+    )
+    assert.equal(cb.status, 402, card)
+    assert.equal(cb.body['code'], 'SVC-PAY-3501')
+    assert.equal(cb.body['paymentId'], id)
+    const got = await m.client.request<{ status: string }>('GET', `/v1/payments/${id}`)
+    assert.equal(got.body.status, 'failed')
+  }
+})
+
+test('an acquirer timeout answers 202 pending and a retry returns the same payment', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { res, transactionId, cardToken } = await charge(m.client, CARDS.timeout, 5000)
+  assert.equal(res.status, 202, JSON.stringify(res.body))
+  assert.equal(res.body.status, 'pending')
+  const retry = await m.client.request<{ paymentId: string; status: string }>(
+    'POST',
+    '/v1/payments/card',
+    { body: { transactionId, amount: 5000, currency: 'TRY', cardToken } },
+  )
+  assert.equal(retry.status, 202)
+  assert.equal(retry.body.paymentId, res.body.paymentId)
+  assert.equal((await legsForPayment(h.deps.db, m.merchantId, res.body.paymentId)).length, 0)
+})
+
+test("another merchant's payment is a 404 everywhere", async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const other = await h.newMerchant()
+  const { res } = await charge(m.client, CARDS.frictionless, 5000, { capture: false })
+  const id = res.body.paymentId
+  for (const [method, path] of [
+    ['GET', `/v1/payments/${id}`],
+    ['POST', `/v1/payments/${id}/capture`],
+    ['POST', `/v1/payments/${id}/void`],
+    ['POST', `/v1/payments/${id}/3ds-callback`],
+  ] as const) {
+    const r = await other.client.request<{ code: string }>(method, path, {
+      ...(method === 'POST'
+        ? { body: path.endsWith('callback') ? { pares: 'x', correlationId: 'y' } : {} }
+        : {}),
+    })
+    assert.equal(r.status, 404, `${method} ${path}`)
+    assert.equal(r.body.code, 'SVC-RES-3301')
+  }
+})
