@@ -173,7 +173,11 @@ async function main(): Promise<void> {
           .digest('hex')
         return {
           ...req,
-          headers: { 'x-api-key': keys.publicKey, 'x-timestamp': timestamp, 'x-signature': signature },
+          headers: {
+            'x-api-key': keys.publicKey,
+            'x-timestamp': timestamp,
+            'x-signature': signature,
+          },
         }
       },
     }

@@ -106,7 +106,9 @@ export class Kurus {
     opts: RequestOptions = {},
   ): Promise<KurusResponse<T>> {
     const upper = method.toUpperCase()
-    const cleanPath = path.length > 1 ? path.replace(/\/+$/, '') : path
+    // Only the path is signed: a query written into `path` is sent, not signed.
+    const [pathOnly = '', inlineQuery] = path.split(/\?(.*)/s)
+    const cleanPath = pathOnly.length > 1 ? pathOnly.replace(/\/+$/, '') : pathOnly
     const body = opts.rawBody ?? (opts.body === undefined ? '' : JSON.stringify(opts.body))
     const timestamp = (this.options.now?.() ?? new Date()).toISOString()
     const headers: Record<string, string> = {
@@ -119,7 +121,7 @@ export class Kurus {
     }
     if (opts.requestId) headers['x-request-id'] = opts.requestId
     Object.assign(headers, opts.headers)
-    const query = new URLSearchParams()
+    const query = new URLSearchParams(inlineQuery)
     for (const [k, v] of Object.entries(opts.query ?? {}))
       if (v !== undefined) query.set(k, String(v))
     const qs = query.size > 0 ? `?${query.toString()}` : ''

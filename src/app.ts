@@ -26,8 +26,11 @@ import {
   type RateLimiter,
 } from './modules/gateway/index.ts'
 import { merchantsRoutes } from './modules/merchants/index.ts'
+import { disputesRoutes, disputesSandboxRoutes } from './modules/disputes/index.ts'
 import { operatorRoutes } from './modules/operator/index.ts'
 import { vaultRoutes } from './modules/vault/index.ts'
+import { transactionsRoutes } from './modules/transactions/index.ts'
+import { customersRoutes } from './modules/customers/index.ts'
 import {
   paymentsPublicRoutes,
   paymentsRoutes,
@@ -171,7 +174,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
       merchantsRoutes(deps),
       vaultRoutes(deps),
       paymentsRoutes(deps),
-      ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps)] : []),
+      transactionsRoutes(deps),
+      customersRoutes(deps),
+      disputesRoutes(deps),
+      ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps), disputesSandboxRoutes(deps)] : []),
       ...(options.extraSignedRoutes ?? []),
     ],
   })

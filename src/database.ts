@@ -3,6 +3,7 @@ import type { Config } from './config.ts'
 import type { Clock } from './platform/clock.ts'
 import type { JobQueue } from './platform/jobs/queue.ts'
 import type { Logger } from './platform/logger.ts'
+import type { DisputesTables } from './modules/disputes/disputes.table.ts'
 import type { EventsTables } from './modules/events/events.table.ts'
 import type { GatewayTables } from './modules/gateway/gateway.table.ts'
 import type { LedgerTables } from './modules/ledger/ledger.table.ts'
@@ -10,16 +11,27 @@ import type { MerchantsTables } from './modules/merchants/merchants.table.ts'
 import type { PaymentsTables } from './modules/payments/payments.table.ts'
 import type { AcquirerTables } from './modules/acquirer/acquirer.table.ts'
 import type { VaultTables } from './modules/vault/vault.table.ts'
+import type { WebhooksTables } from './modules/webhooks/webhooks.table.ts'
+import type { MailTables } from './platform/mail.ts'
+import type { TransactionsTables } from './modules/transactions/transactions.table.ts'
+import type { CustomersTables } from './modules/customers/customers.table.ts'
+import type { CheckoutTables } from './modules/checkout/checkout.table.ts'
 
 // The whole schema as Kysely sees it: each module declares its own tables in its
 // <module>.table.ts, and only its repository queries them.
 export type Database = MerchantsTables &
+  WebhooksTables &
+  MailTables &
+  DisputesTables &
   GatewayTables &
   LedgerTables &
   EventsTables &
   PaymentsTables &
   VaultTables &
-  AcquirerTables
+  AcquirerTables &
+  CustomersTables &
+  CheckoutTables &
+  TransactionsTables
 
 export type Db = Kysely<Database>
 export type Tx = Transaction<Database>

@@ -23,6 +23,7 @@ export type IdPrefix =
   | 'whe'
   | 'dlv'
   | 'jrn'
+  | 'msg'
 
 /** 120 random bits as 24 base32 characters behind the spec's type prefix. */
 export function newId(prefix: IdPrefix): string {

@@ -16,6 +16,16 @@ const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 // Guards against a hang, not assertions about speed: PGlite's first start runs initdb.
 const START_GUARD_MS = 120_000
+const SERVER_SETTINGS = new Set([
+  'DATABASE_URL',
+  'KURUS_MASTER_KEY',
+  'KURUS_OPERATOR_TOKEN',
+  'KURUS_ENV',
+  'PUBLIC_API_URL',
+  'KURUS_PUBLIC_KEY',
+  'KURUS_SECRET_KEY',
+  'KURUS_URL',
+])
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -75,7 +85,9 @@ async function serve(env: NodeJS.ProcessEnv): Promise<Server> {
   let err = ''
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()))
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  )
   const banner = await new Promise<Banner>((resolve, reject) => {
     const guard = setTimeout(() => reject(new Error(`no banner:\n${out}\n${err}`)), START_GUARD_MS)
     const check = () => {
@@ -112,88 +124,108 @@ async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return stdout
 }
 
-test('npm start on a fresh data dir: printed curl works, the CLI works, a restart reuses the data', { timeout: 4 * START_GUARD_MS }, async (t) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'kurus-serve-'))
-  const port = await freePort()
-  const env: NodeJS.ProcessEnv = { ...process.env, KURUS_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }
-  for (const name of ['DATABASE_URL', 'KURUS_MASTER_KEY', 'KURUS_OPERATOR_TOKEN', 'KURUS_ENV', 'PUBLIC_API_URL', 'KURUS_PUBLIC_KEY', 'KURUS_SECRET_KEY', 'KURUS_URL']) {
-    delete env[name]
-  }
-  // On the PostgreSQL run the server gets a fresh database of its own; on PGlite, the data dir.
-  const database = testBackend() === 'postgres' ? await createTestDatabase() : undefined
-  if (database?.url) env['DATABASE_URL'] = database.url
-  const servers: Server[] = []
-  t.after(async () => {
-    for (const s of servers) if (s.child.exitCode === null) await s.stop()
-    await database?.drop()
-    rmSync(dataDir, { recursive: true, force: true })
-  })
+test(
+  'npm start on a fresh data dir: printed curl works, the CLI works, a restart reuses the data',
+  { timeout: 4 * START_GUARD_MS },
+  async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kurus-serve-'))
+    const port = await freePort()
+    // The server reads its settings from its environment: start from ours without any of them.
+    const inherited = Object.entries(process.env).filter(([name]) => !SERVER_SETTINGS.has(name))
+    const env: NodeJS.ProcessEnv = {
+      ...Object.fromEntries(inherited),
+      KURUS_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    }
+    // On the PostgreSQL run the server gets a fresh database of its own; on PGlite, the data dir.
+    const database = testBackend() === 'postgres' ? await createTestDatabase() : undefined
+    if (database?.url) env['DATABASE_URL'] = database.url
+    const servers: Server[] = []
+    t.after(async () => {
+      for (const s of servers) if (s.child.exitCode === null) await s.stop()
+      await database?.drop()
+      rmSync(dataDir, { recursive: true, force: true })
+    })
 
-  const first = await serve(env)
-  servers.push(first)
-  const b = first.banner
-  assert.match(b.merchantId, /^mrc_/)
-  assert.match(b.publicKey, /^pk_demo_/)
-  assert.match(b.secretKey, /^sk_demo_/)
-  assert.match(b.curl, new RegExp(`^curl -sS -X GET 'http://localhost:${port}/v1/auth/whoami'`))
-  // The operator token was generated on first start and written to the data dir.
-  assert.equal(readFileSync(join(dataDir, 'operator-token'), 'utf8').trim(), b.operatorToken)
+    const first = await serve(env)
+    servers.push(first)
+    const b = first.banner
+    assert.match(b.merchantId, /^mrc_/)
+    assert.match(b.publicKey, /^pk_demo_/)
+    assert.match(b.secretKey, /^sk_demo_/)
+    assert.match(b.curl, new RegExp(`^curl -sS -X GET 'http://localhost:${port}/v1/auth/whoami'`))
+    // The operator token was generated on first start and written to the data dir.
+    assert.equal(readFileSync(join(dataDir, 'operator-token'), 'utf8').trim(), b.operatorToken)
 
-  const whoami = JSON.parse(await bash(b.curl, env)) as Record<string, unknown>
-  assert.equal(whoami['subjectScope'], 'merchant')
-  assert.equal(whoami['merchantId'], b.merchantId)
-  assert.equal(whoami['storeId'], b.storeId)
+    const whoami = JSON.parse(await bash(b.curl, env)) as Record<string, unknown>
+    assert.equal(whoami['subjectScope'], 'merchant')
+    assert.equal(whoami['merchantId'], b.merchantId)
+    assert.equal(whoami['storeId'], b.storeId)
 
-  // The CLI against the running server: KURUS_URL plus the operator token file in the data dir.
-  const cliEnv = { ...env, KURUS_URL: `http://127.0.0.1:${port}` }
-  const signed = await cli(['sign', 'GET', '/v1/auth/whoami'], cliEnv)
-  assert.match(signed, /^curl -sS -X GET 'http:\/\/127\.0\.0\.1:\d+\/v1\/auth\/whoami'/)
-  assert.ok(signed.includes(`X-Api-Key: ${b.publicKey}`))
-  const viaSign = JSON.parse(await bash(signed, env)) as Record<string, unknown>
-  assert.equal(viaSign['merchantId'], b.merchantId)
-  // `sign` asked the server for the demo keys rather than opening its database.
-  assert.ok(first.output().includes('/operator/v1/demo/credentials'))
+    // The CLI against the running server: KURUS_URL plus the operator token file in the data dir.
+    const cliEnv = { ...env, KURUS_URL: `http://127.0.0.1:${port}` }
+    const signed = await cli(['sign', 'GET', '/v1/auth/whoami'], cliEnv)
+    assert.match(signed, /^curl -sS -X GET 'http:\/\/127\.0\.0\.1:\d+\/v1\/auth\/whoami'/)
+    assert.ok(signed.includes(`X-Api-Key: ${b.publicKey}`))
+    const viaSign = JSON.parse(await bash(signed, env)) as Record<string, unknown>
+    assert.equal(viaSign['merchantId'], b.merchantId)
+    // `sign` asked the server for the demo keys rather than opening its database.
+    assert.ok(first.output().includes('/operator/v1/demo/credentials'))
 
-  const created = JSON.parse(await cli(['merchant', 'create', '--name', 'Çiçekçi Ayşe', '--kyc', 'approved', '--json'], cliEnv)) as {
-    merchantId: string
-    storeId: string
-    publicKey: string
-    secretKey: string
-  }
-  assert.match(created.merchantId, /^mrc_/)
-  const client = new Kurus({ ...created, baseUrl: `http://127.0.0.1:${port}` })
-  assert.equal((await client.whoami()).merchantId, created.merchantId)
-  assert.equal((await client.kycStatus()).status, 'approved')
-  const kycOut = await cli(['kyc', 'set', '--merchant', created.merchantId, '--status', 'suspended'], cliEnv)
-  assert.match(kycOut, /status: "suspended"/)
-  // A signed POST from the CLI: the body it signs is the body curl sends, byte for byte.
-  const body = '{"note":"Çay, şeker"}'
-  const post = await cli(['sign', 'POST', '/v1/payments/sessions', body], cliEnv)
-  assert.ok(post.includes(`--data-raw '${body}'`))
-  const header = (name: string) => new RegExp(`${name}: ([^']+)'`).exec(post)?.[1] ?? ''
-  assert.equal(
-    header('X-Signature'),
-    sign(b.secretKey, canonicalString(header('X-Timestamp'), 'POST', '/v1/payments/sessions', body)),
-  )
+    const created = JSON.parse(
+      await cli(
+        ['merchant', 'create', '--name', 'Çiçekçi Ayşe', '--kyc', 'approved', '--json'],
+        cliEnv,
+      ),
+    ) as {
+      merchantId: string
+      storeId: string
+      publicKey: string
+      secretKey: string
+    }
+    assert.match(created.merchantId, /^mrc_/)
+    const client = new Kurus({ ...created, baseUrl: `http://127.0.0.1:${port}` })
+    assert.equal((await client.whoami()).merchantId, created.merchantId)
+    assert.equal((await client.kycStatus()).status, 'approved')
+    const kycOut = await cli(
+      ['kyc', 'set', '--merchant', created.merchantId, '--status', 'suspended'],
+      cliEnv,
+    )
+    assert.match(kycOut, /status: "suspended"/)
+    // A signed POST from the CLI: the body it signs is the body curl sends, byte for byte.
+    const body = '{"note":"Çay, şeker"}'
+    const post = await cli(['sign', 'POST', '/v1/payments/sessions', body], cliEnv)
+    assert.ok(post.includes(`--data-raw '${body}'`))
+    const header = (name: string) => new RegExp(`${name}: ([^']+)'`).exec(post)?.[1] ?? ''
+    assert.equal(
+      header('X-Signature'),
+      sign(
+        b.secretKey,
+        canonicalString(header('X-Timestamp'), 'POST', '/v1/payments/sessions', body),
+      ),
+    )
 
-  assert.equal(await first.stop(), 0)
+    assert.equal(await first.stop(), 0)
 
-  // With the server down, `sign` reads the keys from the data itself.
-  const offline = await cli(['sign', 'GET', '/v1/kyc/status'], cliEnv)
-  assert.ok(offline.includes(`X-Api-Key: ${b.publicKey}`))
+    // With the server down, `sign` reads the keys from the data itself.
+    const offline = await cli(['sign', 'GET', '/v1/kyc/status'], cliEnv)
+    assert.ok(offline.includes(`X-Api-Key: ${b.publicKey}`))
 
-  const second = await serve(env)
-  servers.push(second)
-  assert.equal(second.banner.merchantId, b.merchantId)
-  assert.equal(second.banner.storeId, b.storeId)
-  assert.equal(second.banner.publicKey, b.publicKey)
-  assert.equal(second.banner.secretKey, b.secretKey)
-  assert.equal(second.banner.operatorToken, b.operatorToken)
-  const again = JSON.parse(await bash(second.banner.curl, env)) as Record<string, unknown>
-  assert.equal(again['merchantId'], b.merchantId)
-  assert.equal((await client.whoami()).merchantId, created.merchantId)
-  assert.equal((await client.kycStatus()).status, 'suspended')
-  const kycAfterOffline = JSON.parse(await bash(offline, env)) as Record<string, unknown>
-  assert.equal(kycAfterOffline['status'], 'approved')
-  assert.equal(await second.stop(), 0)
-})
+    const second = await serve(env)
+    servers.push(second)
+    assert.equal(second.banner.merchantId, b.merchantId)
+    assert.equal(second.banner.storeId, b.storeId)
+    assert.equal(second.banner.publicKey, b.publicKey)
+    assert.equal(second.banner.secretKey, b.secretKey)
+    assert.equal(second.banner.operatorToken, b.operatorToken)
+    const again = JSON.parse(await bash(second.banner.curl, env)) as Record<string, unknown>
+    assert.equal(again['merchantId'], b.merchantId)
+    assert.equal((await client.whoami()).merchantId, created.merchantId)
+    assert.equal((await client.kycStatus()).status, 'suspended')
+    const kycAfterOffline = JSON.parse(await bash(offline, env)) as Record<string, unknown>
+    assert.equal(kycAfterOffline['status'], 'approved')
+    assert.equal(await second.stop(), 0)
+  },
+)

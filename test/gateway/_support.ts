@@ -88,13 +88,16 @@ export async function send(
     ...(body === undefined ? {} : { body }),
   })
   const text = await response.text()
-  let parsed: Record<string, unknown> = {}
-  try {
-    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {}
-  } catch {
-    parsed = {}
-  }
+  const parsed = parseObject(text)
   return { status: response.status, headers: response.headers, body: parsed, text }
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
 }
 
 export interface ProbeState {
@@ -104,17 +107,23 @@ export interface ProbeState {
   failuresLeft: number
   /** How long POST /v1/test/effects holds the request, so concurrent ones overlap. */
   holdMs: number
+  /** When set, POST /v1/test/effects waits for it instead of holdMs: the test decides. */
+  gate: Promise<void> | undefined
+  /** Requests inside POST /v1/test/effects right now. */
+  inFlight: number
 }
 
 export function probeState(): ProbeState {
-  return { effects: 0, failuresLeft: 0, holdMs: 50 }
+  return { effects: 0, failuresLeft: 0, holdMs: 50, gate: undefined, inFlight: 0 }
 }
 
 /** Test-only signed routes: a side effect we can count, a flaky one, a 202 and an echo. */
 export function probeRoutes(state: ProbeState): FastifyPluginAsync {
   return async (app) => {
     app.post('/v1/test/effects', async (request, reply) => {
-      await delay(state.holdMs)
+      state.inFlight += 1
+      await (state.gate ?? delay(state.holdMs))
+      state.inFlight -= 1
       state.effects += 1
       return reply.code(201).send({ effect: state.effects, received: request.body })
     })
@@ -133,6 +142,11 @@ export function probeRoutes(state: ProbeState): FastifyPluginAsync {
     app.post('/v1/test/echo', async (request) => ({ received: request.body }))
     app.get('/v1/test/items/:id', async (request) => ({ params: request.params }))
   }
+}
+
+/** Resolves once `check` holds, looking again on every turn of the event loop. */
+export async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setImmediate(resolve))
 }
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

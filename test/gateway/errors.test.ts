@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
+import type { KurusResponse } from '../../sdk/index.ts'
 import { startTestApp } from '../helpers/app.ts'
 import { probeRoutes, probeState, send, UUID_V4, type RawResponse } from './_support.ts'
 
@@ -15,6 +16,15 @@ function assertEnvelope(res: RawResponse, status: number, code: string): void {
   assert.equal(typeof res.body['message'], 'string')
   assert.match(String(res.body['requestId']), UUID_V4)
   assert.equal(res.body['requestId'], res.headers.get('x-request-id'))
+}
+
+function fromSdk(res: KurusResponse): RawResponse {
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: res.body as Record<string, unknown>,
+    text: '',
+  }
 }
 
 async function setup(t: Parameters<typeof startTestApp>[0]) {
@@ -33,17 +43,13 @@ test("Fastify's own 404 is an envelope, on and off the signed prefix", async (t)
 })
 
 test('a body that is not application/json → 415 SVC-VAL-3004', async (t) => {
-  const { h, m } = await setup(t)
+  const { m } = await setup(t)
   for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
     const res = await m.client.request('POST', '/v1/test/echo', {
       rawBody: 'a=1',
       headers: { 'content-type': type },
     })
-    assertEnvelope(
-      { status: res.status, headers: res.headers, body: res.body as never, text: '' },
-      415,
-      'SVC-VAL-3004',
-    )
+    assertEnvelope(fromSdk(res), 415, 'SVC-VAL-3004')
   }
   // A JSON media type with parameters is JSON.
   const ok = await m.client.request('POST', '/v1/test/echo', {
@@ -60,11 +66,7 @@ test('a body over 1 MiB → 413 SVC-VAL-3003; exactly 1 MiB is accepted', async 
   const fits = await m.client.request('POST', '/v1/test/echo', { rawBody: fill(1024 * 1024) })
   assert.equal(fits.status, 200)
   const over = await m.client.request('POST', '/v1/test/echo', { rawBody: fill(1024 * 1024 + 1) })
-  assertEnvelope(
-    { status: over.status, headers: over.headers, body: over.body as never, text: '' },
-    413,
-    'SVC-VAL-3003',
-  )
+  assertEnvelope(fromSdk(over), 413, 'SVC-VAL-3003')
   // Same on the operator API.
   const op = await send(
     h.url + '/operator/v1/merchants',
@@ -82,11 +84,7 @@ test('malformed JSON → 400 SVC-VAL-3002, but only after authentication', async
       rawBody,
       idempotencyKey: true,
     })
-    assertEnvelope(
-      { status: res.status, headers: res.headers, body: res.body as never, text: '' },
-      400,
-      'SVC-VAL-3002',
-    )
+    assertEnvelope(fromSdk(res), 400, 'SVC-VAL-3002')
   }
   assert.equal(state.effects, 0)
   const unsigned = await send(

@@ -5,7 +5,9 @@ import { randomUUID } from 'node:crypto'
 import { test, type TestContext } from 'node:test'
 import type { KurusResponse } from '../../sdk/index.ts'
 import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'
-import { probeRoutes, probeState, type ProbeState } from './_support.ts'
+import { sql } from 'kysely'
+import { purgeExpiredIdempotencyKeys } from '../../src/modules/gateway/index.ts'
+import { probeRoutes, probeState, until, type ProbeState } from './_support.ts'
 
 interface Ctx {
   h: TestApp
@@ -250,4 +252,62 @@ test('Idempotency-Key on a GET is ignored', async (t) => {
   assert.equal(b.status, 200)
   assert.equal(b.headers.get('idempotent-replayed'), null)
   assert.notEqual(a.requestId, b.requestId)
+})
+
+test('a claim older than 60 s is taken over, and only the new holder records its answer', async (t) => {
+  const { h, m, state } = await setup(t)
+  let open = (): void => undefined
+  state.gate = new Promise<void>((resolve) => (open = resolve))
+  const key = randomUUID()
+  const first = m.client.request('POST', '/v1/test/effects', {
+    body: { a: 1 },
+    idempotencyKey: key,
+  })
+  await until(() => state.inFlight === 1)
+  const busy = await m.client.request('POST', '/v1/test/effects', {
+    body: { a: 1 },
+    idempotencyKey: key,
+  })
+  assertEnvelope(busy, 409, 'SVC-GW-2002')
+  // The first request's process is presumed dead after 60 s: a retry may take the key over.
+  h.clock.advance(61_000)
+  state.gate = undefined
+  const takeover = await m.client.request('POST', '/v1/test/effects', {
+    body: { a: 1 },
+    idempotencyKey: key,
+  })
+  assert.equal(takeover.status, 201)
+  assert.equal(takeover.headers.get('idempotent-replayed'), null)
+  open()
+  const late = await first
+  assert.equal(late.status, 201)
+  // The late finisher no longer holds the claim, so the record keeps the takeover's answer.
+  const replay = await m.client.request('POST', '/v1/test/effects', {
+    body: { a: 1 },
+    idempotencyKey: key,
+  })
+  assert.equal(replay.headers.get('idempotent-replayed'), 'true')
+  assert.equal(replay.requestId, takeover.requestId)
+  assert.deepEqual(replay.body, takeover.body)
+  assert.equal(state.effects, 2)
+})
+
+test('expired idempotency records are purged', async (t) => {
+  const { h, m } = await setup(t)
+  const count = async () =>
+    (
+      await sql<{ n: number }>`select count(*)::int as n from idempotency_keys
+        where api_key_id = ${m.apiKeyId}`.execute(h.deps.db)
+    ).rows[0]?.n
+  for (let i = 0; i < 3; i++) {
+    await m.client.request('POST', '/v1/test/echo', { body: { i }, idempotencyKey: true })
+  }
+  await purgeExpiredIdempotencyKeys(h.deps)
+  assert.equal(await count(), 3)
+  h.clock.advance(12 * 3600_000)
+  const young = await m.client.request('POST', '/v1/test/echo', { body: {}, idempotencyKey: true })
+  assert.equal(young.status, 200)
+  h.clock.advance(12 * 3600_000 + 1_000)
+  assert.ok((await purgeExpiredIdempotencyKeys(h.deps)) >= 3)
+  assert.equal(await count(), 1)
 })

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream'
-import type { TestContext } from 'node:test'
+import { after, type TestContext } from 'node:test'
 import type { FastifyPluginAsync } from 'fastify'
 import { buildApp, type App } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
@@ -11,6 +11,17 @@ import { createTestDatabase, type TestDatabase } from './db.ts'
 
 // Starts the real app on a loopback port over this file's own database, so tests go through
 // HTTP exactly as a merchant's server does. Every log line is kept for the card-data scans.
+
+// One database per test file (node:test runs each file in its own process): tests in a file
+// share it and keep apart by using merchants of their own. Dropped when the file ends.
+let shared: Promise<TestDatabase> | undefined
+function fileDatabase(): Promise<TestDatabase> {
+  shared ??= createTestDatabase()
+  return shared
+}
+after(async () => {
+  if (shared) await (await shared).drop()
+})
 
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789'
 
@@ -45,6 +56,8 @@ export interface TestAppOptions {
   config?: Partial<Config>
   /** Reuse a database (e.g. a second app over the same data). */
   database?: TestDatabase
+  /** A database of its own instead of the file's shared one (tests of global state). */
+  freshDatabase?: boolean
   /** Tests only: routes added inside the signed context (see AppOptions.extraSignedRoutes). */
   extraSignedRoutes?: FastifyPluginAsync[]
   /** A clock of the test's own (e.g. one that can be frozen); a fresh TestClock otherwise. */
@@ -52,7 +65,8 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = options.database ?? (await createTestDatabase())
+  const database =
+    options.database ?? (options.freshDatabase ? await createTestDatabase() : await fileDatabase())
   const config = loadConfig(
     {
       KURUS_ENV: 'demo',
@@ -89,7 +103,7 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
   const address = await app.fastify.listen({ port: 0, host: '127.0.0.1' })
   t.after(async () => {
     await app.fastify.close()
-    if (!options.database) await database.drop()
+    if (options.freshDatabase) await database.drop()
   })
 
   const clientFor = (keys: { publicKey: string; secretKey: string }) =>

@@ -349,3 +349,22 @@ test('revoking a rolled key ends its grace period at once', async (t) => {
   assert.equal(old.body['code'], 'SVC-GW-1003')
   assert.equal((await h.clientFor(rolled.body).whoami()).apiKeyId, rolled.body.apiKeyId)
 })
+
+test('sandbox only: the demo merchant’s current keys for `kurus sign`, behind the bearer', async (t) => {
+  const h = await startTestApp(t)
+  await h.newMerchant()
+  const res = await h.operator<Key & { merchantId: string; storeId: string }>(
+    'GET',
+    '/operator/v1/demo/credentials',
+  )
+  assert.equal(res.status, 200)
+  const me = await h.clientFor(res.body).whoami()
+  assert.equal(me.merchantId, res.body.merchantId)
+  assert.equal(me.storeId, res.body.storeId)
+  const anonymous = await raw(h, 'GET', '/operator/v1/demo/credentials', {})
+  assert.equal(anonymous.status, 401)
+  const live = await startTestApp(t, { env: { KURUS_ENV: 'live' } })
+  const none = await live.operator<Body>('GET', '/operator/v1/demo/credentials')
+  assert.equal(none.status, 404)
+  assert.equal(none.body['code'], 'SVC-RES-3301')
+})

@@ -218,7 +218,8 @@ test('20 concurrent identical charges make one payment', async (t) => {
   )
   const ids = new Set(results.map((r) => r.body.paymentId))
   assert.equal(ids.size, 1, JSON.stringify(results.map((r) => [r.status, r.body])))
-  assert.ok(results.every((r) => r.status === 201 || r.status === 200))
+  // Losers see the winner: done (200) or, while its authorization is in flight, pending (202).
+  assert.ok(results.every((r) => [200, 201, 202].includes(r.status)))
   assert.equal(results.filter((r) => r.status === 201).length, 1)
 })
 

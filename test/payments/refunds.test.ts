@@ -7,7 +7,7 @@ import { test } from 'node:test'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { legsForPayment, type LegView } from '../../src/modules/ledger/index.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { CARDS, charge } from '../helpers/payments.ts'
+import { CARDS, charge, openSession } from '../helpers/payments.ts'
 
 interface RefundBody {
   paymentId: string
@@ -148,7 +148,7 @@ test('an async refund is 202 until the reconciler completes it; the same key nev
     },
   )
   assert.equal(ran.status, 200)
-  assert.equal(ran.body.ran['payments.reconcile_refunds'], 1)
+  assert.ok((ran.body.ran['payments.reconcile_refunds'] ?? 0) >= 1)
 
   const done = await m.client.request<RefundBody>('POST', `/v1/payments/${id}/refund`, {
     body: { amount: 2_000 },
@@ -242,7 +242,7 @@ test('the reconciler settles an acquirer timeout without charging twice', async 
       body: {},
     },
   )
-  assert.equal(ran.body.ran['payments.reconcile_pending_payments'], 1)
+  assert.ok((ran.body.ran['payments.reconcile_pending_payments'] ?? 0) >= 1)
   const got = await m.client.request<{ status: string; authCode: string }>(
     'GET',
     `/v1/payments/${id}`,
@@ -270,7 +270,7 @@ test('the reconciler settles an acquirer timeout without charging twice', async 
   assert.equal(authorizations.length, 1)
 })
 
-test('preauthorizations are voided after 7 days and sessions expire after 30 minutes', async (t) => {
+test('preauthorizations are voided after 7 days', async (t) => {
   const h = await startTestApp(t)
   const m = await h.newMerchant()
   const { res } = await charge(m.client, CARDS.frictionless, 5_000, { capture: false })
@@ -289,7 +289,7 @@ test('preauthorizations are voided after 7 days and sessions expire after 30 min
       body: {},
     },
   )
-  assert.equal(ran.body.ran['payments.expire_authorizations'], 1)
+  assert.ok((ran.body.ran['payments.expire_authorizations'] ?? 0) >= 1)
   assert.equal(
     (await m.client.request<{ status: string }>('GET', `/v1/payments/${id}`)).body.status,
     'voided',
@@ -297,5 +297,24 @@ test('preauthorizations are voided after 7 days and sessions expire after 30 min
   const events = await eventsForResource(h.deps.db, m.merchantId, id)
   assert.equal(events.at(-1)?.type, 'payment.voided')
   assert.equal(events.at(-1)?.data['reason'], 'expired')
-  assert.equal(ran.body.ran['payments.expire_sessions'], 0)
+})
+
+test('the sweeper marks sessions expired 30 minutes after creation', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { sessionId } = await openSession(m.client, 1_000)
+  const statusOf = async () =>
+    (
+      await h.deps.db
+        .selectFrom('payment_sessions')
+        .select('status')
+        .where('id', '=', sessionId)
+        .executeTakeFirstOrThrow()
+    ).status
+  h.clock.advance(29 * 60_000)
+  await m.client.request('POST', '/v1/sandbox/reconcile', { body: {} })
+  assert.equal(await statusOf(), 'active')
+  h.clock.advance(60_001)
+  await m.client.request('POST', '/v1/sandbox/reconcile', { body: {} })
+  assert.equal(await statusOf(), 'expired')
 })

@@ -28,3 +28,71 @@ export function findEventsByResource(
     .orderBy('sequence')
     .execute()
 }
+
+export function findEventById(
+  db: Db,
+  merchantId: string,
+  eventId: string,
+): Promise<EventRow | undefined> {
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', eventId)
+    .executeTakeFirst()
+}
+
+export interface EventPageQuery {
+  merchantId: string
+  type: string | undefined
+  resourceId: string | undefined
+  before: { createdAt: Date; id: string } | undefined
+  limit: number
+}
+
+/** Newest first; the keyset (created_at, id) continues after `before`. */
+export function findEventsPage(db: Db, q: EventPageQuery): Promise<EventRow[]> {
+  let query = db.selectFrom('events').selectAll().where('merchant_id', '=', q.merchantId)
+  if (q.type !== undefined) query = query.where('type', '=', q.type)
+  if (q.resourceId !== undefined) query = query.where('resource_id', '=', q.resourceId)
+  const before = q.before
+  if (before) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.createdAt, before.id)),
+    )
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
+}
+
+/**
+ * Locks up to `limit` events not yet fanned out, oldest first. SKIP LOCKED lets several
+ * dispatchers (worker processes) share the backlog without waiting on each other.
+ */
+export function lockUndispatchedEvents(tx: Tx, limit: number): Promise<EventRow[]> {
+  return tx
+    .selectFrom('events')
+    .selectAll()
+    .where('dispatched_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute()
+}
+
+export function lockUndispatchedEventById(tx: Tx, eventId: string): Promise<EventRow | undefined> {
+  return tx
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '=', eventId)
+    .where('dispatched_at', 'is', null)
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst()
+}
+
+export async function markEventsDispatched(tx: Tx, ids: string[], at: Date): Promise<void> {
+  if (ids.length === 0) return
+  await tx.updateTable('events').set({ dispatched_at: at }).where('id', 'in', ids).execute()
+}

@@ -1,6 +1,24 @@
-import type { Db, Tx } from '../../database.ts'
+import { hkdfSync } from 'node:crypto'
+import type { Db, Deps, Tx } from '../../database.ts'
+import { assert } from '../../platform/assert.ts'
+import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import type { QueryRunner } from '../../platform/jobs/queue.ts'
 import * as repo from './events.repository.ts'
+import type { EventRow } from './events.table.ts'
+
+/**
+ * The job a recorded event may enqueue so it is fanned out at once (the webhooks module
+ * defines its handler). Without it the webhooks dispatcher finds the event on its next
+ * tick: `events.dispatched_at` is the durable mark either way.
+ */
+export const EVENT_DISPATCH_JOB = 'webhooks.dispatch_event'
+
+/** Anything that can enqueue a job inside the caller's transaction (deps.jobs). */
+export interface EventJobs {
+  enqueue(runner: QueryRunner, name: string, data: object): Promise<void>
+}
 
 export interface NewEvent {
   merchantId: string
@@ -30,7 +48,11 @@ export interface DomainEvent {
  * and only if the state change commits. The caller holds the resource's row lock, which
  * makes the per-resource sequence (max + 1) race-free; the unique index backs it up.
  */
-export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
+export async function recordEvent(
+  tx: Tx,
+  event: NewEvent,
+  options: { jobs?: EventJobs } = {},
+): Promise<string> {
   const id = newId('evt')
   const sequence = (await repo.findLastSequence(tx, event.resourceId)) + 1
   await repo.insertEvent(tx, {
@@ -45,6 +67,7 @@ export async function recordEvent(tx: Tx, event: NewEvent): Promise<string> {
     callback_url: event.callbackUrl ?? null,
     created_at: event.at,
   })
+  if (options.jobs) await options.jobs.enqueue(tx, EVENT_DISPATCH_JOB, { eventId: id })
   return id
 }
 
@@ -54,7 +77,11 @@ export async function eventsForResource(
   resourceId: string,
 ): Promise<DomainEvent[]> {
   const rows = await repo.findEventsByResource(db, merchantId, resourceId)
-  return rows.map((r) => ({
+  return rows.map(eventRowToEvent)
+}
+
+function eventRowToEvent(r: EventRow): DomainEvent {
+  return {
     id: r.id,
     type: r.type,
     resourceType: r.resource_type,
@@ -62,5 +89,120 @@ export async function eventsForResource(
     sequence: r.sequence,
     data: r.data,
     createdAt: r.created_at,
-  }))
+  }
+}
+
+export async function getEvent(deps: Deps, merchantId: string, eventId: string) {
+  const row = await repo.findEventById(deps.db, merchantId, eventId)
+  if (!row) throw notFound('event')
+  return eventRowToEvent(row)
+}
+
+export const EVENTS_LIMIT_MAX = 100
+
+interface EventCursor {
+  k: 'events'
+  m: string
+  t: string
+  i: string
+}
+
+function eventsCursorKey(masterKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/events/cursor', 32))
+}
+
+function isEventCursor(c: unknown, merchantId: string): c is EventCursor {
+  if (typeof c !== 'object' || c === null) return false
+  const v = c as Partial<EventCursor>
+  return (
+    v.k === 'events' &&
+    v.m === merchantId &&
+    typeof v.t === 'string' &&
+    !Number.isNaN(Date.parse(v.t)) &&
+    typeof v.i === 'string'
+  )
+}
+
+/** The merchant's events, newest first; filters by type and resource; signed keyset cursors. */
+export async function listEvents(
+  deps: Deps,
+  merchantId: string,
+  q: { type?: string; resourceId?: string; limit: number; cursor?: string },
+): Promise<{ items: DomainEvent[]; nextCursor: string | null }> {
+  assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= EVENTS_LIMIT_MAX, 'limit')
+  const key = eventsCursorKey(deps.config.masterKey)
+  let before: repo.EventPageQuery['before']
+  if (q.cursor !== undefined) {
+    const decoded = decodeCursor<unknown>(key, q.cursor)
+    if (!isEventCursor(decoded, merchantId)) throw invalidCursorError()
+    before = { createdAt: new Date(decoded.t), id: decoded.i }
+  }
+  // One row more than asked tells whether another page exists.
+  const rows = await repo.findEventsPage(deps.db, {
+    merchantId,
+    type: q.type,
+    resourceId: q.resourceId,
+    before,
+    limit: q.limit + 1,
+  })
+  const page = rows.slice(0, q.limit)
+  const last = page.at(-1)
+  const nextCursor =
+    rows.length > q.limit && last
+      ? encodeCursor(key, {
+          k: 'events',
+          m: merchantId,
+          t: last.created_at.toISOString(),
+          i: last.id,
+        } satisfies EventCursor)
+      : null
+  return { items: page.map(eventRowToEvent), nextCursor }
+}
+
+/** An event with what the dispatcher needs to route it. */
+export interface DispatchableEvent extends DomainEvent {
+  merchantId: string
+  storeId: string | null
+  callbackUrl: string | null
+}
+
+function eventRowToDispatchable(r: EventRow): DispatchableEvent {
+  return {
+    ...eventRowToEvent(r),
+    merchantId: r.merchant_id,
+    storeId: r.store_id,
+    callbackUrl: r.callback_url,
+  }
+}
+
+/**
+ * Takes up to `limit` events not yet fanned out and marks them dispatched, inside the
+ * caller's transaction: the caller writes their deliveries in the same transaction, so a
+ * crash before commit leaves the events undispatched for the next run (none is lost), and
+ * a commit means every delivery exists (none is fanned out twice).
+ */
+export async function claimEventsForDispatch(
+  tx: Tx,
+  limit: number,
+  at: Date,
+): Promise<DispatchableEvent[]> {
+  const rows = await repo.lockUndispatchedEvents(tx, limit)
+  await repo.markEventsDispatched(
+    tx,
+    rows.map((r) => r.id),
+    at,
+  )
+  return rows.map(eventRowToDispatchable)
+}
+
+/** The same for one event (the fast path after recordEvent); undefined if already taken. */
+export async function claimEventForDispatch(
+  tx: Tx,
+  eventId: string,
+  at: Date,
+): Promise<DispatchableEvent | undefined> {
+  const row = await repo.lockUndispatchedEventById(tx, eventId)
+  if (!row) return undefined
+  await repo.markEventsDispatched(tx, [row.id], at)
+  return eventRowToDispatchable(row)
 }

@@ -11,6 +11,8 @@ export interface EventsTable {
   data: ColumnType<Record<string, unknown>, string, string>
   callback_url: string | null
   created_at: Date
+  /** Set when the webhooks dispatcher has fanned the event out into deliveries. */
+  dispatched_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export interface EventsTables {

@@ -1,3 +1,12 @@
 // The transactional outbox: every state change records its event in the same transaction.
-export { recordEvent, eventsForResource } from './events.service.ts'
-export type { NewEvent, DomainEvent } from './events.service.ts'
+export {
+  EVENT_DISPATCH_JOB,
+  claimEventForDispatch,
+  claimEventsForDispatch,
+  eventsForResource,
+  getEvent,
+  listEvents,
+  recordEvent,
+} from './events.service.ts'
+export type { DispatchableEvent, DomainEvent, EventJobs, NewEvent } from './events.service.ts'
+export { eventsRoutes } from './events.http.ts'

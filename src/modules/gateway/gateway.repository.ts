@@ -172,7 +172,7 @@ export async function takeRateLimitToken(
 ): Promise<number> {
   const result = await sql<{ tokens: number }>`
     insert into rate_limit_buckets as b (bucket, tokens, refilled_at)
-    select ${bucket}, ${burst - 1}, ${now}::timestamptz
+    select ${bucket}::text, ${burst - 1}::float8, ${now}::timestamptz
     from (select set_config('synchronous_commit', 'off', true)) as async_commit
     on conflict (bucket) do update set
       tokens = greatest(-1, least(${burst}::float8,

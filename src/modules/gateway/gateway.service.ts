@@ -144,6 +144,17 @@ export async function finishIdempotentRequest(
   }
 }
 
+const PURGE_BATCH = 5000
+const PURGE_BATCHES_MAX = 200
+
+/** Deletes records past their 24 hours, in short batches so no statement holds locks long. */
 export async function purgeExpiredIdempotencyKeys(deps: Deps): Promise<number> {
-  return repo.deleteExpiredIdempotencyKeys(deps.db, deps.clock.now(), 5000)
+  const now = deps.clock.now()
+  let total = 0
+  for (let i = 0; i < PURGE_BATCHES_MAX; i++) {
+    const deleted = await repo.deleteExpiredIdempotencyKeys(deps.db, now, PURGE_BATCH)
+    total += deleted
+    if (deleted < PURGE_BATCH) break
+  }
+  return total
 }

@@ -3,6 +3,7 @@
 export { signedApi } from './gateway.http.ts'
 export type { SignedApiOptions } from './gateway.http.ts'
 export { purgeExpiredIdempotencyKeys } from './gateway.service.ts'
+export { gatewayReconcilers } from './gateway.jobs.ts'
 export { memoryRateLimiter, postgresRateLimiter } from './rate-limit.ts'
 export type { RateLimiter } from './rate-limit.ts'
 export { canonicalString, signCanonical, parseTimestamp } from './signing.ts'

@@ -5,6 +5,7 @@ export {
   balancesFor,
   checkLedger,
   legsForPayment,
+  listUnsettledReserveCredits,
   ownerBalance,
   postCapture,
   postChargeback,
@@ -12,9 +13,11 @@ export {
   postPayoutCreated,
   postPayoutFailed,
   postPayoutPaid,
+  postPayoutsCreated,
   postRefund,
   postSettlement,
+  settleReserveCredit,
 } from './ledger.service.ts'
-export type { LegView, OwnerBalance } from './ledger.service.ts'
+export type { LegView, OwnerBalance, ReserveCredit } from './ledger.service.ts'
 export type { AccountType, Direction, EntryKind, OwnerType } from './ledger.table.ts'
 export type { LedgerErrorCode } from './ledger.errors.ts'

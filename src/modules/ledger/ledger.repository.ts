@@ -4,9 +4,11 @@ import type { Db, Tx } from '../../database.ts'
 import type {
   AccountType,
   LedgerEntryRow,
+  LedgerReserveCreditRow,
   NewLedgerAccount,
   NewLedgerEntry,
   NewLedgerLeg,
+  NewLedgerReserveCredit,
   OwnerType,
 } from './ledger.table.ts'
 
@@ -46,6 +48,132 @@ export async function insertEntryIfAbsent(
 
 export async function insertLegs(tx: Tx, rows: NewLedgerLeg[]): Promise<void> {
   await tx.insertInto('ledger_legs').values(rows).execute()
+}
+
+// A multi-row INSERT binds (rows × columns) parameters; PostgreSQL allows 65,535 per
+// statement, so batches are written in chunks well below that.
+const BULK_ROWS_MAX = 500
+
+/** Several new entries at once (a batch of payouts); references must not be posted yet. */
+export async function insertEntries(tx: Tx, rows: NewLedgerEntry[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += BULK_ROWS_MAX) {
+    await tx
+      .insertInto('ledger_entries')
+      .values(rows.slice(i, i + BULK_ROWS_MAX))
+      .execute()
+  }
+}
+
+export async function insertLegsInChunks(tx: Tx, rows: NewLedgerLeg[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += BULK_ROWS_MAX) {
+    await insertLegs(tx, rows.slice(i, i + BULK_ROWS_MAX))
+  }
+}
+
+export async function insertReserveCredits(
+  tx: Tx,
+  rows: NewLedgerReserveCredit[],
+): Promise<void> {
+  if (rows.length === 0) return
+  await tx.insertInto('ledger_reserve_credits').values(rows).execute()
+}
+
+export interface ReserveCreditPosition {
+  creditedAt: Date
+  entryId: string
+  ownerType: 'merchant' | 'submerchant'
+  ownerId: string
+}
+
+/** Unsettled reserve credits, oldest first, after a keyset position (the reconciler's scan). */
+export function findUnsettledReserveCredits(
+  db: Db,
+  after: ReserveCreditPosition | undefined,
+  limit: number,
+): Promise<LedgerReserveCreditRow[]> {
+  let query = db
+    .selectFrom('ledger_reserve_credits')
+    .selectAll()
+    .where('settled_at', 'is', null)
+  if (after) {
+    query = query.where((eb) =>
+      eb(
+        eb.refTuple('credited_at', 'entry_id', 'owner_type', 'owner_id'),
+        '>',
+        eb.tuple(after.creditedAt, after.entryId, after.ownerType, after.ownerId),
+      ),
+    )
+  }
+  return query
+    .orderBy('credited_at')
+    .orderBy('entry_id')
+    .orderBy('owner_type')
+    .orderBy('owner_id')
+    .limit(limit)
+    .execute()
+}
+
+export function lockReserveCredit(
+  tx: Tx,
+  merchantId: string,
+  key: { entryId: string; ownerType: 'merchant' | 'submerchant'; ownerId: string },
+): Promise<LedgerReserveCreditRow | undefined> {
+  return tx
+    .selectFrom('ledger_reserve_credits')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('entry_id', '=', key.entryId)
+    .where('owner_type', '=', key.ownerType)
+    .where('owner_id', '=', key.ownerId)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+/**
+ * The owner's reserve balance and the part of it still inside the settlement delay (its
+ * unsettled credits newer than `maturedBefore`), read in ONE statement so both come from one
+ * snapshot: a capture committing between two separate reads could otherwise be counted in
+ * the reserve but not yet as immature, and its money would be released early.
+ */
+export async function sumReserveAndImmature(
+  tx: Tx,
+  merchantId: string,
+  ownerType: 'merchant' | 'submerchant',
+  ownerId: string,
+  maturedBefore: Date,
+): Promise<{ reserve: number; immature: number }> {
+  const row = await sql<{ reserve: number | null; immature: number | null }>`
+    select
+      (select sum(case when direction = 'CREDIT' then amount else -amount end)::bigint
+         from ledger_legs
+        where merchant_id = ${merchantId} and owner_type = ${ownerType}
+          and owner_id = ${ownerId} and account_type = 'merchant_reserve') as reserve,
+      (select sum(amount)::bigint
+         from ledger_reserve_credits
+        where merchant_id = ${merchantId} and owner_type = ${ownerType}
+          and owner_id = ${ownerId} and settled_at is null
+          and credited_at > ${maturedBefore}) as immature`.execute(tx)
+  const first = row.rows[0]
+  return { reserve: first?.reserve ?? 0, immature: first?.immature ?? 0 }
+}
+
+export async function updateReserveCreditSettled(
+  tx: Tx,
+  key: { entryId: string; ownerType: 'merchant' | 'submerchant'; ownerId: string },
+  settled: { at: Date; amount: number; settlementEntryId: string | null },
+): Promise<void> {
+  await tx
+    .updateTable('ledger_reserve_credits')
+    .set({
+      settled_at: settled.at,
+      settled_minor: settled.amount,
+      settlement_entry_id: settled.settlementEntryId,
+    })
+    .where('entry_id', '=', key.entryId)
+    .where('owner_type', '=', key.ownerType)
+    .where('owner_id', '=', key.ownerId)
+    .where('settled_at', 'is', null)
+    .execute()
 }
 
 export function findEntryByReference(

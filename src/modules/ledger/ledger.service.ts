@@ -75,8 +75,15 @@ async function isPosted(db: Db, header: EntryHeader): Promise<boolean> {
   return true
 }
 
-/** Writes one entry and its legs unless the reference is already posted. */
-async function writeEntry(tx: Tx, header: EntryHeader, legs: readonly LegSpec[]): Promise<void> {
+/**
+ * Writes one entry and its legs unless the reference is already posted. Returns the new
+ * entry's id, or undefined when it was posted before (a retry).
+ */
+async function writeEntry(
+  tx: Tx,
+  header: EntryHeader,
+  legs: readonly LegSpec[],
+): Promise<string | undefined> {
   // The first half of the pair assertion; the deferred trigger checks again at COMMIT.
   assertBalanced(legs)
   const accounts = new Map<string, NewLedgerAccount>()
@@ -105,7 +112,7 @@ async function writeEntry(tx: Tx, header: EntryHeader, legs: readonly LegSpec[])
   })
   if (entryId === undefined) {
     await isPosted(tx, header) // asserts that the existing entry is this posting
-    return
+    return undefined
   }
   await repo.insertLegs(
     tx,
@@ -121,6 +128,43 @@ async function writeEntry(tx: Tx, header: EntryHeader, legs: readonly LegSpec[])
       amount: leg.amount,
       currency: 'TRY',
       created_at: header.at,
+    })),
+  )
+  return entryId
+}
+
+/**
+ * Puts the entry's credits to owners' merchant_reserve on the settlement work list
+ * (`ledger_reserve_credits`), one row per owner, in the posting's own transaction.
+ */
+async function recordReserveCredits(
+  tx: Tx,
+  header: EntryHeader,
+  entryId: string,
+  legs: readonly LegSpec[],
+): Promise<void> {
+  const byOwner = new Map<string, { owner: Owner; amount: number }>()
+  for (const leg of legs) {
+    if (leg.accountType !== 'merchant_reserve' || leg.direction !== 'CREDIT') continue
+    if (leg.ownerType === 'platform') continue
+    const owner: Owner = { ownerType: leg.ownerType, ownerId: leg.ownerId }
+    const current = byOwner.get(ownerKey(owner)) ?? { owner, amount: 0 }
+    current.amount += leg.amount
+    byOwner.set(ownerKey(owner), current)
+  }
+  await repo.insertReserveCredits(
+    tx,
+    [...byOwner.values()].map(({ owner, amount }) => ({
+      entry_id: entryId,
+      merchant_id: header.merchantId,
+      owner_type: owner.ownerType,
+      owner_id: owner.ownerId,
+      source_reference: header.reference,
+      amount,
+      credited_at: header.at,
+      settled_at: null,
+      settled_minor: null,
+      settlement_entry_id: null,
     })),
   )
 }
@@ -159,17 +203,15 @@ export async function postCapture(
   },
 ): Promise<void> {
   const legs = captureLegs(p.amount, p.commission, p.shares)
-  await writeEntry(
-    tx,
-    {
-      merchantId: p.merchantId,
-      kind: 'capture',
-      reference: `capture:${p.paymentId}`,
-      paymentId: p.paymentId,
-      at: p.at,
-    },
-    legs,
-  )
+  const header: EntryHeader = {
+    merchantId: p.merchantId,
+    kind: 'capture',
+    reference: `capture:${p.paymentId}`,
+    paymentId: p.paymentId,
+    at: p.at,
+  }
+  const entryId = await writeEntry(tx, header, legs)
+  if (entryId !== undefined) await recordReserveCredits(tx, header, entryId, legs)
 }
 
 /**
@@ -267,7 +309,10 @@ export async function postChargebackReversal(
     direction: l.direction,
     amount: l.amount,
   }))
-  await writeEntry(tx, header, mirrorLegs(specs))
+  const mirrored = mirrorLegs(specs)
+  const entryId = await writeEntry(tx, header, mirrored)
+  // Reserve money handed back is settled like a capture's share, after the owner's delay.
+  if (entryId !== undefined) await recordReserveCredits(tx, header, entryId, mirrored)
 }
 
 /**
@@ -331,6 +376,184 @@ export async function postPayoutCreated(
   const balance = await ownerBalance(tx, p.merchantId, p.ownerType, p.ownerId)
   if (balance.availableMinor < p.amount) throw ledgerError('insufficient_balance')
   await writeEntry(tx, header, payoutCreatedLegs(owner, p.amount))
+}
+
+/**
+ * A batch of payouts of one owner (an approved payout draft): for each, DEBIT the owner's
+ * merchant_available P, CREDIT its payout_clearing P, one entry per payout
+ * (`payout_created:<payoutId>`, so each is paid or failed on its own). All or nothing: the
+ * owner is locked once and the batch's TOTAL is checked against the available balance
+ * (SVC-PAY-3502 when it exceeds it, and nothing is posted). Idempotent: a batch already
+ * posted is a no-op.
+ */
+export async function postPayoutsCreated(
+  tx: Tx,
+  p: {
+    merchantId: string
+    ownerType: 'merchant' | 'submerchant'
+    ownerId: string
+    payouts: readonly { payoutId: string; amount: number }[]
+    at: Date
+  },
+): Promise<void> {
+  assert(p.payouts.length > 0, 'ledger: an empty payout batch')
+  const owner: Owner = { ownerType: p.ownerType, ownerId: p.ownerId }
+  assertTenant(p.merchantId, owner)
+  let total = 0
+  for (const payout of p.payouts) {
+    assertMinor(payout.amount, 'payout amount')
+    total += payout.amount
+  }
+  assertMinor(total, 'payout batch total')
+  const references = p.payouts.map((x) => `payout_created:${x.payoutId}`)
+  const posted = await repo.findEntriesByReferences(tx, p.merchantId, references)
+  if (posted.length > 0) {
+    // One transaction writes the whole batch, so it exists entirely or not at all.
+    assert(
+      posted.length === references.length && posted.every((e) => e.kind === 'payout_created'),
+      'ledger: a payout batch is partly posted',
+    )
+    return
+  }
+  await repo.lockOwners(tx, [ownerKey(owner)])
+  const balance = await ownerBalance(tx, p.merchantId, p.ownerType, p.ownerId)
+  if (balance.availableMinor < total) throw ledgerError('insufficient_balance')
+  const accounts: NewLedgerAccount[] = (['merchant_available', 'payout_clearing'] as const).map(
+    (accountType) => ({
+      id: accountIdFor(p.ownerType, p.ownerId, accountType),
+      owner_type: p.ownerType,
+      owner_id: p.ownerId,
+      merchant_id: p.merchantId,
+      account_type: accountType,
+      currency: 'TRY',
+      created_at: p.at,
+    }),
+  )
+  await repo.insertAccountsIfAbsent(tx, accounts)
+  const entries = p.payouts.map((payout) => ({ id: newId('jrn'), payout }))
+  await repo.insertEntries(
+    tx,
+    entries.map(({ id, payout }) => ({
+      id,
+      merchant_id: p.merchantId,
+      kind: 'payout_created' as const,
+      reference: `payout_created:${payout.payoutId}`,
+      payment_id: null,
+      created_at: p.at,
+    })),
+  )
+  await repo.insertLegsInChunks(
+    tx,
+    entries.flatMap(({ id, payout }) => {
+      const legs = payoutCreatedLegs(owner, payout.amount)
+      assertBalanced(legs)
+      return legs.map((leg) => ({
+        entry_id: id,
+        merchant_id: p.merchantId,
+        payment_id: null,
+        account_id: accountIdFor(leg.ownerType, leg.ownerId, leg.accountType),
+        owner_type: leg.ownerType,
+        owner_id: leg.ownerId,
+        account_type: leg.accountType,
+        direction: leg.direction,
+        amount: leg.amount,
+        currency: 'TRY' as const,
+        created_at: p.at,
+      }))
+    }),
+  )
+}
+
+export interface ReserveCredit {
+  merchantId: string
+  entryId: string
+  ownerType: 'merchant' | 'submerchant'
+  ownerId: string
+  /** The crediting entry's reference: `capture:<paymentId>` or `chargeback_reversal:<id>`. */
+  sourceReference: string
+  amount: number
+  creditedAt: Date
+}
+
+/**
+ * Reserve credits not yet settled, oldest first, in keyset pages (`after` is the last one of
+ * the previous page). For the settlement reconciler, which knows each owner's delay.
+ */
+export async function listUnsettledReserveCredits(
+  db: Db,
+  after: ReserveCredit | undefined,
+  limit: number,
+): Promise<ReserveCredit[]> {
+  assert(Number.isInteger(limit) && limit >= 1 && limit <= 1000, 'ledger: page size')
+  const rows = await repo.findUnsettledReserveCredits(db, after, limit)
+  return rows.map((r) => ({
+    merchantId: r.merchant_id,
+    entryId: r.entry_id,
+    ownerType: r.owner_type,
+    ownerId: r.owner_id,
+    sourceReference: r.source_reference,
+    amount: r.amount,
+    creditedAt: r.credited_at,
+  }))
+}
+
+/**
+ * Settles one matured reserve credit: moves what the owner's reserve holds beyond its credits
+ * still inside the delay (those newer than `maturedBefore`) to merchant_available, as entry
+ * `settlement:<sourceReference>:<ownerType>:<ownerId>`, and marks the credit settled. Never
+ * more than the reserve balance, never below the immature credits, zero when refunds or
+ * chargebacks consumed the reserve (the credit is then settled with 0 and no entry). Money
+ * that comes back to the reserve later (a chargeback reversal) is a credit of its own.
+ * Idempotent: a settled credit is a no-op. Serialised per owner with refunds, chargebacks
+ * and payouts by the owner lock. Returns the amount moved.
+ */
+export async function settleReserveCredit(
+  tx: Tx,
+  p: {
+    merchantId: string
+    entryId: string
+    ownerType: 'merchant' | 'submerchant'
+    ownerId: string
+    maturedBefore: Date
+    at: Date
+  },
+): Promise<number> {
+  const owner: Owner = { ownerType: p.ownerType, ownerId: p.ownerId }
+  assertTenant(p.merchantId, owner)
+  await repo.lockOwners(tx, [ownerKey(owner)])
+  const credit = await repo.lockReserveCredit(tx, p.merchantId, p)
+  if (!credit || credit.settled_at !== null) return 0
+  assert(
+    credit.credited_at.getTime() <= p.maturedBefore.getTime(),
+    `ledger: reserve credit ${credit.source_reference} settled before its delay passed`,
+  )
+  const { reserve, immature } = await repo.sumReserveAndImmature(
+    tx,
+    p.merchantId,
+    p.ownerType,
+    p.ownerId,
+    p.maturedBefore,
+  )
+  const amount = Math.max(0, reserve - immature)
+  let settlementEntryId: string | null = null
+  if (amount > 0) {
+    const legs = settlementLegs(owner, amount)
+    const entryId = await writeEntry(
+      tx,
+      {
+        merchantId: p.merchantId,
+        kind: 'settlement',
+        reference: `settlement:${credit.source_reference}:${p.ownerType}:${p.ownerId}`,
+        paymentId: null,
+        at: p.at,
+      },
+      legs,
+    )
+    assert(entryId !== undefined, `ledger: ${credit.source_reference} settled twice`)
+    settlementEntryId = entryId
+  }
+  await repo.updateReserveCreditSettled(tx, p, { at: p.at, amount, settlementEntryId })
+  return amount
 }
 
 async function postPayoutOutcome(

@@ -55,10 +55,28 @@ export interface LedgerLegsTable {
   created_at: Date
 }
 
+/**
+ * The settlement work list (migration 0090): one row per owner per entry that credited the
+ * owner's merchant_reserve. Mutable, unlike the tables above: settled_* are written once.
+ */
+export interface LedgerReserveCreditsTable {
+  entry_id: string
+  merchant_id: string
+  owner_type: 'merchant' | 'submerchant'
+  owner_id: string
+  source_reference: string
+  amount: number
+  credited_at: Date
+  settled_at: Date | null
+  settled_minor: number | null
+  settlement_entry_id: string | null
+}
+
 export interface LedgerTables {
   ledger_accounts: LedgerAccountsTable
   ledger_entries: LedgerEntriesTable
   ledger_legs: LedgerLegsTable
+  ledger_reserve_credits: LedgerReserveCreditsTable
 }
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>
@@ -66,3 +84,5 @@ export type LedgerLegRow = Selectable<LedgerLegsTable>
 export type NewLedgerAccount = Insertable<LedgerAccountsTable>
 export type NewLedgerEntry = Insertable<LedgerEntriesTable>
 export type NewLedgerLeg = Insertable<LedgerLegsTable>
+export type LedgerReserveCreditRow = Selectable<LedgerReserveCreditsTable>
+export type NewLedgerReserveCredit = Insertable<LedgerReserveCreditsTable>

@@ -190,3 +190,15 @@ export function findDashboardUserByEmail(
     .where('email', '=', email.toLowerCase())
     .executeTakeFirst()
 }
+
+export function findDashboardUsersByMerchant(
+  db: Db,
+  merchantId: string,
+): Promise<Selectable<DashboardUsersTable>[]> {
+  return db
+    .selectFrom('dashboard_users')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at')
+    .execute()
+}

@@ -1,6 +1,12 @@
 import { isValidIBAN, electronicFormatIBAN } from 'ibantools'
 import type { Deps, Tx } from '../../database.ts'
-import { decrypt, encrypt, hashPassword, randomToken } from '../../platform/crypto.ts'
+import {
+  decrypt,
+  encrypt,
+  hashPassword,
+  randomToken,
+  verifyPassword,
+} from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { newId, newUuid } from '../../platform/ids.ts'
 import { merchantsError } from './merchants.errors.ts'
@@ -395,4 +401,46 @@ export async function findSubmerchantIds(
 ): Promise<Set<string>> {
   const rows = await repo.findSubmerchantsByIds(deps.db, merchantId, ids)
   return new Set(rows.map((r) => r.id))
+}
+
+/** Issues another key pair for one of the merchant's stores (the dashboard's "new key"). */
+export async function createStoreKey(
+  deps: Deps,
+  merchantId: string,
+  storeId: string,
+): Promise<IssuedKey> {
+  const store = await repo.findStoreById(deps.db, merchantId, storeId)
+  if (!store) throw merchantsError('store_not_found')
+  return transact(deps.db, (tx) =>
+    issueKey(deps, tx, { merchantId, storeId, submerchantId: null, scope: 'merchant' }),
+  )
+}
+
+// A hash of a random password: an unknown email still costs one scrypt, so the response
+// time does not tell which emails have an account.
+let dummyHash: Promise<string> | undefined
+
+export interface DashboardUser {
+  userId: string
+  merchantId: string
+  email: string
+}
+
+/** The dashboard user for these credentials, or undefined (one answer for either mistake). */
+export async function verifyDashboardLogin(
+  deps: Deps,
+  email: string,
+  password: string,
+): Promise<DashboardUser | undefined> {
+  const row = await repo.findDashboardUserByEmail(deps.db, email)
+  dummyHash ??= hashPassword(randomToken(12))
+  const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash))
+  if (!row || !ok) return undefined
+  return { userId: row.id, merchantId: row.merchant_id, email: row.email }
+}
+
+/** Where the merchant's notices go (e.g. a disabled webhook endpoint). */
+export async function listDashboardEmails(deps: Deps, merchantId: string): Promise<string[]> {
+  const rows = await repo.findDashboardUsersByMerchant(deps.db, merchantId)
+  return rows.map((r) => r.email)
 }

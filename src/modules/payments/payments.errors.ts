@@ -15,6 +15,7 @@ export type PaymentsErrorCode =
   | 'card_token_revoked'
   | 'split_invalid'
   | 'not_refundable'
+  | 'not_disputable'
 
 const table: ErrorTable<PaymentsErrorCode> = {
   session_not_found: {
@@ -74,6 +75,11 @@ const table: ErrorTable<PaymentsErrorCode> = {
     message: 'the card token is revoked',
   },
   split_invalid: { code: 'SVC-VAL-3001', status: 400, message: 'splits: invalid' },
+  not_disputable: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'only a captured payment can be charged back',
+  },
   not_refundable: {
     code: 'SVC-STATE-3401',
     status: 409,

@@ -355,3 +355,11 @@ export async function releasePaymentAction(db: Db, paymentId: string): Promise<v
     .where('status', '=', 'authorized')
     .execute()
 }
+
+export async function updatePaymentChargebacks(
+  tx: Tx,
+  paymentId: string,
+  set: { chargeback_open_minor: number; chargeback_total_minor: number; updated_at: Date },
+): Promise<void> {
+  await tx.updateTable('payments').set(set).where('id', '=', paymentId).execute()
+}

@@ -1,0 +1,249 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import {
+  attachCard,
+  detachCard,
+  listCards,
+  requireDefaultCard,
+  type CustomerCard,
+} from './customer-cards.service.ts'
+import {
+  AttachCardBody,
+  CardParams,
+  CreateCustomerBody,
+  CustomerCardList,
+  CustomerCardResponse,
+  CustomerList,
+  CustomerListQuery,
+  CustomerParams,
+  CustomerResponse,
+  DefaultCardResponse,
+  UpdateCustomerBody,
+} from './customers.schemas.ts'
+import {
+  createCustomer,
+  deleteCustomer,
+  getCustomer,
+  listCustomers,
+  updateCustomer,
+  type Customer,
+} from './customers.service.ts'
+
+const tags = ['customers']
+const NoContent = Type.Null({ description: 'No body' })
+
+function customerJson(c: Customer) {
+  return {
+    id: c.id,
+    merchantId: c.merchantId,
+    externalId: c.externalId,
+    email: c.email,
+    phone: c.phone,
+    name: c.name,
+    extraData: c.extraData,
+    createdAt: isoZ(c.createdAt),
+    updatedAt: isoZ(c.updatedAt),
+  }
+}
+
+/** A saved card as a reference: never more than the vault's non-secret details. */
+function cardJson(c: CustomerCard) {
+  return {
+    id: c.id,
+    customerId: c.customerId,
+    cardToken: c.cardToken,
+    last4: c.last4,
+    brand: c.brand,
+    expMonth: c.expMonth,
+    expYear: c.expYear,
+    isDefault: c.isDefault,
+    expired: c.expired,
+    createdAt: isoZ(c.createdAt),
+  }
+}
+
+/** Signed customer routes; merchant keys only (the gateway's default scope). */
+export function customersRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/v1/customers',
+      {
+        schema: {
+          tags,
+          summary: 'Create a customer',
+          body: CreateCustomerBody,
+          response: { 201: CustomerResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const c = await createCustomer(deps, authOf(request).merchantId, request.body)
+        return reply.code(201).send(customerJson(c))
+      },
+    )
+
+    app.get(
+      '/v1/customers/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Retrieve a customer',
+          params: CustomerParams,
+          response: { 200: CustomerResponse, ...errorResponses },
+        },
+      },
+      async (request) =>
+        customerJson(await getCustomer(deps, authOf(request).merchantId, request.params.id)),
+    )
+
+    app.put(
+      '/v1/customers/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Update a customer (only the fields sent change)',
+          params: CustomerParams,
+          body: UpdateCustomerBody,
+          response: { 200: CustomerResponse, ...errorResponses },
+        },
+      },
+      async (request) =>
+        customerJson(
+          await updateCustomer(deps, authOf(request).merchantId, request.params.id, request.body),
+        ),
+    )
+
+    app.get(
+      '/v1/customers',
+      {
+        schema: {
+          tags,
+          summary: 'List customers, newest first',
+          querystring: CustomerListQuery,
+          response: { 200: CustomerList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const page = await listCustomers(deps, authOf(request).merchantId, request.query)
+        return {
+          items: page.items.map((c) => ({
+            id: c.id,
+            externalId: c.externalId,
+            email: c.email,
+            name: c.name,
+            createdAt: isoZ(c.createdAt),
+          })),
+          nextCursor: page.nextCursor,
+        }
+      },
+    )
+
+    app.delete(
+      '/v1/customers/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a customer (soft delete; its cards are detached and revoked)',
+          params: CustomerParams,
+          response: { 204: NoContent, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        await deleteCustomer(deps, authOf(request).merchantId, request.params.id)
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.post(
+      '/v1/customers/:id/cards',
+      {
+        schema: {
+          tags,
+          summary: 'Save a vault card token for the customer',
+          description:
+            '201: attached. 200: the token was already a card of this customer (isDefault: true ' +
+            'still makes it the default).',
+          params: CustomerParams,
+          body: AttachCardBody,
+          response: { 200: CustomerCardResponse, 201: CustomerCardResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { card, created } = await attachCard(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+          request.body.cardToken,
+          { isDefault: request.body.isDefault },
+        )
+        return reply.code(created ? 201 : 200).send({ ...cardJson(card), bin: card.bin })
+      },
+    )
+
+    app.get(
+      '/v1/customers/:id/cards',
+      {
+        schema: {
+          tags,
+          summary: "The customer's saved cards, newest first",
+          params: CustomerParams,
+          response: { 200: CustomerCardList, ...errorResponses },
+        },
+      },
+      async (request) => ({
+        items: (await listCards(deps, authOf(request).merchantId, request.params.id)).map(
+          cardJson,
+        ),
+      }),
+    )
+
+    app.get(
+      '/v1/customers/:id/cards/default',
+      {
+        schema: {
+          tags,
+          summary: "The customer's default card (404 when there is none)",
+          params: CustomerParams,
+          response: { 200: DefaultCardResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const card = await requireDefaultCard(deps, authOf(request).merchantId, request.params.id)
+        return {
+          cardToken: card.cardToken,
+          customerId: card.customerId,
+          last4: card.last4,
+          brand: card.brand,
+          expMonth: card.expMonth,
+          expYear: card.expYear,
+        }
+      },
+    )
+
+    app.delete(
+      '/v1/customers/:id/cards/:cardId',
+      {
+        schema: {
+          tags,
+          summary: 'Detach a saved card and revoke its token',
+          params: CardParams,
+          response: { 204: NoContent, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        await detachCard(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+          request.params.cardId,
+        )
+        return reply.code(204).send(null)
+      },
+    )
+  }
+}

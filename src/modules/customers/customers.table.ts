@@ -1,0 +1,44 @@
+import type { ColumnType, Insertable, Selectable } from 'kysely'
+
+type Json<T> = ColumnType<T, string, string>
+
+export interface CustomersTable {
+  id: string
+  merchant_id: string
+  external_id: string
+  email: string | null
+  /** E.164, +90… */
+  phone: string | null
+  name: string | null
+  extra_data: Json<Record<string, unknown>>
+  created_at: Date
+  updated_at: Date
+  /** Soft delete: a row with deleted_at is gone for every read. */
+  deleted_at: Date | null
+}
+
+export interface CustomerCardsTable {
+  id: string
+  merchant_id: string
+  customer_id: string
+  card_token: string
+  last4: string
+  bin: string
+  brand: string
+  exp_month: number
+  exp_year: number
+  is_default: boolean
+  created_at: Date
+  /** Set when the card is detached (its vault token is revoked at the same time). */
+  detached_at: Date | null
+}
+
+export interface CustomersTables {
+  customers: CustomersTable
+  customer_cards: CustomerCardsTable
+}
+
+export type CustomerRow = Selectable<CustomersTable>
+export type NewCustomer = Insertable<CustomersTable>
+export type CustomerCardRow = Selectable<CustomerCardsTable>
+export type NewCustomerCard = Insertable<CustomerCardsTable>

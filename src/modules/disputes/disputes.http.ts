@@ -1,0 +1,130 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import {
+  ChargebackList,
+  ChargebackParams,
+  ChargebackSchema,
+  EmptyBody,
+  PaymentParams,
+  RaiseBody,
+  Resolution,
+} from './disputes.schemas.ts'
+import {
+  acceptChargeback,
+  listChargebacks,
+  receiveChargeback,
+  reverseChargeback,
+  type Chargeback,
+} from './disputes.service.ts'
+
+const tags = ['disputes']
+
+export function chargebackJson(c: Chargeback) {
+  return {
+    id: c.id,
+    paymentId: c.paymentId,
+    amount: c.amount,
+    status: c.status,
+    reasonCode: c.reasonCode,
+    bankChargebackId: c.bankChargebackId,
+    receivedAt: isoZ(c.receivedAt),
+    resolvedAt: isoZ(c.resolvedAt),
+  }
+}
+
+function resolutionJson(c: Chargeback) {
+  return { chargebackId: c.id, status: c.status, resolvedAt: isoZ(c.resolvedAt) }
+}
+
+export function disputesRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.get(
+      '/v1/payments/:id/chargebacks',
+      {
+        schema: {
+          tags,
+          summary: "A payment's chargebacks",
+          params: PaymentParams,
+          response: { 200: ChargebackList, ...errorResponses },
+        },
+      },
+      async (request) => ({
+        items: (await listChargebacks(deps, authOf(request).merchantId, request.params.id)).map(
+          chargebackJson,
+        ),
+      }),
+    )
+    app.post(
+      '/v1/payments/:id/chargebacks/:cbid/accept',
+      {
+        schema: {
+          tags,
+          summary: 'Accept a chargeback (bookkeeping only; terminal)',
+          params: ChargebackParams,
+          body: EmptyBody,
+          response: { 200: Resolution, ...errorResponses },
+        },
+      },
+      async (request) =>
+        resolutionJson(
+          await acceptChargeback(
+            deps,
+            authOf(request).merchantId,
+            request.params.id,
+            request.params.cbid,
+          ),
+        ),
+    )
+    app.post(
+      '/v1/payments/:id/chargebacks/:cbid/reverse',
+      {
+        schema: {
+          tags,
+          summary: 'Reverse a chargeback (representment won; terminal)',
+          params: ChargebackParams,
+          body: EmptyBody,
+          response: { 200: Resolution, ...errorResponses },
+        },
+      },
+      async (request) =>
+        resolutionJson(
+          await reverseChargeback(
+            deps,
+            authOf(request).merchantId,
+            request.params.id,
+            request.params.cbid,
+          ),
+        ),
+    )
+  }
+}
+
+/** Sandbox: the card's bank raises a chargeback. */
+export function disputesSandboxRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.post(
+      '/v1/sandbox/payments/:id/chargebacks',
+      {
+        schema: {
+          tags: ['sandbox'],
+          summary: "Raise a chargeback as the card's bank would",
+          params: PaymentParams,
+          body: RaiseBody,
+          response: { 201: ChargebackSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const cb = await receiveChargeback(deps, authOf(request).merchantId, request.params.id, {
+          ...(request.body.amount !== undefined ? { amount: request.body.amount } : {}),
+          ...(request.body.reasonCode !== undefined ? { reasonCode: request.body.reasonCode } : {}),
+        })
+        return reply.code(201).send(chargebackJson(cb))
+      },
+    )
+  }
+}

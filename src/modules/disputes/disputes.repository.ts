@@ -1,0 +1,53 @@
+import type { Db, Tx } from '../../database.ts'
+import type { ChargebackRow, ChargebackStatus, NewChargeback } from './disputes.table.ts'
+
+export async function insertChargeback(tx: Tx, row: NewChargeback): Promise<void> {
+  await tx.insertInto('chargebacks').values(row).execute()
+}
+
+export function findChargebacksByPayment(
+  db: Db,
+  merchantId: string,
+  paymentId: string,
+): Promise<ChargebackRow[]> {
+  return db
+    .selectFrom('chargebacks')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('payment_id', '=', paymentId)
+    .orderBy('received_at')
+    .orderBy('id')
+    .execute()
+}
+
+export function lockChargeback(
+  tx: Tx,
+  merchantId: string,
+  paymentId: string,
+  chargebackId: string,
+): Promise<ChargebackRow | undefined> {
+  return tx
+    .selectFrom('chargebacks')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('payment_id', '=', paymentId)
+    .where('id', '=', chargebackId)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+/** The state machine's write: only from `received`, so two resolutions cannot both win. */
+export function resolveChargeback(
+  tx: Tx,
+  chargebackId: string,
+  to: Exclude<ChargebackStatus, 'received'>,
+  at: Date,
+): Promise<ChargebackRow | undefined> {
+  return tx
+    .updateTable('chargebacks')
+    .set({ status: to, resolved_at: at })
+    .where('id', '=', chargebackId)
+    .where('status', '=', 'received')
+    .returningAll()
+    .executeTakeFirst()
+}

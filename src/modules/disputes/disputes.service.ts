@@ -1,0 +1,149 @@
+import type { Deps, Tx } from '../../database.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { newId } from '../../platform/ids.ts'
+import { recordEvent } from '../events/index.ts'
+import { postChargeback, postChargebackReversal } from '../ledger/index.ts'
+import { getPayment, holdChargeback, releaseChargeback } from '../payments/index.ts'
+import { disputesError } from './disputes.errors.ts'
+import * as repo from './disputes.repository.ts'
+import type { ChargebackRow, ChargebackStatus } from './disputes.table.ts'
+
+export interface Chargeback {
+  id: string
+  paymentId: string
+  amount: number
+  status: ChargebackStatus
+  reasonCode: string
+  bankChargebackId: string
+  receivedAt: Date
+  resolvedAt: Date | null
+}
+
+function toChargeback(row: ChargebackRow): Chargeback {
+  return {
+    id: row.id,
+    paymentId: row.payment_id,
+    amount: row.amount,
+    status: row.status,
+    reasonCode: row.reason_code,
+    bankChargebackId: row.bank_chargeback_id,
+    receivedAt: row.received_at,
+    resolvedAt: row.resolved_at,
+  }
+}
+
+async function emit(
+  tx: Tx,
+  cb: ChargebackRow,
+  storeId: string,
+  callbackUrl: string | null,
+  at: Date,
+) {
+  await recordEvent(tx, {
+    merchantId: cb.merchant_id,
+    storeId,
+    type: `chargeback.${cb.status}`,
+    resourceType: 'chargeback',
+    resourceId: cb.id,
+    data: {
+      id: cb.id,
+      paymentId: cb.payment_id,
+      amount: cb.amount,
+      status: cb.status,
+      reasonCode: cb.reason_code,
+      bankChargebackId: cb.bank_chargeback_id,
+      receivedAt: cb.received_at.toISOString(),
+      resolvedAt: cb.resolved_at?.toISOString() ?? null,
+    },
+    callbackUrl,
+    at,
+  })
+}
+
+/**
+ * A chargeback raised by the card's bank. This is what a real acquirer's dispute feed calls
+ * (the sandbox helper too): one transaction sets the amount aside on the payment, posts the
+ * ledger reversal from the owners back to the buyer and records `chargeback.received`.
+ * The payment's own status does not change.
+ */
+export async function receiveChargeback(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  input: { amount?: number; reasonCode?: string; bankChargebackId?: string },
+): Promise<Chargeback> {
+  const chargebackId = newId('cbk')
+  return transact(deps.db, async (tx) => {
+    const now = deps.clock.now()
+    const { before, amount } = await holdChargeback(tx, merchantId, paymentId, input.amount, now)
+    const row: ChargebackRow = {
+      id: chargebackId,
+      merchant_id: merchantId,
+      payment_id: paymentId,
+      amount,
+      status: 'received',
+      reason_code: input.reasonCode ?? '4837',
+      bank_chargeback_id:
+        input.bankChargebackId ?? `BCB-${chargebackId.slice(4, 16).toUpperCase()}`,
+      received_at: now,
+      resolved_at: null,
+    }
+    await repo.insertChargeback(tx, row)
+    await postChargeback(tx, {
+      merchantId,
+      paymentId,
+      chargebackId,
+      amount,
+      previousChargedBackMinor: before.chargebackOpenAmount,
+      paymentAmount: before.amount,
+      shares: before.shares,
+      at: now,
+    })
+    await emit(tx, row, before.storeId, before.callbackUrl, now)
+    return toChargeback(row)
+  })
+}
+
+async function resolve(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  chargebackId: string,
+  to: 'accepted' | 'reversed',
+): Promise<Chargeback> {
+  const payment = await getPayment(deps, merchantId, paymentId)
+  return transact(deps.db, async (tx) => {
+    const now = deps.clock.now()
+    const current = await repo.lockChargeback(tx, merchantId, paymentId, chargebackId)
+    if (!current) throw disputesError('chargeback_not_found')
+    const row = await repo.resolveChargeback(tx, chargebackId, to, now)
+    if (!row) throw disputesError('chargeback_resolved')
+    if (to === 'reversed') {
+      // Representment won: the exact mirror of the received legs, and the amount is
+      // refundable (and disputable) again.
+      await postChargebackReversal(tx, { merchantId, chargebackId, at: now })
+      await releaseChargeback(tx, merchantId, paymentId, row.amount, now)
+    }
+    await emit(tx, row, payment.storeId, payment.callbackUrl, now)
+    return toChargeback(row)
+  })
+}
+
+/** The merchant accepts the loss: bookkeeping only (the money already went back). */
+export function acceptChargeback(deps: Deps, merchantId: string, paymentId: string, id: string) {
+  return resolve(deps, merchantId, paymentId, id, 'accepted')
+}
+
+/** Representment won: the received legs are undone. */
+export function reverseChargeback(deps: Deps, merchantId: string, paymentId: string, id: string) {
+  return resolve(deps, merchantId, paymentId, id, 'reversed')
+}
+
+export async function listChargebacks(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+): Promise<Chargeback[]> {
+  await getPayment(deps, merchantId, paymentId)
+  return (await repo.findChargebacksByPayment(deps.db, merchantId, paymentId)).map(toChargeback)
+}

@@ -1,0 +1,9 @@
+// Disputes: bank-raised chargebacks and their resolution.
+export { disputesRoutes, disputesSandboxRoutes, chargebackJson } from './disputes.http.ts'
+export {
+  receiveChargeback,
+  acceptChargeback,
+  reverseChargeback,
+  listChargebacks,
+} from './disputes.service.ts'
+export type { Chargeback } from './disputes.service.ts'

@@ -1,0 +1,98 @@
+import type { Deps } from '../../database.ts'
+import { assert } from '../../platform/assert.ts'
+import { paymentRowToPayment, type Payment } from './payment-view.ts'
+import * as repo from './payments.repository.ts'
+import type { PaymentStatus } from './payments.table.ts'
+import { refundRowToRefund, type Refund } from './refunds.service.ts'
+import * as search from './search.repository.ts'
+
+// Read-only queries that modules/transactions (the read model) needs over payments and
+// refunds. Nothing here writes; nothing here throws a 404 (the caller decides what a missing
+// payment means for its own resource).
+
+export type { PaymentSearchFilter, SearchPosition } from './search.repository.ts'
+
+export const PAYMENT_STATUSES: readonly PaymentStatus[] = [
+  'pending',
+  'pending_3ds',
+  'authorized',
+  'captured',
+  'voided',
+  'failed',
+  'refunded',
+]
+
+/** One payment as a list or export row shows it. */
+export interface PaymentSearchEntry {
+  id: string
+  storeId: string
+  transactionId: string
+  method: 'card' | 'qr'
+  status: PaymentStatus
+  amount: number
+  currency: 'TRY'
+  commission: number
+  netAmount: number
+  customerId: string | null
+  cardMask: string | null
+  cardBrand: string | null
+  installmentCount: number
+  /** Completed plus in-flight refund amounts. */
+  refundAmount: number
+  refundCompletedAmount: number
+  /** Refund records that are completed or pending (failed ones do not count). */
+  refundsCount: number
+  chargebackOpenAmount: number
+  chargebackTotalAmount: number
+  createdAt: Date
+  /** Where the next page starts if this row is the last one of a page. */
+  position: search.SearchPosition
+}
+
+// Bounds one round trip: a list page asks for at most 101 rows, an export batch for 1000.
+export const SEARCH_LIMIT_MAX = 1000
+
+/** Payments matching `filter`, newest first (created_at desc, id desc), after `after`. */
+export async function searchPayments(
+  deps: Deps,
+  filter: search.PaymentSearchFilter,
+  after: search.SearchPosition | undefined,
+  limit: number,
+): Promise<PaymentSearchEntry[]> {
+  assert(Number.isInteger(limit) && limit >= 1 && limit <= SEARCH_LIMIT_MAX, 'search limit')
+  const rows = await search.findPaymentPage(deps.db, filter, after, limit)
+  return rows.map((r) => ({
+    id: r.id,
+    storeId: r.store_id,
+    transactionId: r.transaction_id,
+    method: r.method,
+    status: r.status,
+    amount: r.amount,
+    currency: r.currency,
+    commission: r.commission,
+    netAmount: r.amount - r.commission,
+    customerId: r.customer_id,
+    cardMask: r.card_mask,
+    cardBrand: r.card_brand,
+    installmentCount: r.installment_count,
+    refundAmount: r.refund_reserved_minor,
+    refundCompletedAmount: r.refund_completed_minor,
+    refundsCount: r.refunds_count,
+    chargebackOpenAmount: r.chargeback_open_minor,
+    chargebackTotalAmount: r.chargeback_total_minor,
+    createdAt: r.created_at,
+    position: { createdKey: r.created_key, id: r.id },
+  }))
+}
+
+/** The payment and every refund record of it, oldest first; undefined if not this merchant's. */
+export async function findPaymentWithRefunds(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+): Promise<{ payment: Payment; refunds: Refund[] } | undefined> {
+  const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
+  if (!row) return undefined
+  const refunds = await repo.findRefundsByPayment(deps.db, merchantId, paymentId)
+  return { payment: paymentRowToPayment(row), refunds: refunds.map(refundRowToRefund) }
+}

@@ -1,0 +1,77 @@
+import type { ColumnType, Insertable, Selectable } from 'kysely'
+
+export type PayoutRail = 'fast' | 'eft' | 'card'
+export type DraftStatus = 'draft' | 'approved' | 'cancelled'
+export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'failed'
+
+type Json<T> = ColumnType<T, string, string>
+
+export interface PayoutDraftsTable {
+  id: string
+  merchant_id: string
+  store_id: string
+  status: DraftStatus
+  row_count: number
+  valid_count: number
+  invalid_count: number
+  valid_total_minor: number
+  created_at: Date
+  approved_at: Date | null
+  cancelled_at: Date | null
+  updated_at: Date
+}
+
+export interface PayoutDraftRowsTable {
+  draft_id: string
+  merchant_id: string
+  /** 0-based position in the uploaded `rows` array. */
+  idx: number
+  valid: boolean
+  errors: Json<string[]>
+  /** As given when it is one of the rails, else null. */
+  rail: PayoutRail | null
+  holder_name: string | null
+  amount_minor: number | null
+  /** Normalised IBAN or card token; only kept for valid rows (never echoed). */
+  dest: string | null
+  dest_masked: string | null
+}
+
+export interface PayoutsTable {
+  /** UUID (spec). */
+  id: string
+  merchant_id: string
+  store_id: string | null
+  draft_id: string | null
+  draft_row_idx: number | null
+  owner_type: 'merchant' | 'submerchant'
+  owner_id: string
+  submerchant_id: string | null
+  rail: PayoutRail
+  dest: string
+  dest_masked: string
+  holder_name: string
+  amount_minor: number
+  currency: 'TRY'
+  status: PayoutStatus
+  client_reference: string | null
+  failure_code: string | null
+  rail_reference: string | null
+  created_at: Date
+  processing_at: Date | null
+  paid_at: Date | null
+  failed_at: Date | null
+  updated_at: Date
+}
+
+export interface PayoutsTables {
+  payout_drafts: PayoutDraftsTable
+  payout_draft_rows: PayoutDraftRowsTable
+  payouts: PayoutsTable
+}
+
+export type DraftRow = Selectable<PayoutDraftsTable>
+export type DraftRowRow = Selectable<PayoutDraftRowsTable>
+export type NewDraftRow = Insertable<PayoutDraftRowsTable>
+export type PayoutRow = Selectable<PayoutsTable>
+export type NewPayout = Insertable<PayoutsTable>

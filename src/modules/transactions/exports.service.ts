@@ -1,0 +1,276 @@
+import type { Deps } from '../../database.ts'
+import { assert } from '../../platform/assert.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { newId } from '../../platform/ids.ts'
+import { getMerchant } from '../merchants/index.ts'
+import { searchPayments, type PaymentSearchEntry } from '../payments/index.ts'
+import { ChunkWriter } from './chunk-writer.ts'
+import { CsvStatement } from './export-csv.ts'
+import { PdfStatement, type StatementRenderer } from './export-pdf.ts'
+import { transactionsError } from './transactions.errors.ts'
+import * as repo from './transactions.repository.ts'
+import { checkFilters, type TransactionFilters } from './transactions.service.ts'
+import type { ExportFilters, ExportFormat, ExportRow, ExportStatus } from './transactions.table.ts'
+
+// Statement exports: POST records a `queued` export and enqueues its build job in the same
+// transaction; the job (transactions.build_export) moves it queued → processing → ready |
+// failed, streaming the file into transaction_export_chunks; a reconciler expires files
+// after 7 days. Downloads stream the chunks back in order.
+
+export const BUILD_EXPORT_JOB = 'transactions.build_export'
+export const EXPORT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+/** Source rows per keyset query: bounds memory per step, whatever the export's size. */
+export const EXPORT_BATCH = 1000
+/** Build attempts before an export is marked failed (the job's retryLimit is one less). */
+export const EXPORT_ATTEMPTS_MAX = 3
+// An export no worker has touched for this long lost its job for good (every retry spent
+// or the worker killed mid-build): the reconciler marks it failed so clients stop polling.
+const ABANDONED_AFTER_MS = 60 * 60 * 1000
+const RECONCILE_BATCH = 200
+
+export interface ExportView {
+  id: string
+  format: ExportFormat
+  status: ExportStatus
+  rowCount: number
+  filters: ExportFilters
+  createdAt: Date
+  completedAt: Date | null
+  expiresAt: Date | null
+}
+
+export interface ExportDownload {
+  fileName: string
+  contentType: string
+  byteSize: number
+  chunks: AsyncIterable<Buffer>
+}
+
+function exportRowToView(row: ExportRow): ExportView {
+  return {
+    id: row.id,
+    format: row.format,
+    status: row.status,
+    rowCount: row.row_count,
+    filters: row.filters,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+    expiresAt: row.expires_at,
+  }
+}
+
+/** The stored filters as a search: dates parsed; at most the payments before the snapshot. */
+function searchFilters(f: ExportFilters, snapshotAt: Date): TransactionFilters {
+  // `to` is exclusive; +1 ms keeps a payment created in the request's own millisecond.
+  const snapshotEnd = new Date(snapshotAt.getTime() + 1)
+  const to = f.to !== undefined && new Date(f.to) < snapshotEnd ? new Date(f.to) : snapshotEnd
+  return {
+    ...(f.storeId !== undefined ? { storeId: f.storeId } : {}),
+    ...(f.status !== undefined
+      ? { status: f.status as NonNullable<TransactionFilters['status']> }
+      : {}),
+    ...(f.customerId !== undefined ? { customerId: f.customerId } : {}),
+    ...(f.paymentId !== undefined ? { paymentId: f.paymentId } : {}),
+    ...(f.from !== undefined ? { from: new Date(f.from) } : {}),
+    to,
+    ...(f.amountMin !== undefined ? { amountMin: f.amountMin } : {}),
+    ...(f.amountMax !== undefined ? { amountMax: f.amountMax } : {}),
+  }
+}
+
+/** Normalises the request's filters (timestamps to ISO UTC) and rejects impossible ones. */
+function normaliseFilters(f: ExportFilters): ExportFilters {
+  const out: ExportFilters = { ...f }
+  if (f.from !== undefined) out.from = new Date(f.from).toISOString()
+  if (f.to !== undefined) out.to = new Date(f.to).toISOString()
+  checkFilters(
+    {
+      ...(out.from !== undefined ? { from: new Date(out.from) } : {}),
+      ...(out.to !== undefined ? { to: new Date(out.to) } : {}),
+      ...(out.amountMin !== undefined ? { amountMin: out.amountMin } : {}),
+      ...(out.amountMax !== undefined ? { amountMax: out.amountMax } : {}),
+    },
+    'filters.',
+  )
+  return out
+}
+
+export async function createExport(
+  deps: Deps,
+  merchantId: string,
+  input: { format: ExportFormat; filters?: ExportFilters },
+): Promise<ExportView> {
+  const filters = normaliseFilters(input.filters ?? {})
+  const now = deps.clock.now()
+  const id = newId('exp')
+  return transact(deps.db, async (tx) => {
+    await repo.insertExport(tx, {
+      id,
+      merchant_id: merchantId,
+      format: input.format,
+      filters: JSON.stringify(filters),
+      status: 'queued',
+      snapshot_at: now,
+      error: null,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+      expires_at: null,
+      updated_at: now,
+    })
+    // In the same transaction: the job exists if and only if the export does.
+    await deps.jobs.enqueue(tx, BUILD_EXPORT_JOB, { exportId: id }, { singletonKey: id })
+    return {
+      id,
+      format: input.format,
+      status: 'queued' as const,
+      rowCount: 0,
+      filters,
+      createdAt: now,
+      completedAt: null,
+      expiresAt: null,
+    }
+  })
+}
+
+export async function getExport(
+  deps: Deps,
+  merchantId: string,
+  exportId: string,
+): Promise<ExportView> {
+  const row = await repo.findExportById(deps.db, merchantId, exportId)
+  if (!row) throw transactionsError('export_not_found')
+  return exportRowToView(row)
+}
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  pdf: 'application/pdf',
+}
+
+/** The ready file as a stream of its chunks; 409 SVC-STATE-3401 in any other state. */
+export async function openExportDownload(
+  deps: Deps,
+  merchantId: string,
+  exportId: string,
+): Promise<ExportDownload> {
+  const row = await repo.findExportById(deps.db, merchantId, exportId)
+  if (!row) throw transactionsError('export_not_found')
+  if (row.status === 'failed') throw transactionsError('export_failed')
+  if (row.status === 'expired') throw transactionsError('export_expired')
+  if (row.status !== 'ready') throw transactionsError('export_not_ready')
+  const { attempt, chunk_count: count } = row
+  const db = deps.db
+  async function* chunks(): AsyncGenerator<Buffer> {
+    for (let seq = 0; seq < count; seq++) {
+      const chunk = await repo.findChunk(db, exportId, attempt, seq)
+      // Only expiry deletes a ready file's chunks; a download racing it ends short, and the
+      // client sees a body shorter than its Content-Length.
+      if (!chunk) throw new Error(`export ${exportId}: chunk ${seq} is gone`)
+      yield Buffer.from(chunk.data.buffer, chunk.data.byteOffset, chunk.data.byteLength)
+    }
+  }
+  return {
+    fileName: `transactions-${exportId}.${row.format}`,
+    contentType: CONTENT_TYPES[row.format],
+    byteSize: row.byte_size,
+    chunks: chunks(),
+  }
+}
+
+async function* exportBatches(
+  deps: Deps,
+  merchantId: string,
+  filters: TransactionFilters,
+): AsyncGenerator<PaymentSearchEntry[]> {
+  let after: PaymentSearchEntry['position'] | undefined
+  for (;;) {
+    const rows = await searchPayments(deps, { ...filters, merchantId }, after, EXPORT_BATCH)
+    if (rows.length > 0) yield rows
+    const last = rows.at(-1)
+    if (rows.length < EXPORT_BATCH || !last) return
+    after = last.position
+  }
+}
+
+/**
+ * The build job. Idempotent: a duplicate delivery of a finished export does nothing, and a
+ * retry starts a new attempt whose chunks replace the earlier attempt's. Errors are thrown
+ * for pg-boss to retry, except on the last attempt, which marks the export failed.
+ */
+export async function buildExport(deps: Deps, exportId: string): Promise<void> {
+  const claimed = await repo.claimExportBuild(deps.db, exportId, deps.clock.now())
+  if (!claimed) return
+  const { attempt } = claimed
+  try {
+    await repo.deleteChunksExceptAttempt(deps.db, exportId, attempt)
+    const out = new ChunkWriter(deps.db, exportId, attempt)
+    const merchant = await getMerchant(deps, claimed.merchant_id)
+    const renderer: StatementRenderer =
+      claimed.format === 'csv'
+        ? new CsvStatement(out)
+        : new PdfStatement(out, {
+            exportId,
+            merchantName: merchant.name,
+            filters: claimed.filters,
+            snapshotAt: claimed.snapshot_at,
+          })
+    renderer.begin()
+    let rowCount = 0
+    const filters = searchFilters(claimed.filters, claimed.snapshot_at)
+    for await (const batch of exportBatches(deps, claimed.merchant_id, filters)) {
+      renderer.rows(batch)
+      rowCount += batch.length
+      await out.flushFull()
+      await repo.updateExportProgress(deps.db, exportId, attempt, rowCount, deps.clock.now())
+    }
+    await renderer.end()
+    const file = await out.finish()
+    const now = deps.clock.now()
+    const ready = await repo.markExportReady(deps.db, exportId, attempt, {
+      rowCount,
+      ...file,
+      now,
+      expiresAt: new Date(now.getTime() + EXPORT_RETENTION_MS),
+    })
+    // Not ready: a newer attempt took the export over (this one outlived its job's
+    // timeout); that attempt's result stands and this one's chunks are garbage.
+    if (ready) await repo.deleteChunksExceptAttempt(deps.db, exportId, attempt)
+    else await repo.deleteChunksOfAttempt(deps.db, exportId, attempt)
+  } catch (error) {
+    if (attempt < EXPORT_ATTEMPTS_MAX) throw error
+    deps.log.error({ err: error, exportId, attempt }, 'export failed on its last attempt')
+    const message = error instanceof Error ? error.message : String(error)
+    if (await repo.markExportFailed(deps.db, exportId, ['processing'], message, deps.clock.now())) {
+      await repo.deleteAllChunks(deps.db, exportId)
+    }
+  }
+}
+
+/**
+ * The export reconciler: ready files past their 7 days become `expired` and their chunks
+ * are deleted; exports abandoned by every build attempt become `failed`.
+ */
+export async function reconcileExports(deps: Deps): Promise<number> {
+  const now = deps.clock.now()
+  let moved = 0
+  for (const { id } of await repo.findExpiredExports(deps.db, now, RECONCILE_BATCH)) {
+    if (await transact(deps.db, (tx) => repo.expireExport(tx, id, now))) moved++
+  }
+  const abandonedBefore = new Date(now.getTime() - ABANDONED_AFTER_MS)
+  for (const row of await repo.findAbandonedExports(deps.db, abandonedBefore, RECONCILE_BATCH)) {
+    assert(row.status === 'queued' || row.status === 'processing', 'abandoned export state')
+    const failed = await repo.markExportFailed(
+      deps.db,
+      row.id,
+      [row.status],
+      'the export was not built in time; request a new one',
+      now,
+    )
+    if (failed) {
+      await repo.deleteAllChunks(deps.db, row.id)
+      moved++
+    }
+  }
+  return moved
+}

@@ -1,0 +1,30 @@
+import { errorFactory, type ErrorTable } from '../../platform/errors.ts'
+
+export type TransactionsErrorCode =
+  | 'transaction_not_found'
+  | 'export_not_found'
+  | 'export_not_ready'
+  | 'export_failed'
+  | 'export_expired'
+
+const table: ErrorTable<TransactionsErrorCode> = {
+  transaction_not_found: { code: 'SVC-RES-3301', status: 404, message: 'transaction not found' },
+  export_not_found: { code: 'SVC-RES-3301', status: 404, message: 'export not found' },
+  export_not_ready: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'the export is not ready yet; poll GET /v1/transactions/exports/{exportId}',
+  },
+  export_failed: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'the export failed; request a new one',
+  },
+  export_expired: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'the export file has expired (files are kept 7 days); request a new one',
+  },
+}
+
+export const transactionsError = errorFactory(table)

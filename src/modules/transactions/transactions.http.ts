@@ -1,0 +1,194 @@
+import { Readable } from 'node:stream'
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { createExport, getExport, openExportDownload, type ExportView } from './exports.service.ts'
+import {
+  CreateExportBody,
+  ExportParams,
+  ExportResponse,
+  LedgerLegList,
+  TransactionDetail,
+  TransactionList,
+  TransactionParams,
+  TransactionsQuery,
+} from './transactions.schemas.ts'
+import {
+  getTransaction,
+  getTransactionLedger,
+  listTransactions,
+  type TransactionDetail as Detail,
+  type TransactionListItem,
+} from './transactions.service.ts'
+
+const tags = ['transactions']
+
+function listItemJson(t: TransactionListItem) {
+  return {
+    id: t.id,
+    storeId: t.storeId,
+    transactionId: t.transactionId,
+    status: t.status,
+    method: t.method,
+    amount: t.amount,
+    currency: t.currency,
+    refundsCount: t.refundsCount,
+    chargebacksCount: t.chargebacksCount,
+    createdAt: isoZ(t.createdAt),
+  }
+}
+
+function detailJson(d: Detail) {
+  return {
+    ...d,
+    refunds: d.refunds.map((r) => ({
+      ...r,
+      createdAt: isoZ(r.createdAt),
+      completedAt: isoZ(r.completedAt),
+    })),
+    chargebacks: d.chargebacks.map((c) => ({ ...c, receivedAt: isoZ(c.receivedAt) })),
+    createdAt: isoZ(d.createdAt),
+    completedAt: isoZ(d.completedAt),
+  }
+}
+
+function exportJson(e: ExportView) {
+  return {
+    exportId: e.id,
+    status: e.status,
+    format: e.format,
+    downloadUrl: `/v1/transactions/exports/${e.id}/download`,
+    rowCount: e.rowCount,
+    filters: e.filters,
+    createdAt: isoZ(e.createdAt),
+    completedAt: isoZ(e.completedAt),
+    expiresAt: isoZ(e.expiresAt),
+  }
+}
+
+const FileResponse = {
+  description: 'The statement file: text/csv (UTF-8 with BOM, ";" separated) or application/pdf',
+  content: {
+    'text/csv': { schema: { type: 'string' } },
+    'application/pdf': { schema: { type: 'string', format: 'binary' } },
+  },
+}
+
+/** Signed routes of the transactions read model (merchant keys only). */
+export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.get(
+      '/v1/transactions',
+      {
+        schema: {
+          tags,
+          summary: "List the merchant's transactions, newest first",
+          querystring: TransactionsQuery,
+          response: { 200: TransactionList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { limit, cursor, from, to, ...rest } = request.query
+        const page = await listTransactions(
+          deps,
+          authOf(request).merchantId,
+          {
+            ...rest,
+            ...(from !== undefined ? { from: new Date(from) } : {}),
+            ...(to !== undefined ? { to: new Date(to) } : {}),
+          },
+          { limit, ...(cursor !== undefined ? { cursor } : {}) },
+        )
+        return { items: page.items.map(listItemJson), nextCursor: page.nextCursor }
+      },
+    )
+
+    app.post(
+      '/v1/transactions/exports',
+      {
+        schema: {
+          tags,
+          summary: 'Request a CSV or PDF statement; built in the background',
+          body: CreateExportBody,
+          response: { 202: ExportResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const created = await createExport(deps, authOf(request).merchantId, request.body)
+        return reply.code(202).send(exportJson(created))
+      },
+    )
+
+    app.get(
+      '/v1/transactions/exports/:exportId',
+      {
+        schema: {
+          tags,
+          summary: 'Status of an export',
+          params: ExportParams,
+          response: { 200: ExportResponse, ...errorResponses },
+        },
+      },
+      async (request) =>
+        exportJson(await getExport(deps, authOf(request).merchantId, request.params.exportId)),
+    )
+
+    app.get(
+      '/v1/transactions/exports/:exportId/download',
+      {
+        schema: {
+          tags,
+          summary: 'Download a ready export (409 SVC-STATE-3401 until it is ready)',
+          params: ExportParams,
+          response: { 200: FileResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const file = await openExportDownload(
+          deps,
+          authOf(request).merchantId,
+          request.params.exportId,
+        )
+        return reply
+          .type(file.contentType)
+          .header('content-disposition', `attachment; filename="${file.fileName}"`)
+          .header('content-length', String(file.byteSize))
+          .header('cache-control', 'private, no-store')
+          .send(Readable.from(file.chunks))
+      },
+    )
+
+    app.get(
+      '/v1/transactions/:id',
+      {
+        schema: {
+          tags,
+          summary: 'A transaction with its refunds and chargebacks',
+          params: TransactionParams,
+          response: { 200: TransactionDetail, ...errorResponses },
+        },
+      },
+      async (request) =>
+        detailJson(await getTransaction(deps, authOf(request).merchantId, request.params.id)),
+    )
+
+    app.get(
+      '/v1/transactions/:id/ledger',
+      {
+        schema: {
+          tags,
+          summary: 'The ledger legs posted for a transaction',
+          params: TransactionParams,
+          response: { 200: LedgerLegList, ...errorResponses },
+        },
+      },
+      async (request) => ({
+        items: await getTransactionLedger(deps, authOf(request).merchantId, request.params.id),
+      }),
+    )
+  }
+}

@@ -1,0 +1,186 @@
+import { Type } from 'typebox'
+import { Timestamp } from '../../platform/http/schemas.ts'
+
+const Currency = Type.Literal('TRY')
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()])
+
+const PaymentStatus = Type.Union(
+  [
+    Type.Literal('pending'),
+    Type.Literal('pending_3ds'),
+    Type.Literal('authorized'),
+    Type.Literal('captured'),
+    Type.Literal('voided'),
+    Type.Literal('failed'),
+    Type.Literal('refunded'),
+  ],
+  { description: "the payment's status" },
+)
+const Method = Type.Union([Type.Literal('card'), Type.Literal('qr')])
+const Id = Type.String({ minLength: 1, maxLength: 128 })
+const Kurus = (description: string) =>
+  Type.Integer({ minimum: 0, maximum: 10_000_000_000, description })
+const From = Type.String({ format: 'date-time', description: 'createdAt lower bound, inclusive' })
+const To = Type.String({ format: 'date-time', description: 'createdAt upper bound, exclusive' })
+
+export const TransactionsQuery = Type.Object(
+  {
+    status: Type.Optional(PaymentStatus),
+    storeId: Type.Optional(Id),
+    customerId: Type.Optional(Id),
+    from: Type.Optional(From),
+    to: Type.Optional(To),
+    amountMin: Type.Optional(Kurus('kuruş, inclusive')),
+    amountMax: Type.Optional(Kurus('kuruş, inclusive')),
+    method: Type.Optional(Method),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'nextCursor of the previous page, sent with the same filters',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const TransactionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) })
+export const ExportParams = Type.Object({
+  exportId: Type.String({ minLength: 1, maxLength: 128 }),
+})
+
+export const TransactionListItem = Type.Object({
+  id: Type.String(),
+  storeId: Type.String(),
+  transactionId: Type.String(),
+  status: Type.String(),
+  method: Method,
+  amount: Type.Integer(),
+  currency: Currency,
+  refundsCount: Type.Integer({ description: 'refund records completed or in flight' }),
+  chargebacksCount: Type.Integer({
+    description: 'chargeback records; 0 until the disputes module supplies them',
+  }),
+  createdAt: Timestamp,
+})
+
+export const TransactionList = Type.Object(
+  {
+    items: Type.Array(TransactionListItem),
+    nextCursor: Nullable(Type.String()),
+  },
+  { title: 'TransactionList' },
+)
+
+export const TransactionRefund = Type.Object({
+  refundId: Type.String(),
+  amount: Type.Integer(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')]),
+  reason: Nullable(Type.String()),
+  createdAt: Timestamp,
+  completedAt: Nullable(Timestamp),
+})
+
+export const TransactionChargeback = Type.Object({
+  chargebackId: Type.String(),
+  amount: Type.Integer(),
+  status: Type.Union([
+    Type.Literal('received'),
+    Type.Literal('accepted'),
+    Type.Literal('reversed'),
+  ]),
+  reasonCode: Type.String(),
+  receivedAt: Timestamp,
+})
+
+export const TransactionDetail = Type.Object(
+  {
+    id: Type.String(),
+    storeId: Type.String(),
+    transactionId: Type.String(),
+    method: Method,
+    status: Type.String(),
+    amount: Type.Integer(),
+    currency: Currency,
+    commission: Type.Integer(),
+    netAmount: Type.Integer(),
+    customerId: Nullable(Type.String()),
+    refundAmount: Type.Integer({ description: 'completed plus in-flight refunds' }),
+    refunds: Type.Array(TransactionRefund),
+    refundsCount: Type.Integer(),
+    chargebacks: Type.Array(TransactionChargeback, {
+      description: 'empty until the disputes module supplies chargeback records',
+    }),
+    chargebacksCount: Type.Integer(),
+    chargebackOpenAmount: Type.Integer(),
+    chargebackTotalAmount: Type.Integer(),
+    createdAt: Timestamp,
+    completedAt: Nullable(Timestamp),
+  },
+  { title: 'TransactionDetail' },
+)
+
+export const LedgerLegList = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object({
+        accountType: Type.String({ examples: ['buyer_pending'] }),
+        direction: Type.Union([Type.Literal('DEBIT'), Type.Literal('CREDIT')]),
+        amount: Type.Integer(),
+        currency: Currency,
+        ownerType: Type.Union([
+          Type.Literal('platform'),
+          Type.Literal('merchant'),
+          Type.Literal('submerchant'),
+        ]),
+        ownerId: Type.String(),
+      }),
+    ),
+  },
+  { title: 'LedgerLegList' },
+)
+
+export const ExportFilters = Type.Object(
+  {
+    storeId: Type.Optional(Id),
+    status: Type.Optional(PaymentStatus),
+    from: Type.Optional(From),
+    to: Type.Optional(To),
+    amountMin: Type.Optional(Kurus('kuruş, inclusive')),
+    amountMax: Type.Optional(Kurus('kuruş, inclusive')),
+    customerId: Type.Optional(Id),
+    paymentId: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+)
+
+export const CreateExportBody = Type.Object(
+  {
+    format: Type.Union([Type.Literal('csv'), Type.Literal('pdf')]),
+    filters: Type.Optional(ExportFilters),
+  },
+  { additionalProperties: false },
+)
+
+export const ExportResponse = Type.Object(
+  {
+    exportId: Type.String({ examples: ['exp_0123456789abcdefghjkmnpq'] }),
+    status: Type.Union([
+      Type.Literal('queued'),
+      Type.Literal('processing'),
+      Type.Literal('ready'),
+      Type.Literal('failed'),
+      Type.Literal('expired'),
+    ]),
+    format: Type.Union([Type.Literal('csv'), Type.Literal('pdf')]),
+    downloadUrl: Type.String({ description: 'answers 409 until status is ready' }),
+    rowCount: Type.Integer({ description: 'rows written so far; final once ready' }),
+    filters: ExportFilters,
+    createdAt: Timestamp,
+    completedAt: Nullable(Timestamp),
+    expiresAt: Nullable(Timestamp),
+  },
+  { title: 'Export' },
+)

@@ -1,0 +1,222 @@
+import { createHash, hkdfSync } from 'node:crypto'
+import type { Deps } from '../../database.ts'
+import { assert } from '../../platform/assert.ts'
+import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { validationError } from '../../platform/errors.ts'
+import { legsForPayment, type LegView } from '../ledger/index.ts'
+import {
+  findPaymentWithRefunds,
+  searchPayments,
+  type PaymentSearchEntry,
+  type PaymentSearchFilter,
+  type SearchPosition,
+} from '../payments/index.ts'
+import { transactionsError } from './transactions.errors.ts'
+
+// The transactions read model: lists, details and ledger legs of payments, read through the
+// payments and ledger modules' public functions (this module owns no payment SQL).
+
+export const LIST_LIMIT_DEFAULT = 20
+export const LIST_LIMIT_MAX = 100
+
+/** Filters shared by the list and exports; dates already parsed, all optional. */
+export type TransactionFilters = Omit<PaymentSearchFilter, 'merchantId'>
+
+export interface TransactionListItem extends PaymentSearchEntry {
+  /** Chargeback records of the payment: 0 until the disputes module supplies them. */
+  chargebacksCount: number
+}
+
+/** Refund record inside a transaction detail. */
+export interface TransactionRefund {
+  refundId: string
+  amount: number
+  status: 'pending' | 'completed' | 'failed'
+  reason: string | null
+  createdAt: Date
+  completedAt: Date | null
+}
+
+/**
+ * Chargeback inside a transaction detail. The disputes module will supply these; until it
+ * exports a per-payment list the array is empty and `chargebacksCount` is 0, while the
+ * payment's own chargeback totals (`chargebackOpenAmount`, `chargebackTotalAmount`) are
+ * already real.
+ */
+export interface TransactionChargeback {
+  chargebackId: string
+  amount: number
+  status: 'received' | 'accepted' | 'reversed'
+  reasonCode: string
+  receivedAt: Date
+}
+
+export interface TransactionDetail {
+  id: string
+  storeId: string
+  transactionId: string
+  method: 'card' | 'qr'
+  status: string
+  amount: number
+  currency: 'TRY'
+  commission: number
+  netAmount: number
+  customerId: string | null
+  refundAmount: number
+  refunds: TransactionRefund[]
+  refundsCount: number
+  chargebacks: TransactionChargeback[]
+  chargebacksCount: number
+  chargebackOpenAmount: number
+  chargebackTotalAmount: number
+  createdAt: Date
+  completedAt: Date | null
+}
+
+/** 400 for filter combinations that can match nothing by construction. */
+export function checkFilters(f: TransactionFilters, prefix = ''): void {
+  if (f.from && f.to && f.from.getTime() > f.to.getTime()) {
+    throw validationError(`${prefix}from`, 'must not be after to')
+  }
+  if (f.amountMin !== undefined && f.amountMax !== undefined && f.amountMin > f.amountMax) {
+    throw validationError(`${prefix}amountMin`, 'must not be greater than amountMax')
+  }
+}
+
+// Cursors: signed with a key of their own (derived from the master key for this purpose),
+// bound to the merchant and to the filters they were issued under, so a cursor cannot be
+// edited, replayed against another merchant, or reused with different filters.
+interface ListCursor {
+  k: 'transactions'
+  m: string
+  f: string
+  t: string
+  i: string
+}
+
+const CREATED_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
+
+function cursorKey(masterKey: Buffer): Buffer {
+  return Buffer.from(
+    hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/transactions/list-cursor', 32),
+  )
+}
+
+function filtersFingerprint(f: TransactionFilters): string {
+  const canonical = JSON.stringify([
+    f.status ?? null,
+    f.storeId ?? null,
+    f.customerId ?? null,
+    f.paymentId ?? null,
+    f.method ?? null,
+    f.from?.toISOString() ?? null,
+    f.to?.toISOString() ?? null,
+    f.amountMin ?? null,
+    f.amountMax ?? null,
+  ])
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 16)
+}
+
+function readCursor(
+  deps: Deps,
+  merchantId: string,
+  fingerprint: string,
+  cursor: string,
+): SearchPosition {
+  const c = decodeCursor<Partial<ListCursor> | null>(cursorKey(deps.config.masterKey), cursor)
+  if (
+    typeof c !== 'object' ||
+    c === null ||
+    c.k !== 'transactions' ||
+    c.m !== merchantId ||
+    c.f !== fingerprint ||
+    typeof c.t !== 'string' ||
+    !CREATED_KEY.test(c.t) ||
+    typeof c.i !== 'string'
+  ) {
+    throw invalidCursorError()
+  }
+  return { createdKey: c.t, id: c.i }
+}
+
+/** The merchant's payments, newest first, `limit` per page; `nextCursor` null on the last. */
+export async function listTransactions(
+  deps: Deps,
+  merchantId: string,
+  filters: TransactionFilters,
+  page: { limit: number; cursor?: string },
+): Promise<{ items: TransactionListItem[]; nextCursor: string | null }> {
+  assert(Number.isInteger(page.limit) && page.limit >= 1 && page.limit <= LIST_LIMIT_MAX, 'limit')
+  checkFilters(filters)
+  const fingerprint = filtersFingerprint(filters)
+  const after =
+    page.cursor === undefined ? undefined : readCursor(deps, merchantId, fingerprint, page.cursor)
+  // One row more than asked says whether another page exists.
+  const rows = await searchPayments(deps, { ...filters, merchantId }, after, page.limit + 1)
+  const items = rows.slice(0, page.limit).map((r) => ({ ...r, chargebacksCount: 0 }))
+  const last = items.at(-1)
+  const nextCursor =
+    rows.length > page.limit && last
+      ? encodeCursor(cursorKey(deps.config.masterKey), {
+          k: 'transactions',
+          m: merchantId,
+          f: fingerprint,
+          t: last.position.createdKey,
+          i: last.position.id,
+        } satisfies ListCursor)
+      : null
+  return { items, nextCursor }
+}
+
+export async function getTransaction(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+): Promise<TransactionDetail> {
+  const found = await findPaymentWithRefunds(deps, merchantId, paymentId)
+  if (!found) throw transactionsError('transaction_not_found')
+  const { payment: p, refunds } = found
+  const chargebacks: TransactionChargeback[] = []
+  return {
+    id: p.id,
+    storeId: p.storeId,
+    transactionId: p.transactionId,
+    method: p.method,
+    status: p.status,
+    amount: p.amount,
+    currency: p.currency,
+    commission: p.commission,
+    netAmount: p.netAmount,
+    customerId: p.customerId,
+    refundAmount: p.refundAmount,
+    refunds: refunds.map((r) => ({
+      refundId: r.id,
+      amount: r.amount,
+      status: r.status,
+      reason: r.reason,
+      createdAt: r.createdAt,
+      completedAt: r.completedAt,
+    })),
+    // The same rule as the list: completed and in-flight refund records.
+    refundsCount: refunds.filter((r) => r.status !== 'failed').length,
+    chargebacks,
+    chargebacksCount: chargebacks.length,
+    chargebackOpenAmount: p.chargebackOpenAmount,
+    chargebackTotalAmount: p.chargebackTotalAmount,
+    createdAt: p.createdAt,
+    completedAt: p.completedAt,
+  }
+}
+
+/** The ledger legs posted for a payment (none for authorizations, voids and failures). */
+export async function getTransactionLedger(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+): Promise<LegView[]> {
+  // The payment must be this merchant's: the legs query alone would answer [] for another
+  // merchant's id, which must be a 404 instead.
+  const found = await findPaymentWithRefunds(deps, merchantId, paymentId)
+  if (!found) throw transactionsError('transaction_not_found')
+  return legsForPayment(deps.db, merchantId, paymentId)
+}

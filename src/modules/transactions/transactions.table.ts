@@ -1,0 +1,54 @@
+import type { ColumnType, Insertable, Selectable } from 'kysely'
+
+export type ExportFormat = 'csv' | 'pdf'
+export type ExportStatus = 'queued' | 'processing' | 'ready' | 'failed' | 'expired'
+
+/** What the merchant asked to export; every key optional, as in POST /v1/transactions/exports. */
+export interface ExportFilters {
+  storeId?: string
+  status?: string
+  from?: string
+  to?: string
+  amountMin?: number
+  amountMax?: number
+  customerId?: string
+  paymentId?: string
+}
+
+type Json<T> = ColumnType<T, string, string>
+type Defaulted<T> = ColumnType<T, T | undefined, T>
+
+export interface TransactionExportsTable {
+  id: string
+  merchant_id: string
+  format: ExportFormat
+  filters: Json<ExportFilters>
+  status: ExportStatus
+  snapshot_at: Date
+  row_count: Defaulted<number>
+  byte_size: Defaulted<number>
+  chunk_count: Defaulted<number>
+  attempt: Defaulted<number>
+  error: string | null
+  created_at: Date
+  started_at: Date | null
+  completed_at: Date | null
+  expires_at: Date | null
+  updated_at: Date
+}
+
+export interface TransactionExportChunksTable {
+  export_id: string
+  attempt: number
+  seq: number
+  /** pg returns a Buffer, PGlite a Uint8Array. */
+  data: ColumnType<Uint8Array, Uint8Array, never>
+}
+
+export interface TransactionsTables {
+  transaction_exports: TransactionExportsTable
+  transaction_export_chunks: TransactionExportChunksTable
+}
+
+export type ExportRow = Selectable<TransactionExportsTable>
+export type NewExport = Insertable<TransactionExportsTable>
