@@ -19,6 +19,7 @@ import { BODY_LIMIT_BYTES, installRawJsonParser } from './platform/http/raw-body
 import { installValidators } from './platform/http/validation.ts'
 import type { Logger } from './platform/logger.ts'
 import { createMetrics, installMetrics, type Metrics } from './platform/metrics.ts'
+import { installLoadShedding } from './platform/http/load-shedding.ts'
 import {
   memoryRateLimiter,
   postgresRateLimiter,
@@ -26,11 +27,21 @@ import {
   type RateLimiter,
 } from './modules/gateway/index.ts'
 import { merchantsRoutes } from './modules/merchants/index.ts'
+import { dashboardApi } from './modules/dashboard/index.ts'
+import { eventsRoutes } from './modules/events/index.ts'
+import { webhooksDashboardRoutes } from './modules/webhooks/index.ts'
+import { devMailboxRoutes } from './platform/mail.ts'
 import { disputesRoutes, disputesSandboxRoutes } from './modules/disputes/index.ts'
 import { operatorRoutes } from './modules/operator/index.ts'
 import { vaultRoutes } from './modules/vault/index.ts'
 import { transactionsRoutes } from './modules/transactions/index.ts'
 import { customersRoutes } from './modules/customers/index.ts'
+import { payoutsRoutes } from './modules/payouts/index.ts'
+import {
+  checkoutPagesRoutes,
+  checkoutPublicRoutes,
+  checkoutSandboxRoutes,
+} from './modules/checkout/index.ts'
 import {
   paymentsPublicRoutes,
   paymentsRoutes,
@@ -134,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
           signature: { type: 'apiKey', in: 'header', name: 'X-Signature' },
           timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp' },
           operatorToken: { type: 'http', scheme: 'bearer' },
+          dashboardToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         },
       },
       security: [{ apiKey: [], signature: [], timestamp: [] }],
@@ -143,6 +155,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   installMetrics(app, metrics)
+  installLoadShedding(app, config.inflightMax)
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     const ok = await options.ping()
@@ -166,7 +179,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
       }
     })
     await ctx.register(paymentsPublicRoutes(deps))
+    await ctx.register(checkoutPublicRoutes(deps))
   })
+  // Hosted pages (HTML): a context of their own for the CSP and security headers, HTML
+  // error pages and the per-IP limit.
+  await app.register(checkoutPagesRoutes(deps, { rateLimiter }))
+  // The dashboard API: its own context (JWT bearer), apart from the signed one.
+  await app.register(dashboardApi, {
+    deps,
+    rateLimiter,
+    routes: [webhooksDashboardRoutes(deps)],
+  })
+  if (config.env === 'demo') await app.register(devMailboxRoutes(deps))
   await app.register(signedApi, {
     deps,
     rateLimiter,
@@ -174,10 +198,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
       merchantsRoutes(deps),
       vaultRoutes(deps),
       paymentsRoutes(deps),
+      eventsRoutes(deps),
       transactionsRoutes(deps),
       customersRoutes(deps),
       disputesRoutes(deps),
+      payoutsRoutes(deps),
       ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps), disputesSandboxRoutes(deps)] : []),
+      ...(config.env === 'demo' ? [checkoutSandboxRoutes(deps)] : []),
       ...(options.extraSignedRoutes ?? []),
     ],
   })

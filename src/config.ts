@@ -24,6 +24,8 @@ export interface Config {
   readonly logLevel: string
   readonly redisUrl: string | undefined
   readonly smtpUrl: string | undefined
+  /** Requests in flight in this process beyond which new ones are shed with 503. */
+  readonly inflightMax: number
   /** Grace period during which a rolled API key keeps working. */
   readonly keyRollGraceSeconds: number
 }
@@ -72,6 +74,16 @@ function parseMasterKey(raw: string): Buffer {
   return key
 }
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+function logLevelFrom(env: Env): string {
+  const level = env['LOG_LEVEL'] || 'info'
+  if (!LOG_LEVELS.includes(level)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`)
+  }
+  return level
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const kurusEnv = env['KURUS_ENV'] ?? 'demo'
   if (kurusEnv !== 'demo' && kurusEnv !== 'live') {
@@ -106,9 +118,10 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     operatorToken,
     rateLimitRps: intFrom(env, 'KURUS_RATE_LIMIT_RPS', 100, 1, 10_000_000),
     rateLimitBurst: intFrom(env, 'KURUS_RATE_LIMIT_BURST', 200, 1, 10_000_000),
-    logLevel: env['LOG_LEVEL'] ?? 'info',
+    logLevel: logLevelFrom(env),
     redisUrl: env['REDIS_URL'] || undefined,
     smtpUrl: env['SMTP_URL'] || undefined,
+    inflightMax: intFrom(env, 'KURUS_INFLIGHT_MAX', 512, 1, 1_000_000),
     keyRollGraceSeconds: intFrom(env, 'KURUS_KEY_ROLL_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
     ...overrides,
   }

@@ -16,6 +16,7 @@ import type { MailTables } from './platform/mail.ts'
 import type { TransactionsTables } from './modules/transactions/transactions.table.ts'
 import type { CustomersTables } from './modules/customers/customers.table.ts'
 import type { CheckoutTables } from './modules/checkout/checkout.table.ts'
+import type { PayoutsTables } from './modules/payouts/payouts.table.ts'
 
 // The whole schema as Kysely sees it: each module declares its own tables in its
 // <module>.table.ts, and only its repository queries them.
@@ -31,6 +32,7 @@ export type Database = MerchantsTables &
   AcquirerTables &
   CustomersTables &
   CheckoutTables &
+  PayoutsTables &
   TransactionsTables
 
 export type Db = Kysely<Database>

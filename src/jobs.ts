@@ -1,12 +1,22 @@
 import type { Deps } from './database.ts'
 import type { JobQueue } from './platform/jobs/queue.ts'
 import { paymentsReconcilers } from './modules/payments/index.ts'
+import { checkoutReconcilers } from './modules/checkout/index.ts'
+import { webhooksJobs, webhooksReconcilers } from './modules/webhooks/index.ts'
 import { transactionsJobs, transactionsReconcilers } from './modules/transactions/index.ts'
+import { payoutsJobs, payoutsReconcilers } from './modules/payouts/index.ts'
 
 // The crontab and job registry: which module's reconcilers and jobs the worker runs.
 // Each task's code lives in the module that owns the data.
 export function registerJobs(queue: JobQueue, deps: Deps): void {
   for (const reconciler of paymentsReconcilers(deps)) queue.defineReconciler(reconciler)
+  for (const reconciler of checkoutReconcilers(deps)) queue.defineReconciler(reconciler)
   for (const job of transactionsJobs(deps)) queue.define(job)
   for (const reconciler of transactionsReconcilers(deps)) queue.defineReconciler(reconciler)
+  for (const job of payoutsJobs(deps)) queue.define(job)
+  for (const reconciler of payoutsReconcilers(deps)) queue.defineReconciler(reconciler)
+  // Keep these last: reconcilers run in registration order, so one run (and one
+  // POST /v1/sandbox/reconcile) dispatches the events every other module just recorded.
+  for (const reconciler of webhooksReconcilers(deps)) queue.defineReconciler(reconciler)
+  for (const job of webhooksJobs(deps)) queue.define(job)
 }

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -7,13 +8,14 @@ import { connectDatabase } from './platform/db/connect.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
 import { canonicalString, signCanonical } from './modules/gateway/index.ts'
 import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
-import { startRuntime } from './server.ts'
+import { startRuntime, startWorker } from './server.ts'
 
 // Entry point: `serve` (API, pages and, embedded, the worker), `migrate`, and the `kurus` CLI,
 // which is a thin client of the operator API.
 
 const USAGE = `usage: kurus <command>
-  serve                               run the API (npm start)
+  serve [--processes N] [--no-worker] run the API (npm start); N > 1 needs DATABASE_URL
+  worker [--concurrency N]            run background jobs and reconcilers
   migrate                             apply database migrations
   merchant create --name X [--kyc approved] [--json]
   store create --merchant mrc_… [--json]
@@ -89,27 +91,67 @@ async function printDemoBanner(deps: Deps, config: Config, url: string): Promise
   process.stdout.write(lines.join('\n') + '\n')
 }
 
-async function serve(config: Config): Promise<void> {
-  const runtime = await startRuntime(config)
-  const { fastify, deps } = runtime.app
-  await seedDemo(deps, config)
-  const address = await fastify.listen({ port: config.port, host: config.host })
-  await printDemoBanner(deps, config, config.publicApiUrl || address)
+function onShutdown(log: { info: (o: object, m: string) => void }, close: () => Promise<void>) {
   let closing = false
   const shutdown = (signal: string) => {
     if (closing) return
     closing = true
-    fastify.log.info({ signal }, 'shutting down')
-    runtime.close().then(
+    log.info({ signal }, 'shutting down: finishing in-flight requests and jobs')
+    close().then(
       () => process.exit(0),
-      (error: unknown) => {
-        fastify.log.error({ err: error }, 'shutdown failed')
-        process.exit(1)
-      },
+      () => process.exit(1),
     )
   }
   process.once('SIGINT', () => shutdown('SIGINT'))
   process.once('SIGTERM', () => shutdown('SIGTERM'))
+}
+
+interface ServeOptions {
+  processes: number
+  worker: boolean
+}
+
+async function serve(config: Config, options: ServeOptions): Promise<void> {
+  if (options.processes > 1) {
+    if (!config.databaseUrl) {
+      throw new ConfigError(
+        '--processes needs PostgreSQL (DATABASE_URL): embedded PGlite is one process by construction',
+      )
+    }
+    if (cluster.isPrimary) return servePrimary(config, options)
+  }
+  // In a cluster the API processes leave background work to `kurus worker` processes;
+  // a single process (the sandbox) runs its own worker unless told not to.
+  const runWorker = options.worker && options.processes <= 1
+  const runtime = await startRuntime(config, { runWorker, migrate: !cluster.isWorker })
+  const { fastify, deps } = runtime.app
+  if (!cluster.isWorker) await seedDemo(deps, config)
+  const address = await fastify.listen({ port: config.port, host: config.host })
+  if (!cluster.isWorker) await printDemoBanner(deps, config, config.publicApiUrl || address)
+  onShutdown(fastify.log, runtime.close)
+}
+
+/** The cluster's primary: migrates once, then forks the API processes and keeps them up. */
+async function servePrimary(config: Config, options: ServeOptions): Promise<void> {
+  await migrate(config)
+  for (let i = 0; i < options.processes; i++) cluster.fork()
+  let stopping = false
+  cluster.on('exit', (worker, code) => {
+    if (stopping) return
+    process.stderr.write(`API process ${worker.process.pid} exited (${code}); starting another\n`)
+    cluster.fork()
+  })
+  const stop = () => {
+    stopping = true
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM')
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}
+
+async function worker(config: Config, concurrency: number): Promise<void> {
+  const runtime = await startWorker(config, { concurrency })
+  onShutdown({ info: () => undefined }, runtime.close)
 }
 
 async function migrate(config: Config): Promise<void> {
@@ -256,8 +298,20 @@ async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2)
   const config = loadConfig()
   switch (command) {
-    case 'serve':
-      return serve(config)
+    case 'serve': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { processes: { type: 'string' }, 'no-worker': { type: 'boolean' } },
+      })
+      return serve(config, {
+        processes: Number(values.processes ?? '1') || 1,
+        worker: !values['no-worker'],
+      })
+    }
+    case 'worker': {
+      const { values } = parseArgs({ args: rest, options: { concurrency: { type: 'string' } } })
+      return worker(config, Number(values.concurrency ?? '2') || 2)
+    }
     case 'migrate':
       return migrate(config)
     case undefined:

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely'
 import type { Config } from './config.ts'
 import { buildApp, type App } from './app.ts'
-import type { Database } from './database.ts'
+import type { Database, Deps } from './database.ts'
+import { registerJobs } from './jobs.ts'
+import { JobQueue } from './platform/jobs/queue.ts'
 import { systemClock, type Clock } from './platform/clock.ts'
 import { connectDatabase, type DatabaseHandle } from './platform/db/connect.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
@@ -40,6 +42,39 @@ export async function startRuntime(
     database,
     close: async () => {
       await app.fastify.close()
+      await database.close()
+    },
+  }
+}
+
+export interface WorkerRuntime {
+  close(): Promise<void>
+}
+
+/**
+ * A worker process: the job queue and the reconcilers, no HTTP. Several may run against one
+ * PostgreSQL: pg-boss hands each job to one of them, and every handler is idempotent.
+ */
+export async function startWorker(
+  config: Config,
+  options: { concurrency?: number; log?: Logger } = {},
+): Promise<WorkerRuntime> {
+  const log = options.log ?? createLogger(config.logLevel)
+  const database = await connectDatabase<Database>({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
+    poolSize: config.databasePoolSize,
+  })
+  await migrateToLatest(database.db as Kysely<unknown>)
+  const jobs = new JobQueue(database.raw, log)
+  const deps: Deps = { db: database.db, clock: systemClock, config, log, jobs }
+  registerJobs(jobs, deps)
+  await jobs.start()
+  await jobs.work(options.concurrency ?? 2)
+  log.info({ concurrency: options.concurrency ?? 2 }, 'worker started')
+  return {
+    close: async () => {
+      await jobs.stop()
       await database.close()
     },
   }

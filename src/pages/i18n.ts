@@ -70,7 +70,8 @@ const tr = {
   trust_3ds: '3-D Secure ile korunur',
   trust_encrypted: 'Kart bilgileriniz şifrelenir, satıcıyla paylaşılmaz',
   sandbox: 'Test ortamı: gerçek para çekilmez.',
-  sandbox_cards: 'Test kartları: 4155 6501 0041 6111 (başarılı), 5528 7900 0000 0008 (3-D Secure), 4000 0000 0000 0002 (red).',
+  sandbox_cards:
+    'Test kartları: 4155 6501 0041 6111 (başarılı), 5528 7900 0000 0008 (3-D Secure), 4000 0000 0000 0002 (red).',
   pay_with_card: 'Kartla öde',
   card_number: 'Kart numarası',
   expiry: 'Son kullanma tarihi',
@@ -205,7 +206,8 @@ const en: Record<MessageKey, string> = {
   err_fix_fields: 'Please correct the highlighted fields.',
   decline_card_declined:
     'Your card was declined by your bank. Try another card or contact your bank.',
-  decline_insufficient_funds: 'Your card has insufficient funds for this payment. Try another card.',
+  decline_insufficient_funds:
+    'Your card has insufficient funds for this payment. Try another card.',
   decline_authentication_failed: '3-D Secure verification failed. Please try again.',
   decline_generic: 'The payment could not be completed. Try another card.',
   decline_title: 'Payment declined',
@@ -249,7 +251,8 @@ const en: Record<MessageKey, string> = {
   expired_body:
     'For your security, payment links are valid for 30 minutes. Return to {merchant} for a new one.',
   completed_title: 'This payment is already complete',
-  completed_body: 'The payment for this link has already been received. You do not need to pay again.',
+  completed_body:
+    'The payment for this link has already been received. You do not need to pay again.',
   cancelled_title: 'This payment was cancelled',
   cancelled_body: 'This payment was cancelled by {merchant}.',
   not_found_title: 'Payment link not found',

@@ -61,7 +61,13 @@ const LANG_NAMES: Record<Lang, string> = { tr: 'Türkçe', en: 'English' }
 function langSwitch(lang: Lang, hrefs: Record<Lang, string>): SafeHtml {
   const links = LANGS.map(
     (l) =>
-      html`<a href="${hrefs[l]}" lang="${l}" hreflang="${l}"${l === lang ? raw(' aria-current="true"') : ''}>${LANG_NAMES[l]}</a>`,
+      html`<a
+        href="${hrefs[l]}"
+        lang="${l}"
+        hreflang="${l}"
+        ${l === lang ? raw(' aria-current="true"') : ''}
+        >${LANG_NAMES[l]}</a
+      >`,
   )
   return html`<nav class="lang-switch" aria-label="${t(lang, 'language')}">${links}</nav>`
 }
@@ -70,31 +76,49 @@ export function layout(input: LayoutInput): string {
   const { lang } = input
   const bank = input.variant === 'bank'
   const brand = bank
-    ? html`<span class="logo logo-bank"><span class="bank-mark" aria-hidden="true">SB</span><span class="logo-text">${t(lang, 'acs_bank')}</span><span class="badge-3ds">3-D Secure</span></span>`
-    : html`<span class="logo">${icons.logo}<span class="logo-text">Kuruş</span><span class="logo-tag">${t(lang, 'brand_tagline')}</span></span>`
+    ? html`<span class="logo logo-bank"
+        ><span class="bank-mark" aria-hidden="true">SB</span
+        ><span class="logo-text">${t(lang, 'acs_bank')}</span
+        ><span class="badge-3ds">3-D Secure</span></span
+      >`
+    : html`<span class="logo"
+        >${icons.logo}<span class="logo-text">Kuruş</span
+        ><span class="logo-tag">${t(lang, 'brand_tagline')}</span></span
+      >`
   const page = html`<!doctype html>
-<html lang="${lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex, nofollow">
-<meta name="color-scheme" content="light">
-<title>${input.title}</title>
-<link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml">
-<link rel="stylesheet" href="${assetUrl('checkout.css')}">
-<script type="module" src="${assetUrl('checkout.js')}"></script>
-</head>
-<body class="${bank ? 'variant-bank' : 'variant-checkout'}" data-page="${input.page}">
-<div class="page">
-<header class="topbar"><div class="topbar-inner">${brand}${langSwitch(lang, input.langHrefs)}</div></header>
-${input.sandbox ? html`<p class="sandbox-banner"><span class="sandbox-pill">TEST</span> ${t(lang, 'sandbox')}</p>` : ''}
-<main id="main" class="main">${input.content}</main>
-<footer class="footer"><span class="footer-item">${icons.lock} ${t(lang, 'footer_secure')}</span><span class="footer-sep" aria-hidden="true">·</span><span class="footer-item">${t(lang, 'footer')}</span></footer>
-</div>
-${input.data ? html`<script type="application/json" id="page-data">${jsonForScript(input.data)}</script>` : ''}
-</body>
-</html>
-`
+    <html lang="${lang}">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <meta name="robots" content="noindex, nofollow" />
+        <meta name="color-scheme" content="light" />
+        <title>${input.title}</title>
+        <link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml" />
+        <link rel="stylesheet" href="${assetUrl('checkout.css')}" />
+        <script type="module" src="${assetUrl('checkout.js')}"></script>
+      </head>
+      <body class="${bank ? 'variant-bank' : 'variant-checkout'}" data-page="${input.page}">
+        <div class="page">
+          <header class="topbar">
+            <div class="topbar-inner">${brand}${langSwitch(lang, input.langHrefs)}</div>
+          </header>
+          ${input.sandbox ? html`<p class="sandbox-banner"><span class="sandbox-pill">TEST</span> ${t(lang, 'sandbox')}</p>` : ''}
+          <main id="main" class="main">${input.content}</main>
+          <footer class="footer">
+            <span class="footer-item">${icons.lock} ${t(lang, 'footer_secure')}</span
+            ><span class="footer-sep" aria-hidden="true">·</span
+            ><span class="footer-item">${t(lang, 'footer')}</span>
+          </footer>
+        </div>
+        ${
+          input.data
+            ? html`<script type="application/json" id="page-data">
+                ${jsonForScript(input.data)}
+              </script>`
+            : ''
+        }
+      </body>
+    </html> `
   return page.value
 }

@@ -35,7 +35,8 @@ const SMTP_TIMEOUT_MS = 15_000
 export async function sendMail(deps: Deps, message: MailMessage): Promise<void> {
   const smtpUrl = deps.config.smtpUrl
   if (smtpUrl) {
-    const transport = nodemailer.createTransport(smtpUrl, {
+    const transport = nodemailer.createTransport({
+      url: smtpUrl,
       connectionTimeout: SMTP_TIMEOUT_MS,
       greetingTimeout: SMTP_TIMEOUT_MS,
       socketTimeout: SMTP_TIMEOUT_MS,

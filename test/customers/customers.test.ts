@@ -76,12 +76,18 @@ test('validation: 400 SVC-VAL-3001 with the failing field in details', async (t)
     [{ externalId: 'e1', extraData: 'text' }, 'extraData'],
     [{ externalId: 'e1', extraData: [1, 2] }, 'extraData'],
     [
-      { externalId: 'e1', extraData: Object.fromEntries([...Array(51).keys()].map((i) => [`k${i}`, i])) },
+      {
+        externalId: 'e1',
+        extraData: Object.fromEntries([...Array(51).keys()].map((i) => [`k${i}`, i])),
+      },
       'extraData',
     ],
     [{ externalId: 'e1', extraData: { big: 'x'.repeat(16 * 1024) } }, 'extraData'],
     [{ externalId: 'e1', extraData: { s: 'nul\u0000inside' } }, 'extraData'],
-    [{ externalId: 'e1', extraData: { a: { b: { c: { d: { e: { f: { g: { h: 1 } } } } } } } } }, 'extraData'],
+    [
+      { externalId: 'e1', extraData: { a: { b: { c: { d: { e: { f: { g: { h: 1 } } } } } } } } },
+      'extraData',
+    ],
     [{ externalId: 'e1', unknown: 1 }, 'unknown'],
     [{ externalId: 42 }, 'externalId'],
   ]
@@ -190,7 +196,10 @@ test('PUT changes only the fields sent; null clears; extraData replaces; uniquen
     const res = await put(body)
     assert.equal(res.status, 400, JSON.stringify(body))
     assert.equal(res.body.code, 'SVC-VAL-3001')
-    assert.ok(res.body.details?.some((d) => d.field === field), JSON.stringify(res.body))
+    assert.ok(
+      res.body.details?.some((d) => d.field === field),
+      JSON.stringify(res.body),
+    )
   }
   const final = await m.client.request<CustomerBody>('GET', `/v1/customers/${c.id}`)
   assert.equal(final.body.externalId, 'put-1')
@@ -338,9 +347,13 @@ test('list items carry id, externalId, email, name, createdAt; default limit 20,
     name: 'Shape',
     createdAt: c.createdAt,
   })
-  const all = await m.client.request<{ items: unknown[]; nextCursor: null }>('GET', '/v1/customers', {
-    query: { limit: 100 },
-  })
+  const all = await m.client.request<{ items: unknown[]; nextCursor: null }>(
+    'GET',
+    '/v1/customers',
+    {
+      query: { limit: 100 },
+    },
+  )
   assert.equal(all.body.items.length, 22)
   assert.equal(all.body.nextCursor, null)
   for (const limit of [0, 101, -1, 'x']) {
@@ -389,9 +402,9 @@ test('a tampered, foreign or malformed cursor is 400 SVC-VAL-3001', async (t) =>
   assert.equal(typeof cursor, 'string')
   const [body = '', mac = ''] = cursor.split('.')
   const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>
-  const edited = Buffer.from(JSON.stringify({ ...payload, t: '2000-01-01T00:00:00.000Z' })).toString(
-    'base64url',
-  )
+  const edited = Buffer.from(
+    JSON.stringify({ ...payload, t: '2000-01-01T00:00:00.000Z' }),
+  ).toString('base64url')
   const theirs = await other.client.request<{ nextCursor: string }>('GET', '/v1/customers', {
     query: { limit: 1 },
   })

@@ -91,7 +91,8 @@ async function loadSession(deps: Deps, sessionId: string): Promise<Session> {
 export async function getCheckout(deps: Deps, sessionId: string): Promise<CheckoutView> {
   const session = await loadSession(deps, sessionId)
   const merchant = await getMerchant(deps, session.merchantId)
-  const payment = session.mode === 'card_update_only' ? undefined : await getSessionPayment(deps, session)
+  const payment =
+    session.mode === 'card_update_only' ? undefined : await getSessionPayment(deps, session)
   const qrPayload =
     session.mode === 'qr' && session.status === 'active'
       ? await qrPayloadForSession(deps, session)
@@ -295,7 +296,10 @@ export async function updateCheckoutCard(
   return {
     session: completed,
     card,
-    redirectUrl: returnUrlWith(session.returnUrl, { sessionId: session.id, status: 'card_updated' }),
+    redirectUrl: returnUrlWith(session.returnUrl, {
+      sessionId: session.id,
+      status: 'card_updated',
+    }),
   }
 }
 
@@ -408,7 +412,8 @@ export async function finishChallenge(
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'SVC-PAY-3501') throw error
     status = 'failed'
-    declineCode = typeof error.extra?.['declineCode'] === 'string' ? error.extra['declineCode'] : null
+    declineCode =
+      typeof error.extra?.['declineCode'] === 'string' ? error.extra['declineCode'] : null
   }
   const merchant = await getMerchant(deps, session.merchantId)
   return {

@@ -196,9 +196,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request) => ({
-        items: (await listCards(deps, authOf(request).merchantId, request.params.id)).map(
-          cardJson,
-        ),
+        items: (await listCards(deps, authOf(request).merchantId, request.params.id)).map(cardJson),
       }),
     )
 
@@ -236,12 +234,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await detachCard(
-          deps,
-          authOf(request).merchantId,
-          request.params.id,
-          request.params.cardId,
-        )
+        await detachCard(deps, authOf(request).merchantId, request.params.id, request.params.cardId)
         return reply.code(204).send(null)
       },
     )

@@ -11,7 +11,10 @@ import { sessionRowToSession, type Session } from './sessions.service.ts'
 // (card_update_only).
 
 /** The session's payment that is not `failed` (the transactionId fence holds at most one). */
-export async function getSessionPayment(deps: Deps, session: Session): Promise<Payment | undefined> {
+export async function getSessionPayment(
+  deps: Deps,
+  session: Session,
+): Promise<Payment | undefined> {
   const row = await repo.findFencedPayment(deps.db, session.merchantId, session.transactionId)
   return row ? paymentRowToPayment(row) : undefined
 }
@@ -26,7 +29,9 @@ export async function getPaymentForChallenge(
 ): Promise<{ payment: Payment; session: Session | undefined }> {
   const row = await findPaymentByIdUnscoped(deps.db, paymentId)
   if (!row) throw paymentsError('payment_not_found')
-  const sessionRow = row.session_id ? await repo.findSessionById(deps.db, row.session_id) : undefined
+  const sessionRow = row.session_id
+    ? await repo.findSessionById(deps.db, row.session_id)
+    : undefined
   return {
     payment: paymentRowToPayment(row),
     session: sessionRow ? sessionRowToSession(sessionRow, deps.clock.now()) : undefined,
@@ -45,7 +50,9 @@ export async function completeSession(deps: Deps, sessionId: string): Promise<Se
   const current = sessionRowToSession(before, now)
   if (current.status === 'completed') return current
   if (current.status !== 'active') throw paymentsError('session_not_active')
-  await transact(deps.db, (tx) => repo.updateSessionStatus(tx, sessionId, 'active', 'completed', now))
+  await transact(deps.db, (tx) =>
+    repo.updateSessionStatus(tx, sessionId, 'active', 'completed', now),
+  )
   const after = await repo.findSessionById(deps.db, sessionId)
   if (!after) throw paymentsError('session_not_found')
   const session = sessionRowToSession(after, now)

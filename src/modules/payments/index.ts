@@ -19,9 +19,19 @@ export type { Payment } from './payment-view.ts'
 export { paymentsReconcilers } from './payments.jobs.ts'
 export { refundPayment, listRefunds } from './refunds.service.ts'
 export { holdChargeback, releaseChargeback } from './chargeback-holds.service.ts'
-export { searchPayments, findPaymentWithRefunds, PAYMENT_STATUSES, SEARCH_LIMIT_MAX, type PaymentSearchEntry, type PaymentSearchFilter, type SearchPosition } from './search.service.ts'
+export {
+  searchPayments,
+  findPaymentWithRefunds,
+  PAYMENT_STATUSES,
+  SEARCH_LIMIT_MAX,
+  type PaymentSearchEntry,
+  type PaymentSearchFilter,
+  type SearchPosition,
+} from './search.service.ts'
 export { quoteInstallments } from './payments.service.ts'
 export type { InstallmentOption } from './payments.service.ts'
 export { payQrSession, qrPayloadForSession } from './qr.service.ts'
 export { buildEmvPayload, crc16CcittFalse, emvAmount, emvCrcValid, parseTlv } from './emv-qr.ts'
 export { completeSession, getPaymentForChallenge, getSessionPayment } from './hosted.service.ts'
+export { chargeSavedCard, findPaymentByTransactionId } from './mit.service.ts'
+export type { SavedCardCharge } from './mit.service.ts'

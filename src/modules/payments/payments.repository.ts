@@ -363,3 +363,20 @@ export async function updatePaymentChargebacks(
 ): Promise<void> {
   await tx.updateTable('payments').set(set).where('id', '=', paymentId).execute()
 }
+
+/** The live payment of a transactionId if there is one, else its most recent failed attempt. */
+export function findLatestPaymentByTransactionId(
+  db: Db,
+  merchantId: string,
+  transactionId: string,
+): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('transaction_id', '=', transactionId)
+    .orderBy((eb) => eb.case().when('status', '=', 'failed').then(1).else(0).end())
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+}

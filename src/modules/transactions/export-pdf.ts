@@ -115,6 +115,7 @@ export class PdfStatement implements StatementRenderer {
   private readonly doc: PDFKit.PDFDocument
   private readonly ended: Promise<unknown[]>
   private y = 0
+  private bodyFont = false
   private page = 0
   private count = 0
   private totals = { amount: 0, commission: 0, net: 0, refund: 0 }
@@ -168,7 +169,9 @@ export class PdfStatement implements StatementRenderer {
         doc.rect(MARGIN, this.y - 2, this.right - MARGIN, ROW_H).fill('#f2f4f7')
       }
       doc.fillColor('#111111')
+      this.bodyFont = true
       this.drawCells(COLUMNS.map((c) => cut(c.value(e), c.chars)))
+      this.bodyFont = false
       this.y += ROW_H
       this.count++
       this.totals.amount += e.amount
@@ -223,6 +226,7 @@ export class PdfStatement implements StatementRenderer {
     COLUMNS.forEach((c, i) => {
       const text = values[i] ?? ''
       if (text !== '') {
+        if (this.bodyFont) doc.font(/^[\x20-\x7e]*$/.test(text) ? 'Helvetica' : 'regular')
         // Right alignment by measuring: pdfkit's own `align` needs a width, which turns on
         // its line wrapper (and its automatic page breaks) for every cell.
         const at = c.align === 'right' ? x + c.width - doc.widthOfString(text) : x

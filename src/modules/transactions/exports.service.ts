@@ -66,9 +66,7 @@ function searchFilters(f: ExportFilters, snapshotAt: Date): TransactionFilters {
   const to = f.to !== undefined && new Date(f.to) < snapshotEnd ? new Date(f.to) : snapshotEnd
   return {
     ...(f.storeId !== undefined ? { storeId: f.storeId } : {}),
-    ...(f.status !== undefined
-      ? { status: f.status as NonNullable<TransactionFilters['status']> }
-      : {}),
+    ...(f.status !== undefined ? { status: f.status } : {}),
     ...(f.customerId !== undefined ? { customerId: f.customerId } : {}),
     ...(f.paymentId !== undefined ? { paymentId: f.paymentId } : {}),
     ...(f.from !== undefined ? { from: new Date(f.from) } : {}),

@@ -1,4 +1,5 @@
 import type { ColumnType, Insertable, Selectable } from 'kysely'
+import type { Payment } from '../payments/index.ts'
 
 export type ExportFormat = 'csv' | 'pdf'
 export type ExportStatus = 'queued' | 'processing' | 'ready' | 'failed' | 'expired'
@@ -6,7 +7,7 @@ export type ExportStatus = 'queued' | 'processing' | 'ready' | 'failed' | 'expir
 /** What the merchant asked to export; every key optional, as in POST /v1/transactions/exports. */
 export interface ExportFilters {
   storeId?: string
-  status?: string
+  status?: Payment['status']
   from?: string
   to?: string
   amountMin?: number

@@ -1,0 +1,352 @@
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import QRCode from 'qrcode'
+import type { Deps } from '../../database.ts'
+import { AppError } from '../../platform/errors.ts'
+import { toAppError } from '../../platform/http/errors.ts'
+import type { RateLimiter } from '../gateway/index.ts'
+import { getAsset } from '../../pages/assets.ts'
+import { cardUpdatePage, payPage, qrPage } from '../../pages/checkout.pages.ts'
+import { LANG_COOKIE, LANGS, pickLang, t, type Lang } from '../../pages/i18n.ts'
+import { acsPage, noticePage } from '../../pages/status.pages.ts'
+import {
+  AcsForm,
+  AcsParams,
+  AcsQuery,
+  SessionPageParams,
+  ThreeDsCompleteQuery,
+} from './checkout.schemas.ts'
+import {
+  finishChallenge,
+  getChallenge,
+  getCheckout,
+  submitChallenge,
+  type CheckoutView,
+} from './checkout.service.ts'
+
+// The hosted pages: HTML from our own origin under a strict CSP (no inline script or
+// style, nothing from another origin, no framing, forms post only to us), HTML error
+// pages instead of the JSON envelope, and the language chosen per request.
+
+const FORM_BODY_BYTES_MAX = 16 * 1024
+/** How long an outcome page shows before it sends the buyer back to the merchant. */
+const RETURN_DELAY_MS = { success: 1200, failure: 2500 } as const
+
+export function contentSecurityPolicy(formActionExtra: string | null = null): string {
+  return [
+    "default-src 'self'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    // A form's redirect counts as a form submission in browsers: the ACS page of a direct API
+    // charge redirects to the merchant's returnUrl, so that page alone names its origin.
+    `form-action 'self'${formActionExtra ? ` ${formActionExtra}` : ''}`,
+  ].join('; ')
+}
+
+function langOf(request: FastifyRequest): Lang {
+  const query = request.query as Record<string, unknown> | undefined
+  const fromQuery = typeof query?.['lang'] === 'string' ? query['lang'] : undefined
+  return pickLang({
+    query: fromQuery,
+    cookie: request.headers.cookie,
+    acceptLanguage: request.headers['accept-language'],
+  })
+}
+
+/** This same page in each language (other query parameters kept). */
+function langHrefs(request: FastifyRequest): Record<Lang, string> {
+  const url = new URL(request.url, 'http://pages.invalid')
+  const out = {} as Record<Lang, string>
+  for (const lang of LANGS) {
+    url.searchParams.set('lang', lang)
+    out[lang] = url.pathname + url.search
+  }
+  return out
+}
+
+function sendHtml(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type('text/html; charset=utf-8').send(body)
+}
+
+function sessionPage(deps: Deps, request: FastifyRequest, v: CheckoutView): [number, string] {
+  const lang = langOf(request)
+  const base = {
+    lang,
+    langHrefs: langHrefs(request),
+    sandbox: deps.config.env === 'demo',
+    sessionId: v.session.id,
+    merchantName: v.merchantName,
+  }
+  const s = v.session
+  if (s.status === 'active' && s.mode === 'card_update_only') return [200, cardUpdatePage(base)]
+  if (s.status === 'active' && s.mode === 'qr' && s.amount !== null && v.qrPayload) {
+    return [
+      200,
+      qrPage({
+        ...base,
+        amount: s.amount,
+        description: s.description,
+        qrPayload: v.qrPayload,
+        qrImageUrl: `/s/${s.id}/qr.svg`,
+      }),
+    ]
+  }
+  if (s.status === 'active' && s.amount !== null) {
+    return [
+      200,
+      payPage({
+        ...base,
+        amount: s.amount,
+        description: s.description,
+        installmentEnabled: s.installmentEnabled,
+        saveCardAvailable: s.customerId !== null,
+      }),
+    ]
+  }
+  const kind =
+    s.status === 'completed' ? 'completed' : s.status === 'cancelled' ? 'cancelled' : 'expired'
+  const action = v.redirectUrl
+    ? { href: v.redirectUrl, label: t(lang, 'return_to', { merchant: v.merchantName }) }
+    : undefined
+  return [
+    kind === 'completed' ? 200 : 410,
+    noticePage({
+      lang,
+      langHrefs: base.langHrefs,
+      sandbox: base.sandbox,
+      tone: kind === 'completed' ? 'success' : 'info',
+      title: t(lang, `${kind}_title`),
+      body: t(lang, `${kind}_body`, { merchant: v.merchantName }),
+      ...(action ? { action } : {}),
+    }),
+  ]
+}
+
+function errorPage(deps: Deps, request: FastifyRequest, status: number, code: string): string {
+  const lang = langOf(request)
+  const key =
+    status === 404
+      ? 'not_found'
+      : status === 429
+        ? 'rate'
+        : code === 'SVC-STATE-3401'
+          ? 'acs_done'
+          : status < 500
+            ? 'bad_request'
+            : 'error'
+  return noticePage({
+    lang,
+    langHrefs: langHrefs(request),
+    sandbox: deps.config.env === 'demo',
+    tone: 'info',
+    title: t(lang, `${key}_title`),
+    body: t(lang, `${key}_body`),
+    ...(status >= 500 ? { detail: t(lang, 'error_ref', { requestId: request.id }) } : {}),
+  })
+}
+
+export interface CheckoutPagesOptions {
+  /** The per-IP limiter of the public context: the pages share its budget. */
+  rateLimiter: RateLimiter
+}
+
+/** The hosted pages' context: register it on its own (it sets hooks and an error handler). */
+export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    const live = deps.config.env === 'live'
+
+    app.addHook('onRequest', async (request) => {
+      if (request.url.startsWith('/assets/')) return
+      const decision = await options.rateLimiter.take(`ip:${request.ip}`)
+      if (!decision.allowed) {
+        throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
+          'retry-after': String(decision.retryAfterSeconds),
+        })
+      }
+    })
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (!reply.hasHeader('content-security-policy')) {
+        void reply.header('content-security-policy', contentSecurityPolicy())
+      }
+      void reply.header('x-content-type-options', 'nosniff')
+      void reply.header('referrer-policy', 'no-referrer')
+      void reply.header('x-frame-options', 'DENY')
+      void reply.header('cross-origin-opener-policy', 'same-origin')
+      void reply.header(
+        'permissions-policy',
+        'camera=(), microphone=(), geolocation=(), payment=()',
+      )
+      if (live)
+        void reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains')
+      if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
+      // Remember an explicit language choice across the checkout, the ACS and back.
+      const query = request.query as Record<string, unknown> | undefined
+      const chosen = query?.['lang']
+      if (chosen === 'tr' || chosen === 'en') {
+        void reply.header(
+          'set-cookie',
+          `${LANG_COOKIE}=${chosen}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${live ? '; Secure' : ''}`,
+        )
+      }
+      return payload
+    })
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const appError = toAppError(error)
+      if (appError.status >= 500) {
+        request.log.error({ err: error, requestId: request.id }, 'page error')
+      }
+      if (appError.headers) void reply.headers(appError.headers)
+      return sendHtml(
+        reply,
+        appError.status,
+        errorPage(deps, request, appError.status, appError.code),
+      )
+    })
+    // The ACS form posts urlencoded (a plain HTML form, so it works without our script).
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_BYTES_MAX },
+      (_request, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(String(body))))
+      },
+    )
+
+    app.get('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
+      const { name } = request.params as { name: string }
+      const asset = getAsset(name)
+      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404, 'SVC-RES-3301'))
+      const versioned = (request.query as Record<string, unknown>)['v'] === asset.hash
+      return reply
+        .header(
+          'cache-control',
+          versioned ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+        )
+        .header('etag', `"${asset.hash}"`)
+        .type(asset.contentType)
+        .send(asset.body)
+    })
+
+    app.get(
+      '/s/:sessionId',
+      { schema: { hide: true, params: SessionPageParams } },
+      async (request, reply) => {
+        const view = await getCheckout(deps, request.params.sessionId)
+        const [status, body] = sessionPage(deps, request, view)
+        return sendHtml(reply, status, body)
+      },
+    )
+
+    app.get(
+      '/s/:sessionId/qr.svg',
+      { schema: { hide: true, params: SessionPageParams } },
+      async (request, reply) => {
+        const view = await getCheckout(deps, request.params.sessionId)
+        if (!view.qrPayload) {
+          return sendHtml(reply, 404, errorPage(deps, request, 404, 'SVC-RES-3301'))
+        }
+        const svg = await QRCode.toString(view.qrPayload, {
+          type: 'svg',
+          errorCorrectionLevel: 'M',
+          margin: 2,
+          color: { dark: '#0f172a', light: '#ffffff' },
+        })
+        return reply.type('image/svg+xml').send(svg)
+      },
+    )
+
+    app.get(
+      '/s/:sessionId/3ds-complete',
+      { schema: { hide: true, params: SessionPageParams, querystring: ThreeDsCompleteQuery } },
+      async (request, reply) => {
+        const r = await finishChallenge(deps, request.params.sessionId, request.query)
+        const lang = langOf(request)
+        const tone =
+          r.status === 'captured' ? 'success' : r.status === 'failed' ? 'failure' : 'pending'
+        const title =
+          tone === 'success'
+            ? t(lang, 'success_title')
+            : tone === 'failure'
+              ? t(lang, 'result_failed_title')
+              : t(lang, 'result_pending_title')
+        const body =
+          tone === 'failure'
+            ? t(
+                lang,
+                r.declineCode === 'authentication_failed'
+                  ? 'decline_authentication_failed'
+                  : 'decline_generic',
+              )
+            : t(lang, 'redirecting', { merchant: r.merchantName })
+        return sendHtml(
+          reply,
+          200,
+          noticePage({
+            lang,
+            langHrefs: langHrefs(request),
+            sandbox: deps.config.env === 'demo',
+            tone,
+            title,
+            body,
+            merchantName: r.merchantName,
+            ...(r.session.amount === null ? {} : { amount: r.session.amount }),
+            action: {
+              href: r.redirectUrl,
+              label: t(lang, 'return_to', { merchant: r.merchantName }),
+            },
+            autoRedirectMs: tone === 'failure' ? RETURN_DELAY_MS.failure : RETURN_DELAY_MS.success,
+          }),
+        )
+      },
+    )
+
+    app.get(
+      '/3ds/:paymentId',
+      { schema: { hide: true, params: AcsParams, querystring: AcsQuery } },
+      async (request, reply) => {
+        const c = await getChallenge(deps, request.params.paymentId, request.query.correlationId)
+        const lang = langOf(request)
+        const common = { lang, langHrefs: langHrefs(request), sandbox: deps.config.env === 'demo' }
+        if (!c.open) {
+          return sendHtml(
+            reply,
+            409,
+            noticePage({
+              ...common,
+              tone: 'info',
+              title: t(lang, 'acs_done_title'),
+              body: t(lang, 'acs_done_body'),
+              variant: 'bank',
+            }),
+          )
+        }
+        if (c.returnOrigin) {
+          void reply.header('content-security-policy', contentSecurityPolicy(c.returnOrigin))
+        }
+        return sendHtml(
+          reply,
+          200,
+          acsPage({
+            ...common,
+            action: `/3ds/${encodeURIComponent(c.paymentId)}`,
+            correlationId: c.correlationId,
+            merchantName: c.merchantName,
+            amount: c.amount,
+            cardMask: c.cardMask,
+          }),
+        )
+      },
+    )
+
+    app.post(
+      '/3ds/:paymentId',
+      { schema: { hide: true, params: AcsParams, body: AcsForm } },
+      async (request, reply) => {
+        const { redirectUrl } = await submitChallenge(deps, request.params.paymentId, request.body)
+        return reply.code(303).header('location', redirectUrl).send()
+      },
+    )
+  }
+}

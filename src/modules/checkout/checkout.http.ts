@@ -1,0 +1,189 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { payQrSession } from '../payments/index.ts'
+import {
+  CardUpdateBody,
+  CardUpdateResponse,
+  EmptyBody,
+  InstallmentsQuery,
+  PayBody,
+  PayResponse,
+  PublicInstallments,
+  PublicSession,
+  QrPayResponse,
+  SessionParams,
+} from './checkout.schemas.ts'
+import {
+  getCheckout,
+  payCheckout,
+  quoteCheckoutInstallments,
+  updateCheckoutCard,
+  type CheckoutView,
+} from './checkout.service.ts'
+
+const tags = ['checkout']
+const publicErrors = {
+  400: ErrorEnvelope,
+  404: ErrorEnvelope,
+  409: ErrorEnvelope,
+  429: ErrorEnvelope,
+}
+
+function publicSessionJson(v: CheckoutView) {
+  const s = v.session
+  return {
+    sessionId: s.id,
+    mode: s.mode,
+    status: s.status,
+    merchantName: v.merchantName,
+    amount: s.amount,
+    currency: s.currency,
+    description: s.description,
+    expiresAt: isoZ(s.expiresAt),
+    installmentEnabled: s.installmentEnabled,
+    saveCardAvailable: s.mode === 'payment' && s.customerId !== null,
+    qrPayload: v.qrPayload,
+    paymentId: v.payment?.id ?? null,
+    paymentStatus: v.payment?.status ?? null,
+    redirectUrl: v.redirectUrl,
+  }
+}
+
+/**
+ * The hosted checkout's browser API (public context: no signature, the session id is the
+ * bearer, rate-limited per IP). Responses are never cached: they carry live state.
+ */
+export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.addHook('onSend', async (_request, reply, payload) => {
+      void reply.header('cache-control', 'no-store')
+      return payload
+    })
+
+    app.get(
+      '/v1/public/sessions/:id',
+      {
+        schema: {
+          tags,
+          summary: 'A checkout session as the buyer sees it (no signature; the id is the bearer)',
+          security: [],
+          params: SessionParams,
+          response: { 200: PublicSession, 404: ErrorEnvelope, 429: ErrorEnvelope },
+        },
+      },
+      async (request) => publicSessionJson(await getCheckout(deps, request.params.id)),
+    )
+
+    app.get(
+      '/v1/public/sessions/:id/installments',
+      {
+        schema: {
+          tags,
+          summary: "Installment plans for the card's BIN, in buyer terms",
+          security: [],
+          params: SessionParams,
+          querystring: InstallmentsQuery,
+          response: { 200: PublicInstallments, ...publicErrors },
+        },
+      },
+      async (request) => quoteCheckoutInstallments(deps, request.params.id, request.query.bin),
+    )
+
+    app.post(
+      '/v1/public/sessions/:id/pay',
+      {
+        schema: {
+          tags,
+          summary: 'Pay a payment session by card (tokenize, charge with 3DS)',
+          description:
+            '201 captured or pending_3ds (follow challengeUrl); 202 outcome pending; 402 declined ' +
+            '(SVC-PAY-3501 with paymentId and declineCode; the session stays open for another card).',
+          security: [],
+          params: SessionParams,
+          body: PayBody,
+          response: {
+            201: PayResponse,
+            202: PayResponse,
+            ...publicErrors,
+            402: ErrorEnvelope,
+            403: ErrorEnvelope,
+          },
+        },
+      },
+      async (request, reply) => {
+        const out = await payCheckout(deps, request.params.id, request.body, request.ip)
+        return reply.code(out.status === 'pending' ? 202 : 201).send(out)
+      },
+    )
+
+    app.post(
+      '/v1/public/sessions/:id/card',
+      {
+        schema: {
+          tags,
+          summary: "Save the buyer's card as the customer's default (card_update_only sessions)",
+          security: [],
+          params: SessionParams,
+          body: CardUpdateBody,
+          response: { 201: CardUpdateResponse, ...publicErrors },
+        },
+      },
+      async (request, reply) => {
+        const out = await updateCheckoutCard(deps, request.params.id, request.body, request.ip)
+        return reply.code(201).send({
+          sessionId: out.session.id,
+          status: 'card_updated' as const,
+          redirectUrl: out.redirectUrl,
+          card: {
+            brand: out.card.brand,
+            last4: out.card.last4,
+            expMonth: out.card.expMonth,
+            expYear: out.card.expYear,
+          },
+        })
+      },
+    )
+  }
+}
+
+/** Sandbox helpers (demo only, signed by the merchant's key). */
+export function checkoutSandboxRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.post(
+      '/v1/sandbox/sessions/:id/qr-pay',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags: ['sandbox'],
+          summary: "Play the buyer's bank paying a qr session",
+          params: SessionParams,
+          body: EmptyBody,
+          response: { 200: QrPayResponse, 201: QrPayResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { payment: p, created } = await payQrSession(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+        )
+        return reply.code(created ? 201 : 200).send({
+          paymentId: p.id,
+          sessionId: request.params.id,
+          method: p.method,
+          status: p.status,
+          amount: p.amount,
+          currency: p.currency,
+          commission: p.commission,
+          netAmount: p.netAmount,
+          completedAt: isoZ(p.completedAt),
+        })
+      },
+    )
+  }
+}

@@ -1,0 +1,74 @@
+import { Type } from 'typebox'
+import { Timestamp } from '../../platform/http/schemas.ts'
+
+export const LoginBody = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+)
+
+export const LoginResponse = Type.Object(
+  {
+    token: Type.String({ description: 'JWT; send it as Authorization: Bearer <token>' }),
+    expiresAt: Timestamp,
+  },
+  { title: 'DashboardSession' },
+)
+
+export const MeResponse = Type.Object({
+  userId: Type.String(),
+  merchantId: Type.String(),
+  email: Type.String(),
+})
+
+export const StoreParams = Type.Object({ storeId: Type.String({ minLength: 1, maxLength: 64 }) })
+export const StoreKeyParams = Type.Object({
+  storeId: Type.String({ minLength: 1, maxLength: 64 }),
+  keyId: Type.String({ minLength: 1, maxLength: 64 }),
+})
+
+const IssuedKeyFields = {
+  apiKeyId: Type.String(),
+  publicKey: Type.String(),
+  secretKey: Type.String({ description: 'shown once' }),
+}
+
+export const IssuedKey = Type.Object(IssuedKeyFields, { title: 'IssuedApiKey' })
+export const RolledKey = Type.Object({ ...IssuedKeyFields, previousKeyExpiresAt: Timestamp })
+
+export const ApiKeyView = Type.Object(
+  {
+    apiKeyId: Type.String(),
+    publicKey: Type.String(),
+    storeId: Type.Union([Type.String(), Type.Null()]),
+    subjectScope: Type.String(),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired')]),
+    expiresAt: Type.Union([Timestamp, Type.Null()]),
+    createdAt: Timestamp,
+  },
+  { title: 'ApiKey' },
+)
+export const ApiKeyList = Type.Object({ items: Type.Array(ApiKeyView) })
+
+export const CreateSubmerchantBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    iban: Type.String({ minLength: 1, maxLength: 64 }),
+    holderName: Type.String({ minLength: 1, maxLength: 200 }),
+    payoutLimits: Type.Optional(
+      Type.Object(
+        {
+          minMinor: Type.Optional(Type.Integer({ minimum: 1 })),
+          maxMinor: Type.Optional(Type.Integer({ minimum: 1 })),
+          dailyMaxMinor: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const CreatedSubmerchant = Type.Object({ submerchantId: Type.String(), ...IssuedKeyFields })

@@ -1,0 +1,4 @@
+// The dashboard API: login (JWT) and the guarded context other modules' dashboard routes
+// (webhooks) are registered in.
+export { dashboardApi, dashboardAuthOf } from './dashboard.http.ts'
+export type { DashboardApiOptions, DashboardAuth } from './dashboard.http.ts'

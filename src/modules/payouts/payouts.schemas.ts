@@ -1,0 +1,142 @@
+import { Type } from 'typebox'
+import { Timestamp } from '../../platform/http/schemas.ts'
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
+  Type.Union([t, Type.Null()])
+const Currency = Type.Literal('TRY', { description: 'The only currency is TRY.' })
+const Rail = Type.Union([Type.Literal('fast'), Type.Literal('eft'), Type.Literal('card')])
+const PayoutStatus = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('processing'),
+  Type.Literal('paid'),
+  Type.Literal('failed'),
+])
+
+// A draft row's business rules (rail, dest, holderName, amount, currency) are checked per
+// row and reported, so a bad row never rejects the other 999. Only the shape is checked
+// here: unknown fields or a wrong JSON type is a 400 for the whole upload.
+const DraftRowBody = Type.Object(
+  {
+    rail: Type.Optional(Type.String({ maxLength: 32, description: '`fast`, `eft` or `card`' })),
+    dest: Type.Optional(
+      Type.String({
+        maxLength: 128,
+        description: 'IBAN for fast/eft, card token (`tok_…`) for card; never echoed back',
+      }),
+    ),
+    holderName: Type.Optional(Type.String({ maxLength: 200 })),
+    amountMinor: Type.Optional(Type.Number({ description: 'kuruş, an integer > 0' })),
+    currency: Type.Optional(Type.String({ maxLength: 8, description: '`TRY`' })),
+  },
+  { additionalProperties: false },
+)
+
+export const CreateDraftBody = Type.Object(
+  {
+    storeId: Type.String({ minLength: 1, maxLength: 64 }),
+    rows: Type.Array(DraftRowBody, { minItems: 1, maxItems: 1000 }),
+  },
+  { additionalProperties: false },
+)
+
+export const DraftResponse = Type.Object({
+  draftId: Type.String(),
+  storeId: Type.String(),
+  status: Type.String({ description: '`draft`, `approved` or `cancelled`' }),
+  rowCount: Type.Integer(),
+  validCount: Type.Integer(),
+  invalidCount: Type.Integer(),
+  validTotalMinor: Type.Integer({ description: 'sum of the valid rows, kuruş' }),
+  createdAt: Timestamp,
+  approvedAt: Nullable(Timestamp),
+  cancelledAt: Nullable(Timestamp),
+})
+
+export const DraftReport = Type.Object({
+  ...DraftResponse.properties,
+  rows: Type.Array(
+    Type.Object({
+      index: Type.Integer({ description: '0-based position in the uploaded rows' }),
+      valid: Type.Boolean(),
+      errors: Type.Array(Type.String()),
+      rail: Nullable(Type.String()),
+      holderName: Nullable(Type.String()),
+      amountMinor: Nullable(Type.Integer()),
+      destMasked: Nullable(Type.String()),
+    }),
+  ),
+})
+
+export const DraftParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
+
+export const EmptyBody = Type.Object({}, { additionalProperties: false })
+
+export const ApproveResponse = Type.Object({
+  draftId: Type.String(),
+  status: Type.Literal('approved'),
+  payoutIds: Type.Array(Type.String({ format: 'uuid' })),
+  payoutCount: Type.Integer(),
+})
+
+export const CreatePayoutBody = Type.Object(
+  {
+    submerchantId: Type.String({ minLength: 1, maxLength: 64 }),
+    rail: Rail,
+    amountMinor: Type.Integer({ minimum: 1, description: 'kuruş' }),
+    currency: Currency,
+    clientReference: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  },
+  { additionalProperties: false },
+)
+
+export const PayoutResponse = Type.Object({
+  payoutId: Type.String({ format: 'uuid' }),
+  status: PayoutStatus,
+  submerchantId: Nullable(Type.String()),
+  draftId: Nullable(Type.String()),
+  ownerType: Type.Union([Type.Literal('merchant'), Type.Literal('submerchant')]),
+  ownerId: Type.String(),
+  rail: Rail,
+  amountMinor: Type.Integer(),
+  currency: Currency,
+  holderName: Type.String(),
+  destMasked: Type.String(),
+  clientReference: Nullable(Type.String()),
+  failureCode: Nullable(Type.String()),
+  createdAt: Timestamp,
+  processingAt: Nullable(Timestamp),
+  paidAt: Nullable(Timestamp),
+  failedAt: Nullable(Timestamp),
+})
+
+export const PayoutParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
+
+export const ListPayoutsQuery = Type.Object(
+  {
+    status: Type.Optional(PayoutStatus),
+    submerchantId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'inclusive' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  },
+  { additionalProperties: false },
+)
+
+export const PayoutList = Type.Object({
+  items: Type.Array(PayoutResponse),
+  nextCursor: Nullable(Type.String()),
+})
+
+export const BalanceList = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      ownerType: Type.Union([Type.Literal('merchant'), Type.Literal('submerchant')]),
+      ownerId: Type.String(),
+      reserveMinor: Type.Integer({ description: 'captured, inside the settlement delay' }),
+      availableMinor: Type.Integer({ description: 'payable now' }),
+      payoutPendingMinor: Type.Integer({ description: 'in payouts not yet paid or failed' }),
+      currency: Currency,
+    }),
+  ),
+})

@@ -1,0 +1,413 @@
+import { hkdfSync } from 'node:crypto'
+import type { Deps, Tx } from '../../database.ts'
+import { assert } from '../../platform/assert.ts'
+import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { AppError, validationError } from '../../platform/errors.ts'
+import { newUuid } from '../../platform/ids.ts'
+import { recordEvent } from '../events/index.ts'
+import {
+  balancesFor,
+  ownerBalance,
+  postPayoutCreated,
+  postPayoutFailed,
+  postPayoutPaid,
+  type OwnerBalance,
+} from '../ledger/index.ts'
+import { getSubmerchant } from '../merchants/index.ts'
+import { maskIban } from './payout-rows.ts'
+import { payoutsError } from './payouts.errors.ts'
+import * as repo from './payouts.repository.ts'
+import type { NewPayout, PayoutRail, PayoutRow, PayoutStatus } from './payouts.table.ts'
+import { sandboxRail, type PayoutRailPort } from './sandbox-rail.ts'
+
+// Payouts: submerchant payouts to the IBAN on file, the lifecycle every payout (also a
+// draft's) goes through on the worker, reads, lists and the balance view.
+
+export const PROCESS_PAYOUT_JOB = 'payouts.process_payout'
+
+/** Who is asking: a merchant key (submerchantId null) or a submerchant's own key. */
+export interface PayoutCaller {
+  merchantId: string
+  submerchantId: string | null
+}
+
+export interface Payout {
+  id: string
+  merchantId: string
+  storeId: string | null
+  draftId: string | null
+  ownerType: 'merchant' | 'submerchant'
+  ownerId: string
+  submerchantId: string | null
+  rail: PayoutRail
+  destMasked: string
+  holderName: string
+  amountMinor: number
+  currency: 'TRY'
+  status: PayoutStatus
+  clientReference: string | null
+  failureCode: string | null
+  createdAt: Date
+  processingAt: Date | null
+  paidAt: Date | null
+  failedAt: Date | null
+}
+
+export function payoutRowToPayout(row: PayoutRow): Payout {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    storeId: row.store_id,
+    draftId: row.draft_id,
+    ownerType: row.owner_type,
+    ownerId: row.owner_id,
+    submerchantId: row.submerchant_id,
+    rail: row.rail,
+    destMasked: row.dest_masked,
+    holderName: row.holder_name,
+    amountMinor: row.amount_minor,
+    currency: row.currency,
+    status: row.status,
+    clientReference: row.client_reference,
+    failureCode: row.failure_code,
+    createdAt: row.created_at,
+    processingAt: row.processing_at,
+    paidAt: row.paid_at,
+    failedAt: row.failed_at,
+  }
+}
+
+function eventData(row: NewPayout | PayoutRow): Record<string, unknown> {
+  return {
+    payoutId: row.id,
+    status: row.status,
+    submerchantId: row.submerchant_id ?? null,
+    draftId: row.draft_id ?? null,
+    rail: row.rail,
+    amountMinor: row.amount_minor,
+    currency: row.currency,
+    destMasked: row.dest_masked,
+    clientReference: row.client_reference ?? null,
+    failureCode: row.failure_code ?? null,
+  }
+}
+
+/**
+ * The rest of a payout's creation, inside the caller's transaction (after the row and its
+ * ledger legs): the `payout.created` event and the job that takes it through the rail.
+ */
+export async function recordPayoutCreated(deps: Deps, tx: Tx, payout: NewPayout): Promise<void> {
+  await recordEvent(tx, {
+    merchantId: payout.merchant_id,
+    storeId: payout.store_id ?? null,
+    type: 'payout.created',
+    resourceType: 'payout',
+    resourceId: payout.id,
+    data: eventData(payout),
+    at: payout.created_at,
+  })
+  await deps.jobs.enqueue(tx, PROCESS_PAYOUT_JOB, {
+    merchantId: payout.merchant_id,
+    payoutId: payout.id,
+  })
+}
+
+// Turkey keeps UTC+3 all year (no DST since 2016): a payout day is an Istanbul calendar day.
+const ISTANBUL_OFFSET_MS = 3 * 60 * 60 * 1000
+const DAY_MS = 24 * 60 * 60 * 1000
+
+export function istanbulDayStart(at: Date): Date {
+  const local = at.getTime() + ISTANBUL_OFFSET_MS
+  return new Date(Math.floor(local / DAY_MS) * DAY_MS - ISTANBUL_OFFSET_MS)
+}
+
+/** A submerchant key may act only for itself; a merchant key for any of its submerchants. */
+function assertActsFor(caller: PayoutCaller, submerchantId: string): void {
+  if (caller.submerchantId !== null && caller.submerchantId !== submerchantId) {
+    throw payoutsError('scope_forbidden')
+  }
+}
+
+/**
+ * Pays a submerchant out of its own available balance to the IBAN and holder on its record.
+ * Limits: min and max per payout, and a daily total (Istanbul day) of payouts not failed;
+ * 400 SVC-PAY-3503 outside them. 409 SVC-PAY-3502 above the available balance. The payout
+ * row, its ledger legs, the event and the rail job commit together.
+ */
+export async function createSubmerchantPayout(
+  deps: Deps,
+  caller: PayoutCaller,
+  input: {
+    submerchantId: string
+    rail: PayoutRail
+    amountMinor: number
+    clientReference?: string | undefined
+  },
+): Promise<Payout> {
+  assertActsFor(caller, input.submerchantId)
+  const sub = await getSubmerchant(deps, caller.merchantId, input.submerchantId)
+  if (input.rail === 'card') throw payoutsError('rail_unsupported')
+  const limits = sub.payoutLimits
+  if (input.amountMinor < limits.minMinor || input.amountMinor > limits.maxMinor) {
+    throw payoutsError(
+      'outside_limits',
+      `amountMinor must be between ${String(limits.minMinor)} and ${String(limits.maxMinor)} kuruş`,
+    )
+  }
+  const now = deps.clock.now()
+  const row: NewPayout = {
+    id: newUuid(),
+    merchant_id: caller.merchantId,
+    store_id: null,
+    draft_id: null,
+    draft_row_idx: null,
+    owner_type: 'submerchant',
+    owner_id: sub.id,
+    submerchant_id: sub.id,
+    rail: input.rail,
+    dest: sub.iban,
+    dest_masked: maskIban(sub.iban),
+    holder_name: sub.holderName,
+    amount_minor: input.amountMinor,
+    currency: 'TRY',
+    status: 'pending',
+    client_reference: input.clientReference ?? null,
+    failure_code: null,
+    rail_reference: null,
+    created_at: now,
+    processing_at: null,
+    paid_at: null,
+    failed_at: null,
+    updated_at: now,
+  }
+  await transact(deps.db, async (tx) => {
+    // Lock, then sum the day: two concurrent payouts can't both fit under the daily total.
+    await repo.lockPayoutOwner(tx, `submerchant:${sub.id}`)
+    const today = await repo.sumOwnerPayoutsSince(
+      tx,
+      caller.merchantId,
+      'submerchant',
+      sub.id,
+      istanbulDayStart(now),
+    )
+    if (today + input.amountMinor > limits.dailyMaxMinor) {
+      throw payoutsError(
+        'outside_limits',
+        `the daily payout total of ${String(limits.dailyMaxMinor)} kuruş would be exceeded (${String(today)} already today)`,
+      )
+    }
+    await repo.insertPayouts(tx, [row])
+    try {
+      await postPayoutCreated(tx, {
+        merchantId: caller.merchantId,
+        ownerType: 'submerchant',
+        ownerId: sub.id,
+        payoutId: row.id,
+        amount: input.amountMinor,
+        at: now,
+      })
+    } catch (error) {
+      // The ledger's insufficient_balance becomes this module's insufficient_funds.
+      if (error instanceof AppError && error.code === 'SVC-PAY-3502') {
+        throw payoutsError('insufficient_funds')
+      }
+      throw error
+    }
+    await recordPayoutCreated(deps, tx, row)
+  })
+  return getPayout(deps, caller, row.id)
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** A payout of the caller: another merchant's, or another submerchant's for a submerchant key, is 404. */
+export async function getPayout(
+  deps: Deps,
+  caller: PayoutCaller,
+  payoutId: string,
+): Promise<Payout> {
+  // Ids are UUIDs; anything else can't exist (and PostgreSQL would refuse to compare it).
+  if (!UUID.test(payoutId)) throw payoutsError('payout_not_found')
+  const row = await repo.findPayoutById(deps.db, caller.merchantId, payoutId.toLowerCase())
+  if (!row) throw payoutsError('payout_not_found')
+  if (caller.submerchantId !== null && row.submerchant_id !== caller.submerchantId) {
+    throw payoutsError('payout_not_found')
+  }
+  return payoutRowToPayout(row)
+}
+
+export const PAYOUTS_LIMIT_MAX = 100
+
+interface PayoutsCursor {
+  k: 'payouts'
+  m: string
+  t: string
+  i: string
+}
+
+function cursorKey(masterKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/payouts/cursor', 32))
+}
+
+function isPayoutsCursor(value: unknown, merchantId: string): value is PayoutsCursor {
+  if (typeof value !== 'object' || value === null) return false
+  const c = value as Record<string, unknown>
+  return (
+    c['k'] === 'payouts' &&
+    c['m'] === merchantId &&
+    typeof c['t'] === 'string' &&
+    !Number.isNaN(Date.parse(c['t'])) &&
+    typeof c['i'] === 'string' &&
+    UUID.test(c['i'])
+  )
+}
+
+/**
+ * The caller's payouts, newest first, in keyset pages. A submerchant key sees only its own
+ * (asking for another submerchant's is 403 SVC-AUTH-3201).
+ */
+export async function listPayouts(
+  deps: Deps,
+  caller: PayoutCaller,
+  q: {
+    status?: PayoutStatus | undefined
+    submerchantId?: string | undefined
+    from?: Date | undefined
+    to?: Date | undefined
+    limit: number
+    cursor?: string | undefined
+  },
+): Promise<{ items: Payout[]; nextCursor: string | null }> {
+  assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= PAYOUTS_LIMIT_MAX, 'limit')
+  if (q.submerchantId !== undefined) assertActsFor(caller, q.submerchantId)
+  if (q.from && q.to && q.from.getTime() > q.to.getTime()) {
+    throw validationError('from', 'must not be after to')
+  }
+  const key = cursorKey(deps.config.masterKey)
+  let before: repo.PayoutPageQuery['before']
+  if (q.cursor !== undefined) {
+    const decoded = decodeCursor<unknown>(key, q.cursor)
+    if (!isPayoutsCursor(decoded, caller.merchantId)) throw invalidCursorError()
+    before = { createdAt: new Date(decoded.t), id: decoded.i }
+  }
+  // One row more than asked tells whether another page exists.
+  const rows = await repo.findPayoutsPage(deps.db, {
+    merchantId: caller.merchantId,
+    submerchantId: caller.submerchantId ?? q.submerchantId,
+    status: q.status,
+    from: q.from,
+    to: q.to,
+    before,
+    limit: q.limit + 1,
+  })
+  const page = rows.slice(0, q.limit)
+  const last = page.at(-1)
+  const nextCursor =
+    rows.length > q.limit && last
+      ? encodeCursor(key, {
+          k: 'payouts',
+          m: caller.merchantId,
+          t: last.created_at.toISOString(),
+          i: last.id,
+        } satisfies PayoutsCursor)
+      : null
+  return { items: page.map(payoutRowToPayout), nextCursor }
+}
+
+/**
+ * Takes one payout through the rail: pending → processing (commit) → send → paid | failed
+ * (commit, with its ledger legs and event). Each step is a conditional update under the row
+ * lock, so a retried job or a second worker finds the step done and moves on; the rail is
+ * keyed by the payout id, so sending twice is answered the same. Returns the final status.
+ */
+export async function processPayout(
+  deps: Deps,
+  merchantId: string,
+  payoutId: string,
+  rail: PayoutRailPort = sandboxRail,
+): Promise<PayoutStatus | undefined> {
+  const started = await transact(deps.db, async (tx) => {
+    const row = await repo.lockPayoutById(tx, merchantId, payoutId)
+    if (row?.status !== 'pending') return row
+    const now = deps.clock.now()
+    return repo.transitionPayout(tx, payoutId, 'pending', {
+      status: 'processing',
+      processing_at: now,
+      updated_at: now,
+    })
+  })
+  if (started?.status !== 'processing') return started?.status
+  // No transaction is open across the rail call (ARCHITECTURE.md: no network I/O in a tx).
+  const outcome = await rail.send({
+    payoutId,
+    rail: started.rail,
+    dest: started.dest,
+    amountMinor: started.amount_minor,
+  })
+  return transact(deps.db, async (tx) => {
+    const row = await repo.lockPayoutById(tx, merchantId, payoutId)
+    if (row?.status !== 'processing') return row?.status
+    const now = deps.clock.now()
+    let done: PayoutRow | undefined
+    if (outcome.status === 'paid') {
+      await postPayoutPaid(tx, { merchantId, payoutId, at: now })
+      done = await repo.transitionPayout(tx, payoutId, 'processing', {
+        status: 'paid',
+        paid_at: now,
+        rail_reference: outcome.railReference,
+        updated_at: now,
+      })
+    } else {
+      // The money goes back to the owner's available balance.
+      await postPayoutFailed(tx, { merchantId, payoutId, at: now })
+      done = await repo.transitionPayout(tx, payoutId, 'processing', {
+        status: 'failed',
+        failed_at: now,
+        failure_code: outcome.failureCode,
+        rail_reference: outcome.railReference,
+        updated_at: now,
+      })
+    }
+    assert(done, `payout ${payoutId} left processing under its lock`)
+    await recordEvent(tx, {
+      merchantId,
+      storeId: done.store_id,
+      type: `payout.${done.status}`,
+      resourceType: 'payout',
+      resourceId: payoutId,
+      data: eventData(done),
+      at: now,
+    })
+    return done.status
+  })
+}
+
+// A payout whose job should long have run (pg-boss retries for minutes) was dropped.
+const STALE_AFTER_MS = 10 * 60 * 1000
+const STALE_BATCH = 100
+
+/** Finishes payouts left pending or processing (a crash, a job out of retries). */
+export async function reconcileStalePayouts(deps: Deps): Promise<number> {
+  const before = new Date(deps.clock.now().getTime() - STALE_AFTER_MS)
+  const rows = await repo.findStalePayouts(deps.db, before, STALE_BATCH)
+  let moved = 0
+  for (const row of rows) {
+    const status = await processPayout(deps, row.merchant_id, row.id)
+    if (status === 'paid' || status === 'failed') moved++
+  }
+  return moved
+}
+
+/**
+ * Balances per owner: a merchant key sees its own and every submerchant's with ledger legs;
+ * a submerchant key only its own.
+ */
+export async function getBalances(deps: Deps, caller: PayoutCaller): Promise<OwnerBalance[]> {
+  if (caller.submerchantId !== null) {
+    return [
+      await ownerBalance(deps.db, caller.merchantId, 'submerchant', caller.submerchantId),
+    ]
+  }
+  return balancesFor(deps.db, caller.merchantId)
+}

@@ -1,0 +1,6 @@
+// Outgoing webhooks (Standard Webhooks): endpoints, fan-out of the events outbox into
+// deliveries, signed at-least-once delivery with retries, and the SSRF guard.
+export { webhooksDashboardRoutes } from './webhooks.http.ts'
+export { webhooksJobs, webhooksReconcilers } from './webhooks.jobs.ts'
+export { checkReceiverUrl } from './ssrf.ts'
+export { deliveryFaults } from './webhooks.faults.ts'

@@ -1,0 +1,236 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Deps } from '../../database.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { dashboardAuthOf } from '../dashboard/index.ts'
+import {
+  CallbackSecret,
+  CreateEndpointBody,
+  CreatedEndpoint,
+  DeliveryList,
+  DeliveryListQuery,
+  DeliveryParams,
+  DeliveryView,
+  EmptyBody,
+  EndpointList,
+  EndpointParams,
+  EndpointView,
+  RotatedSecret,
+  StoreParams,
+} from './webhooks.schemas.ts'
+import {
+  createEndpoint,
+  deleteEndpoint,
+  enableEndpoint,
+  getCallbackSecret,
+  listDeliveries,
+  listEndpoints,
+  redeliver,
+  rotateEndpointSecret,
+  type Delivery,
+  type Endpoint,
+} from './webhooks.service.ts'
+
+const security = [{ dashboardToken: [] }]
+const tags = ['webhooks']
+
+function endpointJson(e: Endpoint) {
+  return {
+    id: e.id,
+    storeId: e.storeId,
+    url: e.url,
+    events: e.events,
+    // A deleted endpoint is never listed or returned.
+    status: e.status === 'enabled' ? ('enabled' as const) : ('disabled' as const),
+    disabledAt: isoZ(e.disabledAt),
+    previousSecretExpiresAt: isoZ(e.previousSecretExpiresAt),
+    createdAt: isoZ(e.createdAt),
+  }
+}
+
+function deliveryJson(d: Delivery) {
+  return {
+    id: d.id,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    endpointId: d.endpointId,
+    url: d.url,
+    status: d.status,
+    attemptCount: d.attemptCount,
+    nextAttemptAt: isoZ(d.nextAttemptAt),
+    lastAttemptAt: isoZ(d.lastAttemptAt),
+    lastStatusCode: d.lastStatusCode,
+    lastError: d.lastError,
+    deliveredAt: isoZ(d.deliveredAt),
+    createdAt: isoZ(d.createdAt),
+  }
+}
+
+/** Dashboard routes (JWT): a store's webhook endpoints and its delivery log. */
+export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/v1/stores/:storeId/webhooks',
+      {
+        schema: {
+          tags,
+          summary: 'Add a webhook endpoint; its signing secret is shown once',
+          security,
+          params: StoreParams,
+          body: CreateEndpointBody,
+          response: { 201: CreatedEndpoint, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { merchantId } = dashboardAuthOf(request)
+        const { url, events } = request.body
+        const created = await createEndpoint(deps, merchantId, request.params.storeId, {
+          url,
+          ...(events !== undefined ? { events } : {}),
+        })
+        return reply.code(201).send({ ...endpointJson(created), secret: created.secret })
+      },
+    )
+
+    app.get(
+      '/v1/stores/:storeId/webhooks',
+      {
+        schema: {
+          tags,
+          summary: "The store's webhook endpoints (secrets are never listed)",
+          security,
+          params: StoreParams,
+          response: { 200: EndpointList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { merchantId } = dashboardAuthOf(request)
+        const items = await listEndpoints(deps, merchantId, request.params.storeId)
+        return { items: items.map(endpointJson) }
+      },
+    )
+
+    app.get(
+      '/v1/stores/:storeId/webhooks/callback-secret',
+      {
+        schema: {
+          tags,
+          summary: "The secret that signs deliveries to sessions' callbackUrl",
+          security,
+          params: StoreParams,
+          response: { 200: CallbackSecret, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { merchantId } = dashboardAuthOf(request)
+        return { secret: await getCallbackSecret(deps, merchantId, request.params.storeId) }
+      },
+    )
+
+    app.delete(
+      '/v1/stores/:storeId/webhooks/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete an endpoint; its pending deliveries end failed',
+          security,
+          params: EndpointParams,
+          response: { 204: Type.Null(), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { merchantId } = dashboardAuthOf(request)
+        await deleteEndpoint(deps, merchantId, request.params.storeId, request.params.id)
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.post(
+      '/v1/stores/:storeId/webhooks/:id/rotate-secret',
+      {
+        schema: {
+          tags,
+          summary: 'New signing secret (shown once); the old one also signs for 24 h',
+          security,
+          params: EndpointParams,
+          body: EmptyBody,
+          response: { 200: RotatedSecret, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { merchantId } = dashboardAuthOf(request)
+        const { storeId, id } = request.params
+        const rotated = await rotateEndpointSecret(deps, merchantId, storeId, id)
+        return { ...rotated, previousSecretExpiresAt: isoZ(rotated.previousSecretExpiresAt) }
+      },
+    )
+
+    app.post(
+      '/v1/stores/:storeId/webhooks/:id/enable',
+      {
+        schema: {
+          tags,
+          summary: 'Re-enable an endpoint disabled after 3 days of failures',
+          security,
+          params: EndpointParams,
+          body: EmptyBody,
+          response: { 200: EndpointView, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { merchantId } = dashboardAuthOf(request)
+        const { storeId, id } = request.params
+        return endpointJson(await enableEndpoint(deps, merchantId, storeId, id))
+      },
+    )
+
+    app.get(
+      '/v1/stores/:storeId/webhooks/deliveries',
+      {
+        schema: {
+          tags,
+          summary: "The store's webhook deliveries, newest first",
+          security,
+          params: StoreParams,
+          querystring: DeliveryListQuery,
+          response: { 200: DeliveryList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { merchantId } = dashboardAuthOf(request)
+        const q = request.query
+        const page = await listDeliveries(deps, merchantId, request.params.storeId, {
+          limit: q.limit,
+          ...(q.status !== undefined ? { status: q.status } : {}),
+          ...(q.eventType !== undefined ? { eventType: q.eventType } : {}),
+          ...(q.endpointId !== undefined ? { endpointId: q.endpointId } : {}),
+          ...(q.eventId !== undefined ? { eventId: q.eventId } : {}),
+          ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+        })
+        return { items: page.items.map(deliveryJson), nextCursor: page.nextCursor }
+      },
+    )
+
+    app.post(
+      '/v1/stores/:storeId/webhooks/deliveries/:id/redeliver',
+      {
+        schema: {
+          tags,
+          summary: 'Send a delivery again now (same webhook-id), with a fresh retry window',
+          security,
+          params: DeliveryParams,
+          body: EmptyBody,
+          response: { 202: DeliveryView, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { merchantId } = dashboardAuthOf(request)
+        const { storeId, id } = request.params
+        return reply.code(202).send(deliveryJson(await redeliver(deps, merchantId, storeId, id)))
+      },
+    )
+  }
+}

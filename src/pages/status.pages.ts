@@ -1,0 +1,133 @@
+import { html, type SafeHtml } from './html.ts'
+import { formatTry, t, type Lang } from './i18n.ts'
+import { icons, layout } from './layout.ts'
+
+// The sandbox ACS page, the outcome page after a 3DS challenge, and the notices shown in
+// place of a form (expired, completed, not found, errors).
+
+interface PageBase {
+  lang: Lang
+  langHrefs: Record<Lang, string>
+  sandbox: boolean
+}
+
+export interface AcsPageInput extends PageBase {
+  action: string
+  correlationId: string
+  merchantName: string
+  amount: number
+  cardMask: string | null
+}
+
+export function acsPage(p: AcsPageInput): string {
+  const { lang } = p
+  const card = p.cardMask ? `•••• ${p.cardMask.slice(-4)}` : '—'
+  const content = html`<section class="bank-card" aria-labelledby="acs-heading">
+    <h1 id="acs-heading" class="bank-title">${icons.shield}<span>${t(lang, 'acs_title')}</span></h1>
+    <p class="bank-intro">${t(lang, 'acs_intro')}</p>
+    <dl class="facts">
+      <div>
+        <dt>${t(lang, 'acs_merchant')}</dt>
+        <dd>${p.merchantName}</dd>
+      </div>
+      <div>
+        <dt>${t(lang, 'acs_amount')}</dt>
+        <dd class="facts-amount">${formatTry(p.amount, lang)}</dd>
+      </div>
+      <div>
+        <dt>${t(lang, 'acs_card')}</dt>
+        <dd>${card}</dd>
+      </div>
+    </dl>
+    <form id="otp-form" class="otp-form" method="post" action="${p.action}">
+      <input type="hidden" name="correlationId" value="${p.correlationId}" />
+      <div class="field">
+        <label for="otp">${t(lang, 'acs_otp')}</label>
+        <div class="input-wrap">
+          <input
+            id="otp"
+            name="otp"
+            type="text"
+            class="otp-input"
+            autocomplete="one-time-code"
+            inputmode="numeric"
+            pattern="[0-9]*"
+            maxlength="6"
+            aria-describedby="otp-hint"
+            required
+            autofocus
+          />
+        </div>
+        <p class="hint" id="otp-hint">${t(lang, 'acs_otp_hint')}</p>
+      </div>
+      <button type="submit" class="primary-button bank-button" id="submit-button">
+        <span class="button-label">${t(lang, 'acs_confirm')}</span>
+      </button>
+    </form>
+    ${p.sandbox ? html`<p class="sandbox-hint">${t(lang, 'acs_sandbox')}</p>` : ''}
+  </section>`
+  return layout({
+    lang,
+    title: t(lang, 'html_title_acs'),
+    page: 'acs',
+    langHrefs: p.langHrefs,
+    sandbox: p.sandbox,
+    content,
+    variant: 'bank',
+    data: { lang, messages: { processing: t(lang, 'processing') } },
+  })
+}
+
+export type Tone = 'success' | 'failure' | 'pending' | 'info'
+
+export interface NoticeInput extends PageBase {
+  tone: Tone
+  title: string
+  body: string
+  detail?: string
+  merchantName?: string
+  amount?: number
+  action?: { href: string; label: string }
+  /** Send the buyer on to `action.href` by itself after this long (outcome pages). */
+  autoRedirectMs?: number
+  variant?: 'checkout' | 'bank'
+}
+
+const TONE_ICONS: Record<Tone, SafeHtml> = {
+  success: icons.check,
+  failure: icons.cross,
+  pending: icons.clock,
+  info: icons.alert,
+}
+
+export function noticePage(p: NoticeInput): string {
+  const { lang } = p
+  const action = p.action
+  const content = html`<section class="notice notice-${p.tone}" aria-labelledby="notice-heading">
+    <span class="notice-icon">${TONE_ICONS[p.tone]}</span>
+    <h1 id="notice-heading" class="notice-title">${p.title}</h1>
+    ${p.merchantName && p.amount !== undefined ? html`<p class="notice-amount"><span>${p.merchantName}</span><strong>${formatTry(p.amount, lang)}</strong></p>` : ''}
+    <p class="notice-body">${p.body}</p>
+    ${p.detail ? html`<p class="notice-detail">${p.detail}</p>` : ''}
+    ${
+      action
+        ? html`<a
+            class="primary-button notice-action"
+            id="notice-action"
+            href="${action.href}"
+            ${p.autoRedirectMs === undefined ? '' : html` data-auto-redirect="${p.autoRedirectMs}"`}
+            >${action.label}</a
+          >`
+        : ''
+    }
+  </section>`
+  return layout({
+    lang,
+    title: p.title,
+    page: 'notice',
+    langHrefs: p.langHrefs,
+    sandbox: p.sandbox,
+    content,
+    variant: p.variant ?? 'checkout',
+  })
+}

@@ -1,0 +1,104 @@
+// Goal: configuration is validated once with clear errors, defaults match docs/configuration.md, and
+// demo secrets are generated once into the data dir and reused. Method: loadConfig() on hand-made environments.
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { ConfigError, loadConfig } from '../../src/config.ts'
+
+function tempDir(t: { after: (fn: () => void) => void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kurus-config-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const MASTER = 'ab'.repeat(32)
+
+test('defaults', (t) => {
+  const dir = tempDir(t)
+  const c = loadConfig({ KURUS_DATA_DIR: dir })
+  assert.equal(c.env, 'demo')
+  assert.equal(c.port, 3000)
+  assert.equal(c.host, '127.0.0.1')
+  assert.equal(c.publicApiUrl, 'http://localhost:3000')
+  assert.equal(c.checkoutUrl, 'http://localhost:3000')
+  assert.equal(c.dataDir, dir)
+  assert.equal(c.databaseUrl, undefined)
+  assert.equal(c.databasePoolSize, 10)
+  assert.equal(c.rateLimitRps, 100)
+  assert.equal(c.rateLimitBurst, 200)
+  assert.equal(c.logLevel, 'info')
+  assert.equal(c.keyRollGraceSeconds, 86_400)
+  assert.equal(c.masterKey.length, 32)
+  assert.ok(Object.isFrozen(c))
+  const moved = loadConfig({ KURUS_DATA_DIR: dir, PORT: '8080' })
+  assert.equal(moved.publicApiUrl, 'http://localhost:8080')
+})
+
+test('demo generates the master key and operator token once, 0600, and reuses them', (t) => {
+  const dir = tempDir(t)
+  const a = loadConfig({ KURUS_DATA_DIR: dir })
+  const b = loadConfig({ KURUS_DATA_DIR: dir })
+  assert.ok(a.masterKey.equals(b.masterKey))
+  assert.equal(a.operatorToken, b.operatorToken)
+  assert.equal(readFileSync(join(dir, 'operator-token'), 'utf8').trim(), a.operatorToken)
+  for (const file of ['master.key', 'operator-token']) {
+    assert.equal(statSync(join(dir, file)).mode & 0o777, 0o600, file)
+  }
+  // The environment wins over the files.
+  const c = loadConfig({
+    KURUS_DATA_DIR: dir,
+    KURUS_MASTER_KEY: MASTER,
+    KURUS_OPERATOR_TOKEN: 'tok',
+  })
+  assert.equal(c.masterKey.toString('hex'), MASTER)
+  assert.equal(c.operatorToken, 'tok')
+  // Base64 is accepted too.
+  const d = loadConfig({
+    KURUS_DATA_DIR: dir,
+    KURUS_MASTER_KEY: Buffer.from(MASTER, 'hex').toString('base64'),
+  })
+  assert.ok(d.masterKey.equals(c.masterKey))
+})
+
+test('live never invents secrets', (t) => {
+  const dir = tempDir(t)
+  assert.throws(
+    () => loadConfig({ KURUS_ENV: 'live', KURUS_DATA_DIR: dir, KURUS_OPERATOR_TOKEN: 'x' }),
+    (e: unknown) => e instanceof ConfigError && /KURUS_MASTER_KEY is required/.test(e.message),
+  )
+  assert.throws(
+    () => loadConfig({ KURUS_ENV: 'live', KURUS_DATA_DIR: dir, KURUS_MASTER_KEY: MASTER }),
+    (e: unknown) => e instanceof ConfigError && /KURUS_OPERATOR_TOKEN is required/.test(e.message),
+  )
+  const c = loadConfig({
+    KURUS_ENV: 'live',
+    KURUS_DATA_DIR: dir,
+    KURUS_MASTER_KEY: MASTER,
+    KURUS_OPERATOR_TOKEN: 'x',
+  })
+  assert.equal(c.env, 'live')
+})
+
+test('bad values are ConfigErrors that name the variable', (t) => {
+  const dir = tempDir(t)
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ KURUS_ENV: 'prod' }, /KURUS_ENV/],
+    [{ PORT: 'http' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ KURUS_RATE_LIMIT_RPS: '0' }, /KURUS_RATE_LIMIT_RPS/],
+    [{ KURUS_RATE_LIMIT_BURST: '1.5' }, /KURUS_RATE_LIMIT_BURST/],
+    [{ DATABASE_POOL_SIZE: '0' }, /DATABASE_POOL_SIZE/],
+    [{ KURUS_KEY_ROLL_GRACE_SECONDS: '-1' }, /KURUS_KEY_ROLL_GRACE_SECONDS/],
+    [{ KURUS_MASTER_KEY: 'short' }, /KURUS_MASTER_KEY/],
+    [{ LOG_LEVEL: 'verbose' }, /LOG_LEVEL/],
+  ]
+  for (const [env, message] of cases) {
+    assert.throws(
+      () => loadConfig({ KURUS_DATA_DIR: dir, ...env }),
+      (e: unknown) => e instanceof ConfigError && message.test(e.message),
+      JSON.stringify(env),
+    )
+  }
+})
