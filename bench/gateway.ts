@@ -1,6 +1,7 @@
 // Load test of the signed gateway: `GET /v1/auth/whoami` through HMAC verification, the key
 // lookup (with secret decryption), the rate limiter and the envelope hooks, on the real server
-// (`node src/main.ts serve`), next to an unsigned Fastify hello world started in the same run.
+// (`node src/main.ts serve --no-worker`: an API process, background jobs left to workers), next
+// to an unsigned Fastify hello world started in the same run.
 // Usage: npm run bench:gateway   (BENCH_DATABASE_URL=postgres://… to run over PostgreSQL)
 // Knobs: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS (default 32).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
@@ -8,7 +9,7 @@ import { createHash, createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
-import { cpus, tmpdir, totalmem } from 'node:os'
+import os, { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
@@ -111,6 +112,7 @@ function sh(cmd: string, args: string[]): string {
 }
 
 async function main(): Promise<void> {
+  const loadBefore = os.loadavg()[0]?.toFixed(1) ?? '?'
   const dataDir = mkdtempSync(join(tmpdir(), 'kurus-bench-'))
   const apiPort = await freePort()
   const helloPort = await freePort()
@@ -130,7 +132,7 @@ async function main(): Promise<void> {
   delete env['DATABASE_URL']
   if (DATABASE_URL) env['DATABASE_URL'] = DATABASE_URL
 
-  const api = spawn(process.execPath, ['src/main.ts', 'serve'], {
+  const api = spawn(process.execPath, ['src/main.ts', 'serve', '--no-worker'], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -195,7 +197,8 @@ async function main(): Promise<void> {
       `Machine: ${sh('nproc', [])} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM` +
         ` (\`free -h\` total ${sh('bash', ['-c', "free -h | awk '/^Mem/ {print $2}'"])}), Node ${process.version}, ` +
         `autocannon ${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s measured; ` +
-        'load generator, server and database on the same machine.',
+        'load generator, server and database on the same machine; load average before the run ' +
+        `${loadBefore}, after ${os.loadavg()[0]?.toFixed(1) ?? '?'}.`,
       '',
       '| target | req/s (mean) | p50 ms | p99 ms | requests | non-2xx | errors |',
       '|---|---:|---:|---:|---:|---:|---:|',

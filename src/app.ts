@@ -38,6 +38,12 @@ import { transactionsRoutes } from './modules/transactions/index.ts'
 import { customersRoutes } from './modules/customers/index.ts'
 import { payoutsRoutes } from './modules/payouts/index.ts'
 import {
+  subscriptionPagesRoutes,
+  subscriptionsPublicRoutes,
+  subscriptionsRoutes,
+  subscriptionsSandboxRoutes,
+} from './modules/subscriptions/index.ts'
+import {
   checkoutPagesRoutes,
   checkoutPublicRoutes,
   checkoutSandboxRoutes,
@@ -56,6 +62,8 @@ export interface AppOptions {
   log: Logger
   /** /readyz: is the database reachable? */
   ping: () => Promise<boolean>
+  /** Database pool use, for /metrics. */
+  poolStats?: () => { total: number; idle: number; waiting: number }
   /** Raw SQL access for the job queue (pg-boss brings its own SQL). */
   raw: SqlExecutor
   /** Run background jobs in this process too (embedded mode: `npm start`, PGlite). */
@@ -89,7 +97,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   registerJobs(jobs, deps)
   await jobs.start()
   if (options.runWorker) await jobs.work()
-  const metrics = options.metrics ?? createMetrics()
+  const metrics =
+    options.metrics ??
+    createMetrics({
+      raw: options.raw,
+      ...(options.poolStats ? { poolStats: options.poolStats } : {}),
+    })
   const rateLimiter =
     options.rateLimiter ??
     (options.dbKind === 'postgres'
@@ -100,6 +113,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-arguments
   const app = Fastify<Server, IncomingMessage, ServerResponse, FastifyBaseLogger>({
     loggerInstance: log,
+    // The request id is logged as `requestId`, the name the API uses for it everywhere.
+    childLoggerFactory: (logger, bindings, options) =>
+      logger.child({ requestId: (bindings as { reqId?: string }).reqId }, options),
     bodyLimit: BODY_LIMIT_BYTES,
     // A client may name its request; anything but a UUID v4 gets a fresh id.
     genReqId: (req) => {
@@ -109,7 +125,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     connectionTimeout: 30_000,
     keepAliveTimeout: 72_000,
     requestTimeout: 30_000,
-    return503OnClosing: true,
+    // While closing, requests that still reach this process (the cluster's primary may hand it
+    // a connection or two after SIGTERM) are served, not refused: close() waits for them.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false } },
   })
@@ -117,6 +135,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installErrorHandling(app)
   installRawJsonParser(app)
 
+  // Every log line of a request carries its id and route; the gateway adds the merchant.
+  app.addHook('onRequest', async (request, reply) => {
+    request.log = request.log.child({ route: request.routeOptions.url ?? 'unmatched' })
+    reply.log = request.log
+  })
   app.addHook('onSend', async (request, reply, payload) => {
     void reply.header('x-request-id', reply.replayedRequestId ?? request.id)
     return payload
@@ -180,10 +203,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     })
     await ctx.register(paymentsPublicRoutes(deps))
     await ctx.register(checkoutPublicRoutes(deps))
+    await ctx.register(subscriptionsPublicRoutes(deps))
   })
   // Hosted pages (HTML): a context of their own for the CSP and security headers, HTML
   // error pages and the per-IP limit.
   await app.register(checkoutPagesRoutes(deps, { rateLimiter }))
+  await app.register(subscriptionPagesRoutes(deps, { rateLimiter }))
   // The dashboard API: its own context (JWT bearer), apart from the signed one.
   await app.register(dashboardApi, {
     deps,
@@ -203,8 +228,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
       customersRoutes(deps),
       disputesRoutes(deps),
       payoutsRoutes(deps),
+      subscriptionsRoutes(deps),
       ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps), disputesSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [checkoutSandboxRoutes(deps)] : []),
+      ...(config.env === 'demo' ? [subscriptionsSandboxRoutes(deps)] : []),
       ...(options.extraSignedRoutes ?? []),
     ],
   })

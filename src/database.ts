@@ -17,6 +17,7 @@ import type { TransactionsTables } from './modules/transactions/transactions.tab
 import type { CustomersTables } from './modules/customers/customers.table.ts'
 import type { CheckoutTables } from './modules/checkout/checkout.table.ts'
 import type { PayoutsTables } from './modules/payouts/payouts.table.ts'
+import type { SubscriptionsTables } from './modules/subscriptions/subscriptions.table.ts'
 
 // The whole schema as Kysely sees it: each module declares its own tables in its
 // <module>.table.ts, and only its repository queries them.
@@ -33,6 +34,7 @@ export type Database = MerchantsTables &
   CustomersTables &
   CheckoutTables &
   PayoutsTables &
+  SubscriptionsTables &
   TransactionsTables
 
 export type Db = Kysely<Database>

@@ -5,6 +5,7 @@ import { checkoutReconcilers } from './modules/checkout/index.ts'
 import { webhooksJobs, webhooksReconcilers } from './modules/webhooks/index.ts'
 import { transactionsJobs, transactionsReconcilers } from './modules/transactions/index.ts'
 import { payoutsJobs, payoutsReconcilers } from './modules/payouts/index.ts'
+import { subscriptionsJobs, subscriptionsReconcilers } from './modules/subscriptions/index.ts'
 
 // The crontab and job registry: which module's reconcilers and jobs the worker runs.
 // Each task's code lives in the module that owns the data.
@@ -15,6 +16,9 @@ export function registerJobs(queue: JobQueue, deps: Deps): void {
   for (const reconciler of transactionsReconcilers(deps)) queue.defineReconciler(reconciler)
   for (const job of payoutsJobs(deps)) queue.define(job)
   for (const reconciler of payoutsReconcilers(deps)) queue.defineReconciler(reconciler)
+  // After payments: a renewal whose payment was pending sees the acquirer's answer in the same run.
+  for (const job of subscriptionsJobs(deps)) queue.define(job)
+  for (const reconciler of subscriptionsReconcilers(deps)) queue.defineReconciler(reconciler)
   // Keep these last: reconcilers run in registration order, so one run (and one
   // POST /v1/sandbox/reconcile) dispatches the events every other module just recorded.
   for (const reconciler of webhooksReconcilers(deps)) queue.defineReconciler(reconciler)

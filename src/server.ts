@@ -35,6 +35,7 @@ export async function startRuntime(
     log,
     ping: database.ping,
     raw: database.raw,
+    ...(database.poolStats ? { poolStats: database.poolStats } : {}),
     runWorker: options.runWorker ?? false,
   })
   return {

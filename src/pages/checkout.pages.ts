@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from './html.ts'
+import { markup, type SafeHtml } from './html.ts'
 import { clientMessages, formatTry, t, type Lang, type MessageKey } from './i18n.ts'
 import { brandMarks, icons, layout } from './layout.ts'
 
@@ -62,14 +62,15 @@ const CARD_FORM_MESSAGES: readonly MessageKey[] = [
 ]
 
 function initial(name: string): string {
-  return [...name.trim()][0]?.toLocaleUpperCase('tr') ?? '•'
+  const first = name.trim().codePointAt(0)
+  return first === undefined ? '•' : String.fromCodePoint(first).toLocaleUpperCase('tr')
 }
 
 function summary(
   lang: Lang,
   p: { merchantName: string; amount: number | null; description: string | null; label: string },
 ): SafeHtml {
-  return html`<section class="summary" aria-labelledby="summary-heading">
+  return markup`<section class="summary" aria-labelledby="summary-heading">
     <div class="merchant">
       <span class="merchant-mark" aria-hidden="true">${initial(p.merchantName)}</span>
       <div class="merchant-text">
@@ -79,9 +80,9 @@ function summary(
     </div>
     <h1 id="summary-heading" class="amount-block">
       <span class="amount-label">${p.label}</span
-      >${p.amount === null ? '' : html`<span class="amount">${formatTry(p.amount, lang)}</span>`}
+      >${p.amount === null ? '' : markup`<span class="amount">${formatTry(p.amount, lang)}</span>`}
     </h1>
-    ${p.description ? html`<p class="description">${p.description}</p>` : ''}
+    ${p.description ? markup`<p class="description">${p.description}</p>` : ''}
     <ul class="trust">
       <li>${icons.shield}<span>${t(lang, 'trust_3ds')}</span></li>
       <li>${icons.lock}<span>${t(lang, 'trust_encrypted')}</span></li>
@@ -98,11 +99,11 @@ function field(p: {
   extra?: SafeHtml
   className?: string
 }): SafeHtml {
-  return html`<div class="field${p.className ? ` ${p.className}` : ''}">
+  return markup`<div class="field${p.className ? ` ${p.className}` : ''}">
     <label for="${p.id}">${p.label}</label>
     <div class="input-wrap">${p.input}${p.extra ?? ''}</div>
     <p class="field-error" id="${p.id}-error"></p>
-    ${p.hint ? html`<p class="hint" id="${p.hintId ?? `${p.id}-hint`}">${p.hint}</p>` : ''}
+    ${p.hint ? markup`<p class="hint" id="${p.hintId ?? `${p.id}-hint`}">${p.hint}</p>` : ''}
   </div>`
 }
 
@@ -111,7 +112,7 @@ function cardFields(lang: Lang): SafeHtml {
   const number = field({
     id: 'cc-number',
     label: t(lang, 'card_number'),
-    input: html`<input
+    input: markup`<input
       id="cc-number"
       name="cardnumber"
       type="text"
@@ -126,7 +127,7 @@ function cardFields(lang: Lang): SafeHtml {
       aria-invalid="false"
       required
     />`,
-    extra: html`<span class="brand-badge" id="cc-brand"
+    extra: markup`<span class="brand-badge" id="cc-brand"
       >${brandMarks}<span class="sr-only" id="cc-brand-name" aria-live="polite"></span
       ><span class="valid-mark" hidden>${icons.check}</span></span
     >`,
@@ -135,7 +136,7 @@ function cardFields(lang: Lang): SafeHtml {
   const expiry = field({
     id: 'cc-exp',
     label: t(lang, 'expiry'),
-    input: html`<input
+    input: markup`<input
       id="cc-exp"
       name="cc-exp"
       type="text"
@@ -153,7 +154,7 @@ function cardFields(lang: Lang): SafeHtml {
   const cvc = field({
     id: 'cc-csc',
     label: t(lang, 'cvc'),
-    input: html`<input
+    input: markup`<input
       id="cc-csc"
       name="cvc"
       type="text"
@@ -172,7 +173,7 @@ function cardFields(lang: Lang): SafeHtml {
   const holder = field({
     id: 'cc-name',
     label: t(lang, 'holder'),
-    input: html`<input
+    input: markup`<input
       id="cc-name"
       name="ccname"
       type="text"
@@ -185,26 +186,26 @@ function cardFields(lang: Lang): SafeHtml {
       required
     />`,
   })
-  return html`${number}
+  return markup`${number}
     <div class="field-row">${expiry}${cvc}</div>
     ${holder}`
 }
 
 function noscript(lang: Lang): SafeHtml {
-  return html`<noscript
+  return markup`<noscript
     ><p class="alert alert-static">${icons.alert}<span>${t(lang, 'noscript')}</span></p></noscript
   >`
 }
 
 function sandboxCards(p: SessionPageBase): SafeHtml {
-  return p.sandbox ? html`<p class="sandbox-hint">${t(p.lang, 'sandbox_cards')}</p>` : html``
+  return p.sandbox ? markup`<p class="sandbox-hint">${t(p.lang, 'sandbox_cards')}</p>` : markup``
 }
 
 export function payPage(p: PayPageInput): string {
   const { lang } = p
   const amount = formatTry(p.amount, lang)
   const installments = p.installmentEnabled
-    ? html`<fieldset class="installments" id="installments">
+    ? markup`<fieldset class="installments" id="installments">
         <legend>${t(lang, 'installments')}</legend>
         <p class="hint" id="installments-hint" aria-live="polite">
           ${t(lang, 'installments_hint')}
@@ -220,7 +221,7 @@ export function payPage(p: PayPageInput): string {
       </fieldset>`
     : ''
   const saveCard = p.saveCardAvailable
-    ? html`<div class="check">
+    ? markup`<div class="check">
         <input
           type="checkbox"
           id="save-card"
@@ -234,7 +235,7 @@ export function payPage(p: PayPageInput): string {
         </p>
       </div>`
     : ''
-  const content = html`<div class="checkout">
+  const content = markup`<div class="checkout">
     ${summary(lang, { merchantName: p.merchantName, amount: p.amount, description: p.description, label: t(lang, 'amount_due') })}
     <section class="panel" aria-labelledby="form-heading">
       <h2 id="form-heading" class="panel-title">
@@ -271,7 +272,7 @@ export function payPage(p: PayPageInput): string {
 
 export function cardUpdatePage(p: SessionPageBase): string {
   const { lang } = p
-  const content = html`<div class="checkout">
+  const content = markup`<div class="checkout">
     ${summary(lang, { merchantName: p.merchantName, amount: null, description: t(lang, 'card_intro', { merchant: p.merchantName }), label: t(lang, 'card_title') })}
     <section class="panel" aria-labelledby="form-heading">
       <h2 id="form-heading" class="panel-title">
@@ -307,7 +308,7 @@ export function cardUpdatePage(p: SessionPageBase): string {
 export function qrPage(p: QrPageInput): string {
   const { lang } = p
   const amount = formatTry(p.amount, lang)
-  const content = html`<div class="checkout">
+  const content = markup`<div class="checkout">
     ${summary(lang, { merchantName: p.merchantName, amount: p.amount, description: p.description, label: t(lang, 'amount_due') })}
     <section class="panel panel-qr" aria-labelledby="form-heading">
       <h2 id="form-heading" class="panel-title">${t(lang, 'qr_title')}</h2>
@@ -331,7 +332,7 @@ export function qrPage(p: QrPageInput): string {
       </p>
       ${
         p.sandbox
-          ? html`<details class="payload">
+          ? markup`<details class="payload">
               <summary>${t(lang, 'qr_payload')}</summary>
               <code>${p.qrPayload}</code>
               <p class="hint">POST /v1/sandbox/sessions/${p.sessionId}/qr-pay</p>

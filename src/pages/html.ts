@@ -1,5 +1,5 @@
-// HTML building with escaping by default: every value interpolated into `html`...`` is
-// escaped unless it is already SafeHtml (the result of another `html` call, or `raw` for
+// HTML building with escaping by default: every value interpolated into `markup`...`` is
+// escaped unless it is already SafeHtml (the result of another `markup` call, or `raw` for
 // markup we wrote ourselves). Nothing a merchant or buyer typed can become markup.
 
 export class SafeHtml {
@@ -34,7 +34,7 @@ function render(value: Interpolation): string {
   return escapeHtml(String(value))
 }
 
-export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
+export function markup(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
   let out = strings[0] ?? ''
   for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] ?? '')
   return new SafeHtml(out)
@@ -58,3 +58,6 @@ export function jsonForScript(value: unknown): SafeHtml {
     .replace(/\u2029/g, '\\u2029')
   return new SafeHtml(text)
 }
+
+/** The same tag under its older name (other pages import it as `html`). */
+export const html = markup

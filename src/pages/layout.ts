@@ -1,5 +1,5 @@
 import { assetUrl } from './assets.ts'
-import { html, jsonForScript, raw, type SafeHtml } from './html.ts'
+import { markup, jsonForScript, raw, type SafeHtml } from './html.ts'
 import { LANGS, t, type Lang } from './i18n.ts'
 
 // The shell every hosted page shares: head (our own stylesheet and script only, no inline
@@ -61,7 +61,7 @@ const LANG_NAMES: Record<Lang, string> = { tr: 'Türkçe', en: 'English' }
 function langSwitch(lang: Lang, hrefs: Record<Lang, string>): SafeHtml {
   const links = LANGS.map(
     (l) =>
-      html`<a
+      markup`<a
         href="${hrefs[l]}"
         lang="${l}"
         hreflang="${l}"
@@ -69,23 +69,23 @@ function langSwitch(lang: Lang, hrefs: Record<Lang, string>): SafeHtml {
         >${LANG_NAMES[l]}</a
       >`,
   )
-  return html`<nav class="lang-switch" aria-label="${t(lang, 'language')}">${links}</nav>`
+  return markup`<nav class="lang-switch" aria-label="${t(lang, 'language')}">${links}</nav>`
 }
 
 export function layout(input: LayoutInput): string {
   const { lang } = input
   const bank = input.variant === 'bank'
   const brand = bank
-    ? html`<span class="logo logo-bank"
+    ? markup`<span class="logo logo-bank"
         ><span class="bank-mark" aria-hidden="true">SB</span
         ><span class="logo-text">${t(lang, 'acs_bank')}</span
         ><span class="badge-3ds">3-D Secure</span></span
       >`
-    : html`<span class="logo"
+    : markup`<span class="logo"
         >${icons.logo}<span class="logo-text">Kuruş</span
         ><span class="logo-tag">${t(lang, 'brand_tagline')}</span></span
       >`
-  const page = html`<!doctype html>
+  const page = markup`<!doctype html>
     <html lang="${lang}">
       <head>
         <meta charset="utf-8" />
@@ -103,7 +103,7 @@ export function layout(input: LayoutInput): string {
           <header class="topbar">
             <div class="topbar-inner">${brand}${langSwitch(lang, input.langHrefs)}</div>
           </header>
-          ${input.sandbox ? html`<p class="sandbox-banner"><span class="sandbox-pill">TEST</span> ${t(lang, 'sandbox')}</p>` : ''}
+          ${input.sandbox ? markup`<p class="sandbox-banner"><span class="sandbox-pill">TEST</span> ${t(lang, 'sandbox')}</p>` : ''}
           <main id="main" class="main">${input.content}</main>
           <footer class="footer">
             <span class="footer-item">${icons.lock} ${t(lang, 'footer_secure')}</span
@@ -113,7 +113,7 @@ export function layout(input: LayoutInput): string {
         </div>
         ${
           input.data
-            ? html`<script type="application/json" id="page-data">
+            ? markup`<script type="application/json" id="page-data">
                 ${jsonForScript(input.data)}
               </script>`
             : ''

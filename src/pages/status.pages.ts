@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from './html.ts'
+import { markup, type SafeHtml } from './html.ts'
 import { formatTry, t, type Lang } from './i18n.ts'
 import { icons, layout } from './layout.ts'
 
@@ -22,7 +22,7 @@ export interface AcsPageInput extends PageBase {
 export function acsPage(p: AcsPageInput): string {
   const { lang } = p
   const card = p.cardMask ? `•••• ${p.cardMask.slice(-4)}` : '—'
-  const content = html`<section class="bank-card" aria-labelledby="acs-heading">
+  const content = markup`<section class="bank-card" aria-labelledby="acs-heading">
     <h1 id="acs-heading" class="bank-title">${icons.shield}<span>${t(lang, 'acs_title')}</span></h1>
     <p class="bank-intro">${t(lang, 'acs_intro')}</p>
     <dl class="facts">
@@ -64,7 +64,7 @@ export function acsPage(p: AcsPageInput): string {
         <span class="button-label">${t(lang, 'acs_confirm')}</span>
       </button>
     </form>
-    ${p.sandbox ? html`<p class="sandbox-hint">${t(lang, 'acs_sandbox')}</p>` : ''}
+    ${p.sandbox ? markup`<p class="sandbox-hint">${t(lang, 'acs_sandbox')}</p>` : ''}
   </section>`
   return layout({
     lang,
@@ -103,19 +103,19 @@ const TONE_ICONS: Record<Tone, SafeHtml> = {
 export function noticePage(p: NoticeInput): string {
   const { lang } = p
   const action = p.action
-  const content = html`<section class="notice notice-${p.tone}" aria-labelledby="notice-heading">
+  const content = markup`<section class="notice notice-${p.tone}" aria-labelledby="notice-heading">
     <span class="notice-icon">${TONE_ICONS[p.tone]}</span>
     <h1 id="notice-heading" class="notice-title">${p.title}</h1>
-    ${p.merchantName && p.amount !== undefined ? html`<p class="notice-amount"><span>${p.merchantName}</span><strong>${formatTry(p.amount, lang)}</strong></p>` : ''}
+    ${p.merchantName && p.amount !== undefined ? markup`<p class="notice-amount"><span>${p.merchantName}</span><strong>${formatTry(p.amount, lang)}</strong></p>` : ''}
     <p class="notice-body">${p.body}</p>
-    ${p.detail ? html`<p class="notice-detail">${p.detail}</p>` : ''}
+    ${p.detail ? markup`<p class="notice-detail">${p.detail}</p>` : ''}
     ${
       action
-        ? html`<a
+        ? markup`<a
             class="primary-button notice-action"
             id="notice-action"
             href="${action.href}"
-            ${p.autoRedirectMs === undefined ? '' : html` data-auto-redirect="${p.autoRedirectMs}"`}
+            ${p.autoRedirectMs === undefined ? '' : markup` data-auto-redirect="${p.autoRedirectMs}"`}
             >${action.label}</a
           >`
         : ''

@@ -427,3 +427,25 @@ test('a tampered, foreign or malformed cursor is 400 SVC-VAL-3001', async (t) =>
   assert.equal(good.status, 200)
   assert.equal(good.body.items.length, 2)
 })
+
+test('the OpenAPI document lists the nine customer routes', async (t) => {
+  const h = await startTestApp(t)
+  const res = await fetch(`${h.url}/openapi.json`)
+  assert.equal(res.status, 200)
+  const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> }
+  const routes = Object.entries(doc.paths)
+    .filter(([path]) => path.startsWith('/v1/customers'))
+    .flatMap(([path, ops]) => Object.keys(ops).map((op) => `${op.toUpperCase()} ${path}`))
+    .sort()
+  assert.deepEqual(routes, [
+    'DELETE /v1/customers/{id}',
+    'DELETE /v1/customers/{id}/cards/{cardId}',
+    'GET /v1/customers',
+    'GET /v1/customers/{id}',
+    'GET /v1/customers/{id}/cards',
+    'GET /v1/customers/{id}/cards/default',
+    'POST /v1/customers',
+    'POST /v1/customers/{id}/cards',
+    'PUT /v1/customers/{id}',
+  ])
+})

@@ -1,5 +1,5 @@
-// Goal: configuration is validated once with clear errors, defaults match docs/configuration.md, and
-// demo secrets are generated once into the data dir and reused. Method: loadConfig() on hand-made environments.
+// Goal: configuration is validated once with errors naming the variable, defaults match docs/configuration.md, demo secrets are generated once and reused.
+// Method: loadConfig() on hand-made environments and temporary data directories.
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,5 +1,5 @@
-// Goal: every error, ours or Fastify's own, is the envelope {code, message, requestId} with requestId
-// equal to the X-Request-Id header; a client's UUID v4 request id is echoed. Method: real app over HTTP.
+// Goal: every error, ours or Fastify's own (404, 413, 415, bad JSON), is {code, message, requestId} with requestId = X-Request-Id; a client's UUID v4 request id is echoed.
+// Method: real app over HTTP with test-only signed routes; raw fetch for what the SDK would never send.
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'

@@ -1,5 +1,5 @@
-// Goal: the Idempotency-Key contract (verbatim replay, 2001 on another payload, 2002 while running,
-// one effect under concurrency, 24 h lifetime, a 5xx releases the key). Method: test-only signed routes with a counted effect, over HTTP.
+// Goal: the Idempotency-Key contract: verbatim replay, 2001 on another payload, 2002 while running, one effect under concurrency, 24 h lifetime, 5xx releases the key.
+// Method: test-only signed routes that count their effect (a gate holds a request open when overlap matters), over HTTP, clock moved for expiry.
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test, type TestContext } from 'node:test'
@@ -132,12 +132,11 @@ test('20 concurrent requests with one key produce exactly one effect', async (t)
   )
   assert.equal(originals.length, 1)
   const original = originals[0]!
-  let inProgress = 0
+  // Each other request either met the running claim or arrived after it finished.
   for (const r of results) {
     if (r === original) continue
     if (r.status === 409) {
       assertEnvelope(r, 409, 'SVC-GW-2002')
-      inProgress += 1
     } else {
       assert.equal(r.status, 201)
       assert.equal(r.headers.get('idempotent-replayed'), 'true')
@@ -145,7 +144,6 @@ test('20 concurrent requests with one key produce exactly one effect', async (t)
       assert.equal(r.requestId, original.requestId)
     }
   }
-  assert.ok(inProgress >= 1, 'the requests overlapped the running one')
   // Once finished, a retry is a verbatim replay.
   const retry = await m.client.request('POST', '/v1/test/effects', {
     rawBody: '{"amount":500}',
@@ -153,6 +151,27 @@ test('20 concurrent requests with one key produce exactly one effect', async (t)
   })
   assert.equal(retry.headers.get('idempotent-replayed'), 'true')
   assert.equal(retry.requestId, original.requestId)
+  assert.equal(state.effects, 1)
+})
+
+test('while the first of 20 concurrent requests runs, the other 19 get 409 SVC-GW-2002', async (t) => {
+  const { m, state } = await setup(t)
+  let open = (): void => undefined
+  state.gate = new Promise<void>((resolve) => (open = resolve))
+  const key = randomUUID()
+  let settled = 0
+  const pending = Array.from({ length: 20 }, () =>
+    m.client
+      .request('POST', '/v1/test/effects', { rawBody: '{"amount":500}', idempotencyKey: key })
+      .finally(() => (settled += 1)),
+  )
+  // The claimant is held inside the handler until every other request has been answered.
+  await until(() => settled === 19 && state.inFlight === 1)
+  open()
+  const results = await Promise.all(pending)
+  const statuses = results.map((r) => r.status).sort()
+  assert.deepEqual(statuses, [201, ...Array.from({ length: 19 }, () => 409)])
+  for (const r of results.filter((x) => x.status === 409)) assertEnvelope(r, 409, 'SVC-GW-2002')
   assert.equal(state.effects, 1)
 })
 

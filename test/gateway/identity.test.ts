@@ -1,5 +1,5 @@
-// Goal: whoami and the KYC status endpoint answer from the verified key, for merchant, store and
-// submerchant keys, and subject scope gates routes. Method: keys issued through the operator API, requests signed by the SDK.
+// Goal: whoami and KYC status answer from the verified key for merchant, store and submerchant keys; subject scope gates routes.
+// Method: keys issued through the operator API, requests signed by the SDK over HTTP.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { KurusApiError } from '../../sdk/index.ts'

@@ -1,5 +1,5 @@
-// Goal: per-key token bucket (429 SVC-GW-1004 with Retry-After past the burst), isolated per key, and
-// shared across app instances on PostgreSQL. Method: rps 5 / burst 10, server clock frozen so refills happen only when the test moves time.
+// Goal: per-key token bucket: 429 SVC-GW-1004 with Retry-After past the burst, isolated per key, shared by app instances on PostgreSQL.
+// Method: rps 5 / burst 10 with the server clock frozen, so tokens come back only when the test moves time.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { sql } from 'kysely'

@@ -1,5 +1,5 @@
-// Goal: the gateway accepts exactly the spec's canonical string and answers each mistake with the
-// right code (1001 timestamp, 1002 signature, 1003 key). Method: real app over HTTP, requests signed by hand, server clock frozen.
+// Goal: the gateway accepts exactly the spec's canonical string and answers each mistake with the right code (1001 timestamp, 1002 signature, 1003 key).
+// Method: real app over HTTP, requests signed by hand with node:crypto, server clock frozen so ±5:00 is exact.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'

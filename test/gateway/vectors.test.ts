@@ -1,5 +1,5 @@
-// Goal: the SDK's signer and the gateway's verifier agree with signing vectors computed outside
-// our code (openssl in bash). Method: feed test/vectors/signing.json to both; then sign with the SDK over HTTP.
+// Goal: the SDK's signer and the gateway's verifier both match signing vectors computed outside our code (openssl).
+// Method: feed test/vectors/signing.json to both functions, then send SDK-signed requests over HTTP.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { test } from 'node:test'

@@ -98,6 +98,7 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
     log: createLogger(config.logLevel, sink),
     ping: database.handle.ping,
     raw: database.handle.raw,
+    ...(database.handle.poolStats ? { poolStats: database.handle.poolStats } : {}),
     ...(options.extraSignedRoutes ? { extraSignedRoutes: options.extraSignedRoutes } : {}),
   })
   const address = await app.fastify.listen({ port: 0, host: '127.0.0.1' })

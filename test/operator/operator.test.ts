@@ -1,5 +1,5 @@
-// Goal: every operator route works with the bearer token and refuses without it (401 envelope); key
-// roll keeps the old key for the grace period and revoke stops it at once. Method: real app over HTTP, clock moved for the grace.
+// Goal: every operator route works with the bearer token and refuses without it (401 envelope); roll keeps the old key for the grace period; revoke stops it at once.
+// Method: real app over HTTP, the clock moved across the grace period.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { OPERATOR_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts'

@@ -40,7 +40,7 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
   app.decorateRequest('auth', null)
   app.decorateRequest('idempotency', null)
 
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', async (request, reply) => {
     request.auth = await authenticate(deps, {
       apiKey: header(request, 'x-api-key'),
       signature: header(request, 'x-signature'),
@@ -49,6 +49,8 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       path: request.url.split('?')[0] ?? '',
       rawBody: request.rawBody,
     })
+    request.log = request.log.child({ merchantId: request.auth.merchantId })
+    reply.log = request.log
     const decision = await rateLimiter.take(`key:${request.auth.apiKeyId}`)
     if (!decision.allowed) {
       throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {

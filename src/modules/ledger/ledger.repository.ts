@@ -70,10 +70,7 @@ export async function insertLegsInChunks(tx: Tx, rows: NewLedgerLeg[]): Promise<
   }
 }
 
-export async function insertReserveCredits(
-  tx: Tx,
-  rows: NewLedgerReserveCredit[],
-): Promise<void> {
+export async function insertReserveCredits(tx: Tx, rows: NewLedgerReserveCredit[]): Promise<void> {
   if (rows.length === 0) return
   await tx.insertInto('ledger_reserve_credits').values(rows).execute()
 }
@@ -91,10 +88,7 @@ export function findUnsettledReserveCredits(
   after: ReserveCreditPosition | undefined,
   limit: number,
 ): Promise<LedgerReserveCreditRow[]> {
-  let query = db
-    .selectFrom('ledger_reserve_credits')
-    .selectAll()
-    .where('settled_at', 'is', null)
+  let query = db.selectFrom('ledger_reserve_credits').selectAll().where('settled_at', 'is', null)
   if (after) {
     query = query.where((eb) =>
       eb(

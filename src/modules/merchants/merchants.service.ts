@@ -244,6 +244,7 @@ export async function setKycStatus(
     // A decision is a move into a settled status; pending and none have no decision time.
     const decidedAt = status === 'none' || status === 'pending' ? null : deps.clock.now()
     await repo.updateMerchantKyc(tx, merchantId, status, decidedAt)
+    forgetCachedKeys(deps, merchantId)
     return merchantRowToMerchant({ ...row, kyc_status: status, kyc_decided_at: decidedAt })
   })
 }
@@ -266,24 +267,71 @@ export interface AuthKey {
   kycStatus: KycStatus
 }
 
+// Every signed request needs its key; reading it (and decrypting the secret) once per few
+// seconds instead of per request takes a database round trip off the hot path. A revoke,
+// roll or KYC change in this process clears the entry at once; other processes see it within
+// KEY_CACHE_TTL_MS.
+const KEY_CACHE_TTL_MS = 5_000
+const KEY_CACHE_SIZE_MAX = 10_000
+interface CachedKey {
+  key: (AuthKey & { expiresAt: Date | null }) | undefined
+  fetchedAtMs: number
+}
+const keyCaches = new WeakMap<object, Map<string, CachedKey>>()
+
+function keyCache(deps: Deps): Map<string, CachedKey> {
+  let cache = keyCaches.get(deps.db)
+  if (!cache) {
+    cache = new Map()
+    keyCaches.set(deps.db, cache)
+  }
+  return cache
+}
+
+/** Forgets cached keys of a merchant (all of them when merchantId is undefined). */
+export function forgetCachedKeys(deps: Deps, merchantId?: string): void {
+  const cache = keyCache(deps)
+  if (merchantId === undefined) cache.clear()
+  for (const [publicKey, entry] of cache) {
+    if (!entry.key || entry.key.merchantId === merchantId) cache.delete(publicKey)
+  }
+}
+
 /**
  * The key the gateway authenticates with, or undefined when it is unknown, revoked, or
  * rolled and past its grace period. The secret is decrypted here for the HMAC check.
  */
 export async function findUsableKey(deps: Deps, publicKey: string): Promise<AuthKey | undefined> {
-  const row = await repo.findApiKeyByPublicKey(deps.db, publicKey)
-  if (!row || row.status !== 'active') return undefined
-  if (row.expires_at && row.expires_at.getTime() <= deps.clock.now().getTime()) return undefined
-  return {
-    apiKeyId: row.id,
-    merchantId: row.merchant_id,
-    storeId: row.store_id,
-    submerchantId: row.submerchant_id,
-    scope: row.subject_scope,
-    env: row.env,
-    secretKey: decrypt(deps.config.masterKey, row.secret_enc, row.id).toString('utf8'),
-    kycStatus: row.kyc_status,
+  const cache = keyCache(deps)
+  let entry = cache.get(publicKey)
+  if (!entry || Date.now() - entry.fetchedAtMs > KEY_CACHE_TTL_MS) {
+    const row = await repo.findApiKeyByPublicKey(deps.db, publicKey)
+    entry = {
+      fetchedAtMs: Date.now(),
+      key:
+        row?.status === 'active'
+          ? {
+              apiKeyId: row.id,
+              merchantId: row.merchant_id,
+              storeId: row.store_id,
+              submerchantId: row.submerchant_id,
+              scope: row.subject_scope,
+              env: row.env,
+              secretKey: decrypt(deps.config.masterKey, row.secret_enc, row.id).toString('utf8'),
+              kycStatus: row.kyc_status,
+              expiresAt: row.expires_at,
+            }
+          : undefined,
+    }
+    if (cache.size >= KEY_CACHE_SIZE_MAX) cache.clear()
+    // Unknown keys are not cached: random garbage must not fill the cache.
+    if (entry.key) cache.set(publicKey, entry)
   }
+  const key = entry.key
+  if (!key) return undefined
+  if (key.expiresAt && key.expiresAt.getTime() <= deps.clock.now().getTime()) return undefined
+  const { expiresAt, ...auth } = key
+  return auth
 }
 
 /** Issues a replacement key; the old one keeps working for the configured grace period. */
@@ -304,6 +352,7 @@ export async function rollApiKey(
     })
     const expiresAt = new Date(deps.clock.now().getTime() + deps.config.keyRollGraceSeconds * 1000)
     await repo.updateApiKeyRolled(tx, keyId, expiresAt, fresh.apiKeyId)
+    forgetCachedKeys(deps, merchantId)
     return { ...fresh, previousExpiresAt: expiresAt }
   })
 }
@@ -313,6 +362,7 @@ export async function revokeApiKey(deps: Deps, merchantId: string, keyId: string
     const old = await repo.lockApiKeyById(tx, merchantId, keyId)
     if (!old) throw merchantsError('api_key_not_found')
     await repo.updateApiKeyRevoked(tx, keyId, deps.clock.now())
+    forgetCachedKeys(deps, merchantId)
   })
 }
 

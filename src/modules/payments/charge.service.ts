@@ -3,6 +3,7 @@ import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import { countPaymentOutcome } from '../../platform/metrics.ts'
 import { stableStringify } from '../../platform/json.ts'
 import { binInfo, getAcquirer, type AuthorizeResult } from '../acquirer/index.ts'
 import { recordEvent } from '../events/index.ts'
@@ -195,6 +196,17 @@ export async function authorizeAndSettle(
  * and returns it as it is.
  */
 export async function settleAuthorization(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  result: AuthorizeResult,
+): Promise<Payment> {
+  const settled = await recordAuthorization(deps, merchantId, paymentId, result)
+  countPaymentOutcome(settled.status)
+  return settled
+}
+
+async function recordAuthorization(
   deps: Deps,
   merchantId: string,
   paymentId: string,

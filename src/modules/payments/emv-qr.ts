@@ -78,9 +78,8 @@ const TURKISH_ASCII: Readonly<Record<string, string>> = {
 
 /** Fields 59, 60 and 62/05 are ASCII: Turkish letters fold, anything else unprintable goes. */
 export function emvText(text: string, charsMax: number): string {
-  const folded = [...text]
-    .map((ch) => TURKISH_ASCII[ch] ?? ch)
-    .join('')
+  const folded = text
+    .replace(/[çÇğĞıİöÖşŞüÜ]/g, (ch) => TURKISH_ASCII[ch] ?? ch)
     .normalize('NFKD')
     .replace(/[^\x20-\x7e]/g, '')
     .replace(/\s+/g, ' ')

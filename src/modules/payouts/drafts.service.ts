@@ -9,7 +9,7 @@ import { getCardToken } from '../vault/index.ts'
 import { checkDraftRow, DRAFT_ROWS_MAX, type DraftRowInput } from './payout-rows.ts'
 import { payoutsError } from './payouts.errors.ts'
 import * as repo from './payouts.repository.ts'
-import { recordPayoutCreated } from './payouts.service.ts'
+import { recordPayoutsCreated } from './payouts.service.ts'
 import type { DraftRow, DraftRowRow, DraftStatus, NewPayout } from './payouts.table.ts'
 
 // Payout drafts: a merchant's bulk payouts from one store to arbitrary IBANs and its own card
@@ -239,7 +239,7 @@ export async function approveDraft(
       updated_at: now,
     })
     assert(approved, `payout draft ${draftId} left draft under its lock`)
-    for (const payout of payouts) await recordPayoutCreated(deps, tx, payout)
+    await recordPayoutsCreated(deps, tx, payouts)
     return { draftId, status: 'approved', payoutIds: payouts.map((p) => p.id) }
   })
 }

@@ -81,7 +81,7 @@ export function checkDraftRow(
   } else if (rail === 'card') {
     const last4 = /^tok_[0-9a-z]{1,64}$/.test(rawDest) ? cardLast4(rawDest) : undefined
     if (last4 === undefined) {
-      errors.push("dest: is not an active card token of this merchant")
+      errors.push('dest: is not an active card token of this merchant')
       destMasked = maskOpaque(rawDest)
     } else {
       dest = rawDest

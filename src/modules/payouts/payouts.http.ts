@@ -147,7 +147,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
         config: { requireKyc: true, scopes: ['merchant', 'submerchant'] },
         schema: {
           tags,
-          summary: "Pay a submerchant out of its available balance to the IBAN on its record",
+          summary: 'Pay a submerchant out of its available balance to the IBAN on its record',
           body: CreatePayoutBody,
           response: { 201: PayoutResponse, ...errorResponses },
         },

@@ -1,18 +1,26 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import type { JobDefinition, Reconciler } from '../../platform/jobs/queue.ts'
-import { PROCESS_PAYOUT_JOB, processPayout, reconcileStalePayouts } from './payouts.service.ts'
+import {
+  PAYOUTS_PER_JOB_MAX,
+  PROCESS_PAYOUT_JOB,
+  processPayout,
+  reconcileStalePayouts,
+} from './payouts.service.ts'
 import { settleFunds } from './settlement.service.ts'
 
 interface ProcessPayoutData {
   merchantId: string
-  payoutId: string
+  payoutIds: string[]
 }
 
 function assertProcessPayoutData(data: unknown): asserts data is ProcessPayoutData {
   const d = data as Partial<Record<keyof ProcessPayoutData, unknown>> | null
   assert(
-    typeof d?.merchantId === 'string' && typeof d.payoutId === 'string',
+    typeof d?.merchantId === 'string' &&
+      Array.isArray(d.payoutIds) &&
+      d.payoutIds.length <= PAYOUTS_PER_JOB_MAX &&
+      d.payoutIds.every((id) => typeof id === 'string'),
     `${PROCESS_PAYOUT_JOB}: bad payload`,
   )
 }
@@ -21,11 +29,13 @@ export function payoutsJobs(deps: Deps): JobDefinition<ProcessPayoutData>[] {
   return [
     {
       name: PROCESS_PAYOUT_JOB,
-      // Ids only; the handler re-reads the payout and each step is conditional, so a retry
-      // after a crash (at least once delivery) is safe.
+      // Ids only; each payout is re-read and every step is a conditional update, so a retry
+      // of the whole job after a crash (at-least-once delivery) skips what is already done.
       handler: async (data) => {
         assertProcessPayoutData(data)
-        await processPayout(deps, data.merchantId, data.payoutId)
+        for (const payoutId of data.payoutIds) {
+          await processPayout(deps, data.merchantId, payoutId)
+        }
       },
       retryLimit: 8,
       retryDelaySeconds: 15,

@@ -93,24 +93,39 @@ function eventData(row: NewPayout | PayoutRow): Record<string, unknown> {
   }
 }
 
+/** Payout ids per rail job: a 1000-row draft is 20 jobs, not 1000 (each enqueue is a write). */
+export const PAYOUTS_PER_JOB_MAX = 50
+
 /**
- * The rest of a payout's creation, inside the caller's transaction (after the row and its
- * ledger legs): the `payout.created` event and the job that takes it through the rail.
+ * The rest of creating payouts of one merchant, inside the caller's transaction (after the
+ * rows and their ledger legs): a `payout.created` event each, and the rail jobs that take
+ * them through the lifecycle (ids only, at most 50 per job).
  */
-export async function recordPayoutCreated(deps: Deps, tx: Tx, payout: NewPayout): Promise<void> {
-  await recordEvent(tx, {
-    merchantId: payout.merchant_id,
-    storeId: payout.store_id ?? null,
-    type: 'payout.created',
-    resourceType: 'payout',
-    resourceId: payout.id,
-    data: eventData(payout),
-    at: payout.created_at,
-  })
-  await deps.jobs.enqueue(tx, PROCESS_PAYOUT_JOB, {
-    merchantId: payout.merchant_id,
-    payoutId: payout.id,
-  })
+export async function recordPayoutsCreated(
+  deps: Deps,
+  tx: Tx,
+  payouts: readonly NewPayout[],
+): Promise<void> {
+  for (const payout of payouts) {
+    await recordEvent(tx, {
+      merchantId: payout.merchant_id,
+      storeId: payout.store_id ?? null,
+      type: 'payout.created',
+      resourceType: 'payout',
+      resourceId: payout.id,
+      data: eventData(payout),
+      at: payout.created_at,
+    })
+  }
+  for (let i = 0; i < payouts.length; i += PAYOUTS_PER_JOB_MAX) {
+    const chunk = payouts.slice(i, i + PAYOUTS_PER_JOB_MAX)
+    const merchantId = chunk[0]?.merchant_id
+    assert(merchantId && chunk.every((p) => p.merchant_id === merchantId), 'one merchant per job')
+    await deps.jobs.enqueue(tx, PROCESS_PAYOUT_JOB, {
+      merchantId,
+      payoutIds: chunk.map((p) => p.id),
+    })
+  }
 }
 
 // Turkey keeps UTC+3 all year (no DST since 2016): a payout day is an Istanbul calendar day.
@@ -214,7 +229,7 @@ export async function createSubmerchantPayout(
       }
       throw error
     }
-    await recordPayoutCreated(deps, tx, row)
+    await recordPayoutsCreated(deps, tx, [row])
   })
   return getPayout(deps, caller, row.id)
 }
@@ -405,9 +420,7 @@ export async function reconcileStalePayouts(deps: Deps): Promise<number> {
  */
 export async function getBalances(deps: Deps, caller: PayoutCaller): Promise<OwnerBalance[]> {
   if (caller.submerchantId !== null) {
-    return [
-      await ownerBalance(deps.db, caller.merchantId, 'submerchant', caller.submerchantId),
-    ]
+    return [await ownerBalance(deps.db, caller.merchantId, 'submerchant', caller.submerchantId)]
   }
   return balancesFor(deps.db, caller.merchantId)
 }

@@ -11,7 +11,12 @@ export type RailOutcome =
   | { status: 'failed'; railReference: string; failureCode: string }
 
 export interface PayoutRailPort {
-  send(p: { payoutId: string; rail: PayoutRail; dest: string; amountMinor: number }): Promise<RailOutcome>
+  send(p: {
+    payoutId: string
+    rail: PayoutRail
+    dest: string
+    amountMinor: number
+  }): Promise<RailOutcome>
 }
 
 /** CONTRACT.md: a valid IBAN whose last four digits are 9999 fails; card pushes succeed. */

@@ -30,6 +30,8 @@ export interface DatabaseHandle<DB> {
   /** Is the database answering? For /readyz. */
   ping(): Promise<boolean>
   close(): Promise<void>
+  /** Pool use for /metrics (PostgreSQL; PGlite is one connection). */
+  poolStats?: () => { total: number; idle: number; waiting: number }
   /** PGlite only: a tarball of the data directory (tests start from a migrated dump). */
   dump?: () => Promise<Blob>
 }
@@ -91,6 +93,7 @@ function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
     close: async () => {
       await db.destroy()
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   }
 }
 

@@ -1,0 +1,131 @@
+// Shared pieces of the benchmark scripts: free ports, the real server as child processes,
+// signing, autocannon's typed surface, and the machine description recorded with results.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import { createHash, createHmac } from 'node:crypto'
+import { createRequire } from 'node:module'
+import { createServer } from 'node:net'
+import { cpus, totalmem } from 'node:os'
+import { setTimeout as delay } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+export interface Histogram {
+  average: number
+  mean?: number
+  p50: number
+  p99: number
+}
+export interface AutocannonResult {
+  requests: Histogram & { total: number }
+  latency: Histogram
+  non2xx: number
+  errors: number
+  timeouts: number
+  duration: number
+  statusCodeStats?: Record<string, { count: number | string }>
+}
+export interface AutocannonRequest {
+  method?: string
+  path?: string
+  body?: string
+  headers?: Record<string, string>
+  setupRequest?: (req: AutocannonRequest) => AutocannonRequest
+}
+export type Autocannon = (options: {
+  url: string
+  connections: number
+  duration?: number
+  amount?: number
+  overallRate?: number
+  timeout?: number
+  requests?: AutocannonRequest[]
+}) => Promise<AutocannonResult>
+
+// autocannon ships no type declarations; the shape above is what these scripts use.
+export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => {
+        if (address && typeof address === 'object') resolve(address.port)
+        else reject(new Error('no port'))
+      })
+    })
+  })
+}
+
+export function startProcess(args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  return child
+}
+
+export async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(url)
+      if (res.ok) return
+    } catch {
+      // not up yet
+    }
+    await delay(200)
+  }
+  throw new Error(`${url} did not become ready`)
+}
+
+export function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
+  })
+}
+
+export function signHeaders(
+  keys: { publicKey: string; secretKey: string },
+  method: string,
+  path: string,
+  body: string,
+): Record<string, string> {
+  const timestamp = new Date().toISOString()
+  const bodyHash = createHash('sha256').update(body).digest('hex')
+  const canonical = `${timestamp}\n${method}\n${path}\n${bodyHash}`
+  return {
+    'x-api-key': keys.publicKey,
+    'x-timestamp': timestamp,
+    'x-signature': createHmac('sha256', keys.secretKey).update(canonical).digest('hex'),
+  }
+}
+
+export function machine(): Record<string, string> {
+  const run = (cmd: string, args: string[]) => {
+    try {
+      return execFileSync(cmd, args, { encoding: 'utf8' }).trim()
+    } catch {
+      return 'unknown'
+    }
+  }
+  return {
+    cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
+    memory: `${Math.round(totalmem() / 2 ** 30)} GiB`,
+    node: process.version,
+    postgres: run('psql', ['--version']),
+    date: new Date().toISOString(),
+  }
+}
+
+export function statusCounts(result: AutocannonResult): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const [code, v] of Object.entries(result.statusCodeStats ?? {})) out[code] = Number(v.count)
+  return out
+}

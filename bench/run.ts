@@ -1,0 +1,436 @@
+// `npm run bench`: the performance harness of issue 13. Starts the real server (API without
+// worker, plus a separate worker process) over a scratch PostgreSQL database, provisions
+// merchants through the operator API and measures with autocannon, next to baselines taken
+// in the same run (a bare Fastify hello world; a raw SQL "charge-like" transaction through
+// `pg`). Absolute numbers drift ±40% on this 2-core machine, so every target is a ratio.
+// Needs PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
+// Knobs: BENCH_SECONDS (per phase, default 15), BENCH_MERCHANTS (default 100).
+import { randomUUID } from 'node:crypto'
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import {
+  ROOT,
+  autocannon,
+  freePort,
+  machine,
+  signHeaders,
+  startProcess,
+  statusCounts,
+  stop,
+  waitReady,
+  type AutocannonResult,
+} from './lib.ts'
+
+const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 15)
+const MERCHANTS = Number(process.env['BENCH_MERCHANTS'] ?? 100)
+const OPERATOR_TOKEN = 'bench-operator-token-0123456789'
+const CARD = '4155650100416111'
+
+interface Keys {
+  merchantId: string
+  publicKey: string
+  secretKey: string
+  cardToken: string
+}
+
+function dbUrl(name: string): string {
+  const url = new URL(BASE_URL)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: BASE_URL })
+  await client.connect()
+  try {
+    return await fn(client)
+  } finally {
+    await client.end()
+  }
+}
+
+async function signed<T>(base: string, keys: Keys, method: string, path: string, body?: unknown) {
+  const text = body === undefined ? '' : JSON.stringify(body)
+  const res = await fetch(base + path, {
+    method,
+    headers: {
+      ...signHeaders(keys, method, path, text),
+      ...(text ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(text ? { body: text } : {}),
+  })
+  const json = (await res.json()) as T
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>) {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++] as T)
+    }),
+  )
+}
+
+async function provision(base: string, count: number): Promise<Keys[]> {
+  const out: Keys[] = []
+  await pool(
+    Array.from({ length: count }, (_, i) => i),
+    8,
+    async (i) => {
+      const res = await fetch(`${base}/operator/v1/merchants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Bench ${i}`, kycStatus: 'approved' }),
+      })
+      const m = (await res.json()) as Omit<Keys, 'cardToken'>
+      const token = await signed<{ cardToken: string }>(
+        base,
+        { ...m, cardToken: '' },
+        'POST',
+        '/v1/cards/tokens',
+        {
+          cardNumber: CARD,
+          expMonth: 12,
+          expYear: 2030,
+          cvc: '123',
+          holderName: 'Bench Buyer',
+        },
+      )
+      out.push({ ...m, cardToken: token.cardToken })
+    },
+  )
+  return out
+}
+
+interface Ticket {
+  keys: Keys
+  transactionId: string
+}
+
+async function openSessions(base: string, merchants: Keys[], count: number): Promise<Ticket[]> {
+  const tickets: Ticket[] = []
+  await pool(
+    Array.from({ length: count }, (_, i) => i),
+    32,
+    async (i) => {
+      const keys = merchants[i % merchants.length] as Keys
+      const transactionId = `bench-${randomUUID()}`
+      await signed(base, keys, 'POST', '/v1/payments/sessions', {
+        transactionId,
+        amount: 10_000,
+        currency: 'TRY',
+        returnUrl: 'https://shop.example/return',
+      })
+      tickets.push({ keys, transactionId })
+    },
+  )
+  return tickets
+}
+
+/** Signed card charges, one fresh session and Idempotency-Key per request. */
+async function charges(
+  base: string,
+  tickets: Ticket[],
+  opts: { connections: number; overallRate?: number },
+): Promise<AutocannonResult & { elapsedS: number }> {
+  let next = 0
+  const started = Date.now()
+  const result = await autocannon({
+    url: base,
+    connections: opts.connections,
+    amount: tickets.length,
+    timeout: 10,
+    ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/payments/card',
+        setupRequest: (req) => {
+          const t = tickets[next++ % tickets.length] as Ticket
+          const body = JSON.stringify({
+            transactionId: t.transactionId,
+            amount: 10_000,
+            currency: 'TRY',
+            cardToken: t.keys.cardToken,
+          })
+          return {
+            ...req,
+            body,
+            headers: {
+              ...signHeaders(t.keys, 'POST', '/v1/payments/card', body),
+              'content-type': 'application/json',
+              'idempotency-key': randomUUID(),
+            },
+          }
+        },
+      },
+    ],
+  })
+  return { ...result, elapsedS: (Date.now() - started) / 1000 }
+}
+
+async function sqlBaseline(url: string, seconds: number) {
+  const setup = new pg.Client({ connectionString: url })
+  await setup.connect()
+  await setup.query(`
+    create table bench_payments (id text primary key, merchant_id text, amount bigint, status text,
+      created_at timestamptz default now());
+    create table bench_legs (id bigserial primary key, payment_id text, account text, direction text,
+      amount bigint);
+    create table bench_outbox (id bigserial primary key, payment_id text, data jsonb);
+    create table bench_idem (key uuid primary key, response text)`)
+  await setup.end()
+  const latencies: number[] = []
+  const until = Date.now() + seconds * 1000
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      const c = new pg.Client({ connectionString: url })
+      await c.connect()
+      while (Date.now() < until) {
+        const t0 = performance.now()
+        const id = randomUUID()
+        await c.query('begin')
+        await c.query(
+          'insert into bench_payments (id, merchant_id, amount, status) values ($1,$2,$3,$4)',
+          [id, 'mrc_bench', 10_000, 'captured'],
+        )
+        await c.query(
+          `insert into bench_legs (payment_id, account, direction, amount) values
+           ($1,'buyer_pending','DEBIT',10000),($1,'merchant_reserve','CREDIT',9726),($1,'platform_commission','CREDIT',274)`,
+          [id],
+        )
+        await c.query('insert into bench_outbox (payment_id, data) values ($1, $2)', [id, { id }])
+        await c.query('insert into bench_idem (key, response) values ($1, $2)', [
+          randomUUID(),
+          '{}',
+        ])
+        await c.query('commit')
+        latencies.push(performance.now() - t0)
+      }
+      await c.end()
+    }),
+  )
+  latencies.sort((a, b) => a - b)
+  const q = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0
+  return { txPerS: latencies.length / seconds, p50: q(0.5), p99: q(0.99) }
+}
+
+async function main(): Promise<void> {
+  const dbName = `kurus_bench_${process.pid}`
+  await admin((c) => c.query(`create database ${dbName}`))
+  const url = dbUrl(dbName)
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const env = {
+    DATABASE_URL: url,
+    KURUS_ENV: 'demo',
+    KURUS_MASTER_KEY: 'c'.repeat(64),
+    KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    KURUS_DATA_DIR: mkdtempSync(join(tmpdir(), 'kurus-bench-')),
+    LOG_LEVEL: 'warn',
+    KURUS_RATE_LIMIT_RPS: '1000000',
+    KURUS_RATE_LIMIT_BURST: '1000000',
+    KURUS_INFLIGHT_MAX: '64',
+    PORT: String(port),
+    NODE_ENV: 'production',
+  }
+  const helloPort = await freePort()
+  const hello = startProcess(
+    [
+      '--input-type=module',
+      '-e',
+      `import Fastify from 'fastify'; const app = Fastify(); app.get('/', async () => ({ hello: 'world' })); await app.listen({ port: ${helloPort}, host: '127.0.0.1' })`,
+    ],
+    {},
+  )
+  const server = startProcess(['src/main.ts', 'serve', '--no-worker'], env)
+  const worker = startProcess(['src/main.ts', 'worker'], env)
+  const report: Record<string, unknown> = { machine: machine() }
+  const lines: string[] = []
+  const log = (line: string) => {
+    lines.push(line)
+    process.stdout.write(line + '\n')
+  }
+  try {
+    await waitReady(`http://127.0.0.1:${helloPort}/`)
+    await waitReady(`${base}/readyz`)
+
+    const helloRun = await autocannon({
+      url: `http://127.0.0.1:${helloPort}/`,
+      connections: 32,
+      duration: SECONDS,
+    })
+    const helloRate = helloRun.requests.average
+    log(`hello-world baseline      ${helloRate.toFixed(0)} req/s  p99 ${helloRun.latency.p99} ms`)
+
+    const sql = await sqlBaseline(url, SECONDS)
+    log(
+      `charge-like SQL baseline  ${sql.txPerS.toFixed(0)} tx/s  p50 ${sql.p50.toFixed(1)} ms  p99 ${sql.p99.toFixed(1)} ms`,
+    )
+
+    const merchants = await provision(base, MERCHANTS)
+    const warm = await charges(base, await openSessions(base, merchants, 400), { connections: 16 })
+    const estimate = Math.max(50, warm.requests.total / warm.elapsedS)
+
+    const spreadTickets = await openSessions(base, merchants, Math.ceil(estimate * SECONDS * 1.2))
+    const spread = await charges(base, spreadTickets, { connections: 16 })
+    const chargeRate = spread.requests.total / spread.elapsedS
+    log(
+      `POST /v1/payments/card    ${chargeRate.toFixed(0)} payments/s  p50 ${spread.latency.p50} ms  p99 ${spread.latency.p99} ms  non2xx ${spread.non2xx}`,
+    )
+
+    const halfRate = Math.max(1, Math.floor(chargeRate / 2))
+    const half = await charges(base, await openSessions(base, merchants, halfRate * SECONDS), {
+      connections: 32,
+      overallRate: halfRate,
+    })
+    log(
+      `charges at 50% rate       ${halfRate}/s offered  p50 ${half.latency.p50} ms  p99 ${half.latency.p99} ms  non2xx ${half.non2xx}`,
+    )
+
+    const ids = (
+      await Promise.all(
+        merchants.slice(0, 10).map(async (m) => {
+          const [t] = await openSessions(base, [m], 1)
+          const p = await signed<{ paymentId: string }>(base, m, 'POST', '/v1/payments/card', {
+            transactionId: t?.transactionId,
+            amount: 10_000,
+            currency: 'TRY',
+            cardToken: m.cardToken,
+          })
+          return { keys: m, id: p.paymentId }
+        }),
+      )
+    ).filter((x) => x.id)
+    let n = 0
+    const reads = await autocannon({
+      url: base,
+      connections: 32,
+      duration: SECONDS,
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (req) => {
+            const r = ids[n++ % ids.length] as { keys: Keys; id: string }
+            const path = `/v1/payments/${r.id}`
+            return { ...req, path, headers: signHeaders(r.keys, 'GET', path, '') }
+          },
+        },
+      ],
+    })
+    log(
+      `GET /v1/payments/{id}     ${reads.requests.average.toFixed(0)} req/s  p99 ${reads.latency.p99} ms`,
+    )
+
+    const overloadRate = Math.ceil(chargeRate * 2)
+    const overload = await charges(
+      base,
+      await openSessions(base, merchants, overloadRate * SECONDS),
+      {
+        connections: 256,
+        overallRate: overloadRate,
+      },
+    )
+    const codes = statusCounts(overload)
+    const shed = (codes['429'] ?? 0) + (codes['503'] ?? 0)
+    const fiveXX = Object.entries(codes)
+      .filter(([c]) => c.startsWith('5') && c !== '503')
+      .reduce((s, [, v]) => s + v, 0)
+    const recoveryStart = Date.now()
+    for (;;) {
+      const res = await fetch(`${base}/readyz`)
+      const t0 = performance.now()
+      const probe = await signed<{ merchantId: string }>(
+        base,
+        merchants[0] as Keys,
+        'GET',
+        '/v1/auth/whoami',
+      ).catch(() => null)
+      if (res.ok && probe && performance.now() - t0 < 50) break
+      if (Date.now() - recoveryStart > 60_000) break
+    }
+    const recoveryMs = Date.now() - recoveryStart
+    log(
+      `overload at 2× (${overloadRate}/s)   codes ${JSON.stringify(codes)}  shed ${shed}  other 5xx ${fiveXX}  timeouts ${overload.timeouts}  recovery ${recoveryMs} ms`,
+    )
+
+    const hot = await charges(
+      base,
+      await openSessions(base, merchants.slice(0, 1), Math.ceil(chargeRate * SECONDS)),
+      {
+        connections: 16,
+      },
+    )
+    const hotRate = hot.requests.total / hot.elapsedS
+    const hotRatio = hotRate / chargeRate
+    log(
+      `hot account (1 merchant)  ${hotRate.toFixed(0)} payments/s  ratio ${hotRatio.toFixed(2)} of spread`,
+    )
+
+    const targets: [string, boolean, string][] = [
+      [
+        'payments/s >= 0.4 × SQL rate',
+        chargeRate >= 0.4 * sql.txPerS,
+        `${chargeRate.toFixed(0)} vs ${(0.4 * sql.txPerS).toFixed(0)}`,
+      ],
+      [
+        'p99 at 50% load <= 3 × SQL p99',
+        half.latency.p99 <= 3 * sql.p99,
+        `${half.latency.p99} ms vs ${(3 * sql.p99).toFixed(1)} ms`,
+      ],
+      [
+        'GET payment >= 0.25 × hello-world',
+        reads.requests.average >= 0.25 * helloRate,
+        `${reads.requests.average.toFixed(0)} vs ${(0.25 * helloRate).toFixed(0)}`,
+      ],
+      ['hot-account ratio >= 0.9', hotRatio >= 0.9, hotRatio.toFixed(2)],
+      [
+        'overload: no 5xx but 503, no timeouts',
+        fiveXX === 0 && overload.timeouts === 0 && overload.errors === 0,
+        `5xx ${fiveXX}, timeouts ${overload.timeouts}, errors ${overload.errors}`,
+      ],
+    ]
+    log('')
+    for (const [name, ok, detail] of targets) log(`${ok ? 'PASS' : 'FAIL'}  ${name}  (${detail})`)
+    Object.assign(report, {
+      helloRate,
+      sql,
+      charge: {
+        rate: chargeRate,
+        p50: spread.latency.p50,
+        p99: spread.latency.p99,
+        non2xx: spread.non2xx,
+      },
+      half: { offered: halfRate, p50: half.latency.p50, p99: half.latency.p99 },
+      reads: { rate: reads.requests.average, p99: reads.latency.p99 },
+      overload: { offered: overloadRate, codes, recoveryMs, timeouts: overload.timeouts },
+      hot: { rate: hotRate, ratio: hotRatio },
+      targets: targets.map(([name, ok, detail]) => ({ name, ok, detail })),
+    })
+  } finally {
+    await stop(server)
+    await stop(worker)
+    await stop(hello)
+    await admin((c) => c.query(`drop database if exists ${dbName} with (force)`))
+  }
+  const day = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-')
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true })
+  writeFileSync(join(ROOT, `bench/results/${day}.json`), JSON.stringify(report, null, 2) + '\n')
+  const m = report['machine'] as Record<string, string>
+  appendFileSync(
+    join(ROOT, 'bench/RESULTS.md'),
+    `\n## npm run bench — ${m['date']}\n\nMachine: ${m['cpu']}, ${m['memory']}, Node ${m['node']}, ${m['postgres']}; ` +
+      `server, worker, PostgreSQL and load generator share the machine. ${SECONDS} s per phase.\n\n` +
+      '```\n' +
+      lines.join('\n') +
+      '\n```\n',
+  )
+}
+
+await main()

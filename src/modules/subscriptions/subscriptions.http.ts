@@ -1,0 +1,406 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { cancelFromPortal, getPortalView, mintUpdateCardSession } from './portal.service.ts'
+import { advanceSubscription } from './renewals.service.ts'
+import {
+  CancelBody,
+  CancelResponse,
+  ChargeList,
+  ChargeNowReceipt,
+  ChargesQuery,
+  CreatedSubscription,
+  CreateSubscriptionBody,
+  EmptyBody,
+  HashParams,
+  PortalCancelBody,
+  PortalCancelResponse,
+  PortalView,
+  RetryResponse,
+  StatusResponse,
+  SubscriptionList,
+  SubscriptionListQuery,
+  SubscriptionParams,
+  SubscriptionSchema,
+  UpdateCardSession,
+} from './subscriptions.schemas.ts'
+import {
+  cancelSubscription,
+  chargeSubscriptionNow,
+  createSubscription,
+  getSubscription,
+  listSubscriptionCharges,
+  listSubscriptions,
+  pauseSubscription,
+  resumeSubscription,
+  retrySubscription,
+} from './subscriptions.service.ts'
+import type { Subscription, SubscriptionCharge } from './subscription-view.ts'
+
+const tags = ['subscriptions']
+
+export function subscriptionJson(s: Subscription) {
+  return {
+    id: s.id,
+    merchantId: s.merchantId,
+    storeId: s.storeId,
+    customerId: s.customerId,
+    status: s.status,
+    amountMinor: s.amountMinor,
+    currency: s.currency,
+    intervalCount: s.intervalCount,
+    intervalUnit: s.intervalUnit,
+    cycleNumber: s.cycleNumber,
+    nextChargeAt: isoZ(s.nextChargeAt),
+    cardLast4: s.cardLast4,
+    cardBrand: s.cardBrand,
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    trialEndAt: isoZ(s.trialEndAt),
+    description: s.description,
+    generateInvoices: s.generateInvoices,
+    failedAttempts: s.failedAttempts,
+    cancelledAt: isoZ(s.cancelledAt),
+    createdAt: isoZ(s.createdAt),
+  }
+}
+
+function listItemJson(s: Subscription) {
+  return {
+    id: s.id,
+    storeId: s.storeId,
+    status: s.status,
+    amountMinor: s.amountMinor,
+    currency: s.currency,
+    intervalCount: s.intervalCount,
+    intervalUnit: s.intervalUnit,
+    nextChargeAt: isoZ(s.nextChargeAt),
+    createdAt: isoZ(s.createdAt),
+  }
+}
+
+function chargeJson(c: SubscriptionCharge) {
+  return {
+    cycleNumber: c.cycleNumber,
+    paymentId: c.paymentId,
+    status: c.status,
+    amountMinor: c.amountMinor,
+    chargedAt: isoZ(c.chargedAt),
+  }
+}
+
+function dateOrUndefined(value: string | undefined): Date | undefined {
+  return value === undefined ? undefined : new Date(value)
+}
+
+/** Signed subscription routes. */
+export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/v1/subscriptions',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags,
+          summary: 'Create a subscription on a saved card',
+          description:
+            'Optional Idempotency-Key. The publicHash (the buyer portal bearer) is returned only here.',
+          body: CreateSubscriptionBody,
+          response: { 201: CreatedSubscription, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const b = request.body
+        const { subscription, publicHash } = await createSubscription(
+          deps,
+          authOf(request).merchantId,
+          { ...b, trialEndAt: dateOrUndefined(b.trialEndAt) },
+        )
+        return reply.code(201).send({ ...subscriptionJson(subscription), publicHash })
+      },
+    )
+
+    app.get(
+      '/v1/subscriptions',
+      {
+        schema: {
+          tags,
+          summary: "List the merchant's subscriptions, newest first",
+          querystring: SubscriptionListQuery,
+          response: { 200: SubscriptionList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const q = request.query
+        const page = await listSubscriptions(deps, authOf(request).merchantId, {
+          ...q,
+          from: dateOrUndefined(q.from),
+          to: dateOrUndefined(q.to),
+        })
+        return { items: page.items.map(listItemJson), nextCursor: page.nextCursor }
+      },
+    )
+
+    app.get(
+      '/v1/subscriptions/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Retrieve a subscription',
+          params: SubscriptionParams,
+          response: { 200: SubscriptionSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        subscriptionJson(
+          await getSubscription(deps, authOf(request).merchantId, request.params.id),
+        ),
+    )
+
+    app.get(
+      '/v1/subscriptions/:id/charges',
+      {
+        schema: {
+          tags,
+          summary: 'The charge history of a subscription, newest first',
+          params: SubscriptionParams,
+          querystring: ChargesQuery,
+          response: { 200: ChargeList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const page = await listSubscriptionCharges(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+          request.query,
+        )
+        return { items: page.items.map(chargeJson), nextCursor: page.nextCursor }
+      },
+    )
+
+    app.post(
+      '/v1/subscriptions/:id/cancel',
+      {
+        schema: {
+          tags,
+          summary: 'Cancel now, or at the end of the paid period',
+          params: SubscriptionParams,
+          body: CancelBody,
+          response: { 200: CancelResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const s = await cancelSubscription(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+          request.body,
+        )
+        return { id: s.id, status: s.status, cancelAtPeriodEnd: s.cancelAtPeriodEnd }
+      },
+    )
+
+    app.post(
+      '/v1/subscriptions/:id/pause',
+      {
+        schema: {
+          tags,
+          summary: 'Pause an active or trialing subscription',
+          params: SubscriptionParams,
+          body: EmptyBody,
+          response: { 200: StatusResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const s = await pauseSubscription(deps, authOf(request).merchantId, request.params.id)
+        return { id: s.id, status: s.status }
+      },
+    )
+
+    app.post(
+      '/v1/subscriptions/:id/resume',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags,
+          summary: 'Resume a paused subscription (charged at the next tick)',
+          params: SubscriptionParams,
+          body: EmptyBody,
+          response: { 200: StatusResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const s = await resumeSubscription(deps, authOf(request).merchantId, request.params.id)
+        return { id: s.id, status: s.status }
+      },
+    )
+
+    app.post(
+      '/v1/subscriptions/:id/retry',
+      {
+        schema: {
+          tags,
+          summary: 'Retry a past_due subscription at the next tick (a dunning attempt)',
+          params: SubscriptionParams,
+          body: EmptyBody,
+          response: { 200: RetryResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const s = await retrySubscription(deps, authOf(request).merchantId, request.params.id)
+        return { id: s.id, status: s.status, nextChargeAt: isoZ(s.nextChargeAt) }
+      },
+    )
+
+    app.post(
+      '/v1/subscriptions/:id/charge-now',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags,
+          summary: 'Charge the next cycle now (queued; poll the subscription)',
+          params: SubscriptionParams,
+          body: EmptyBody,
+          response: { 202: ChargeNowReceipt, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const r = await chargeSubscriptionNow(deps, authOf(request).merchantId, request.params.id)
+        return reply.code(202).send({
+          status: 'queuing' as const,
+          subscriptionId: r.subscriptionId,
+          expectedAt: isoZ(r.expectedAt),
+          checkAt: `/v1/subscriptions/${r.subscriptionId}`,
+        })
+      },
+    )
+  }
+}
+
+const publicErrors = {
+  400: ErrorEnvelope,
+  404: ErrorEnvelope,
+  409: ErrorEnvelope,
+  429: ErrorEnvelope,
+}
+
+/**
+ * The buyer portal's API (public context: no signature, the publicHash is the bearer,
+ * rate-limited per IP). Responses carry live state and are never cached.
+ */
+export function subscriptionsPublicRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.addHook('onSend', async (_request, reply, payload) => {
+      void reply.header('cache-control', 'no-store')
+      return payload
+    })
+
+    app.get(
+      '/v1/public/subscriptions/:hash',
+      {
+        schema: {
+          tags,
+          summary: 'The subscription as its buyer sees it (no signature; the hash is the bearer)',
+          security: [],
+          params: HashParams,
+          response: { 200: PortalView, ...publicErrors },
+        },
+      },
+      async (request) => {
+        const v = await getPortalView(deps, request.params.hash)
+        const s = v.subscription
+        return {
+          publicHash: v.publicHash,
+          merchantName: v.merchantName,
+          status: s.status,
+          amountMinor: s.amountMinor,
+          currency: s.currency,
+          intervalCount: s.intervalCount,
+          intervalUnit: s.intervalUnit,
+          cardLast4: s.cardLast4,
+          cardBrand: s.cardBrand,
+          nextChargeAt: isoZ(s.nextChargeAt),
+          cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+        }
+      },
+    )
+
+    app.post(
+      '/v1/public/subscriptions/:hash/cancel',
+      {
+        schema: {
+          tags,
+          summary: 'The buyer cancels (at the end of the paid period unless atPeriodEnd is false)',
+          security: [],
+          params: HashParams,
+          body: PortalCancelBody,
+          response: { 200: PortalCancelResponse, ...publicErrors },
+        },
+      },
+      async (request) => {
+        const s = await cancelFromPortal(
+          deps,
+          request.params.hash,
+          request.body.atPeriodEnd ?? true,
+        )
+        return {
+          publicHash: request.params.hash,
+          status: s.status,
+          cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+        }
+      },
+    )
+
+    app.post(
+      '/v1/public/subscriptions/:hash/update-card-session',
+      {
+        schema: {
+          tags,
+          summary: 'A card_update_only checkout session for the buyer to enter a new card',
+          security: [],
+          params: HashParams,
+          body: EmptyBody,
+          response: { 200: UpdateCardSession, ...publicErrors },
+        },
+      },
+      async (request) => {
+        const session = await mintUpdateCardSession(deps, request.params.hash)
+        return {
+          sessionId: session.id,
+          checkoutUrl: `${deps.config.checkoutUrl}/s/${session.id}`,
+          expiresAt: isoZ(session.expiresAt),
+        }
+      },
+    )
+  }
+}
+
+/** Sandbox helpers, registered only in `demo`. */
+export function subscriptionsSandboxRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.post(
+      '/v1/sandbox/subscriptions/:id/advance',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags: ['sandbox'],
+          summary: 'Jump to the next charge time and run it now',
+          params: SubscriptionParams,
+          body: EmptyBody,
+          response: { 200: SubscriptionSchema, ...errorResponses },
+        },
+      },
+      async (request) => {
+        return subscriptionJson(
+          await advanceSubscription(deps, authOf(request).merchantId, request.params.id),
+        )
+      },
+    )
+  }
+}

@@ -1,0 +1,431 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Deps } from '../../database.ts'
+import { AppError } from '../../platform/errors.ts'
+import { toAppError } from '../../platform/http/errors.ts'
+import type { RateLimiter } from '../gateway/index.ts'
+import { html, type SafeHtml } from '../../pages/html.ts'
+import { formatTry, LANG_COOKIE, LANGS, pickLang, type Lang } from '../../pages/i18n.ts'
+import { icons, layout } from '../../pages/layout.ts'
+import { noticePage } from '../../pages/status.pages.ts'
+import { getPortalView, type PortalView } from './portal.service.ts'
+import type { IntervalUnit, SubscriptionStatus } from './subscriptions.table.ts'
+
+// The buyer's subscription page, /subscription/{publicHash}: the plan, the next charge and
+// the card, with a cancel button (at the end of the paid period) and an update-card button
+// (a card_update_only checkout session). It uses the checkout pages' shell and stylesheet
+// (src/pages) and one small script of its own, /subscription-assets/portal.js, which calls
+// the public API /v1/public/subscriptions/{hash}/…. Same rules as the checkout pages: our
+// own origin only, no inline script or style (CSP), HTML error pages, tr/en.
+
+// Our own static files, read once and versioned by content hash (cached for good).
+interface Asset {
+  body: Buffer
+  contentType: string
+  hash: string
+}
+
+const ASSET_TYPES: Readonly<Record<string, string>> = {
+  'portal.js': 'text/javascript; charset=utf-8',
+  'portal.css': 'text/css; charset=utf-8',
+}
+
+const ASSETS: ReadonlyMap<string, Asset> = new Map(
+  Object.entries(ASSET_TYPES).map(([name, contentType]) => {
+    const body = readFileSync(fileURLToPath(new URL(`assets/${name}`, import.meta.url)))
+    const hash = createHash('sha256').update(body).digest('hex').slice(0, 16)
+    return [name, { body, contentType, hash }]
+  }),
+)
+
+function assetUrl(name: string): string {
+  const asset = ASSETS.get(name)
+  if (!asset) throw new Error(`unknown asset ${name}`)
+  return `/subscription-assets/${name}?v=${asset.hash}`
+}
+
+// Words of this page (the shared dictionary in src/pages/i18n.ts belongs to the checkout).
+const MESSAGES = {
+  tr: {
+    title: '{merchant} · Aboneliğiniz',
+    eyebrow: 'Aboneliğiniz',
+    details: 'Abonelik bilgileri',
+    status: 'Durum',
+    next_charge: 'Sonraki ödeme',
+    next_retry: 'Sonraki deneme',
+    ends_on: 'Sona erme',
+    first_charge: 'İlk ödeme',
+    card: 'Kart',
+    cancel: 'İptal',
+    update_card: 'Kartı güncelle',
+    processing: 'İşleniyor…',
+    status_trialing: 'Deneme süresinde',
+    status_active: 'Aktif',
+    status_past_due: 'Ödeme alınamadı',
+    status_paused: 'Duraklatıldı',
+    status_cancelled: 'İptal edildi',
+    status_expired: 'Sona erdi',
+    status_charging: 'Ödeme alınıyor',
+    status_ending: 'Dönem sonunda iptal edilecek',
+    past_due_note: 'Son ödeme alınamadı. Kartınızı güncellerseniz ödeme yeni karttan denenir.',
+    ending_note: 'Aboneliğiniz {date} tarihinde sona erecek; bundan sonra ödeme alınmayacak.',
+    ended_note: 'Bu abonelik sona erdi; kartınızdan başka ödeme alınmayacak.',
+    cancelled_now: 'Aboneliğiniz iptal edildi.',
+    card_updated: 'Kartınız güncellendi. Sonraki ödemeler bu karttan alınacak.',
+    err_generic: 'Bir sorun oluştu. Lütfen tekrar deneyin.',
+    err_network: 'Bağlantı kurulamadı. İnternet bağlantınızı kontrol edip tekrar deneyin.',
+    err_rate: 'Çok fazla istek yapıldı. Lütfen biraz bekleyip tekrar deneyin.',
+    err_busy: 'Şu anda bir ödeme işleniyor. Birkaç saniye sonra tekrar deneyin.',
+    not_found_title: 'Abonelik bulunamadı',
+    not_found_body: 'Bağlantıyı kontrol edin ya da satıcıdan yeni bir bağlantı isteyin.',
+    error_title: 'Bir şeyler ters gitti',
+    error_body: 'Lütfen birkaç dakika sonra tekrar deneyin.',
+    rate_title: 'Çok fazla istek',
+    rate_body: 'Kısa sürede çok fazla istek yapıldı. Lütfen biraz bekleyip tekrar deneyin.',
+    every_day: 'Her gün',
+    every_week: 'Her hafta',
+    every_month: 'Her ay',
+    every_year: 'Her yıl',
+    every_n_day: 'Her {n} günde bir',
+    every_n_week: 'Her {n} haftada bir',
+    every_n_month: 'Her {n} ayda bir',
+    every_n_year: 'Her {n} yılda bir',
+  },
+  en: {
+    title: '{merchant} · Your subscription',
+    eyebrow: 'Your subscription',
+    details: 'Subscription details',
+    status: 'Status',
+    next_charge: 'Next payment',
+    next_retry: 'Next attempt',
+    ends_on: 'Ends on',
+    first_charge: 'First payment',
+    card: 'Card',
+    cancel: 'Cancel',
+    update_card: 'Update card',
+    processing: 'Processing…',
+    status_trialing: 'In trial',
+    status_active: 'Active',
+    status_past_due: 'Payment failed',
+    status_paused: 'Paused',
+    status_cancelled: 'Cancelled',
+    status_expired: 'Ended',
+    status_charging: 'Taking payment',
+    status_ending: 'Cancels at the end of the period',
+    past_due_note: 'The last payment failed. If you update your card, the new card is tried.',
+    ending_note: 'Your subscription ends on {date}; no further payments will be taken.',
+    ended_note: 'This subscription has ended; no further payments will be taken.',
+    cancelled_now: 'Your subscription is cancelled.',
+    card_updated: 'Your card is updated. Future payments will be taken from it.',
+    err_generic: 'Something went wrong. Please try again.',
+    err_network: 'Could not connect. Check your internet connection and try again.',
+    err_rate: 'Too many requests. Please wait a moment and try again.',
+    err_busy: 'A payment is being taken right now. Try again in a few seconds.',
+    not_found_title: 'Subscription not found',
+    not_found_body: 'Check the link, or ask the seller for a new one.',
+    error_title: 'Something went wrong',
+    error_body: 'Please try again in a few minutes.',
+    rate_title: 'Too many requests',
+    rate_body: 'Too many requests in a short time. Please wait a moment and try again.',
+    every_day: 'Every day',
+    every_week: 'Every week',
+    every_month: 'Every month',
+    every_year: 'Every year',
+    every_n_day: 'Every {n} days',
+    every_n_week: 'Every {n} weeks',
+    every_n_month: 'Every {n} months',
+    every_n_year: 'Every {n} years',
+  },
+} as const satisfies Record<Lang, Record<string, string>>
+
+type MessageKey = keyof (typeof MESSAGES)['tr']
+
+function m(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}): string {
+  let text: string = MESSAGES[lang][key]
+  for (const [name, value] of Object.entries(vars))
+    text = text.split(`{${name}}`).join(String(value))
+  return text
+}
+
+function intervalLabel(lang: Lang, unit: IntervalUnit, count: number): string {
+  return count === 1 ? m(lang, `every_${unit}`) : m(lang, `every_n_${unit}`, { n: count })
+}
+
+/** A date as a Turkish buyer reads it (Turkey time), e.g. "28 Şubat 2027". */
+function formatDate(date: Date, lang: Lang): string {
+  return new Intl.DateTimeFormat(lang === 'tr' ? 'tr-TR' : 'en-GB', {
+    timeZone: 'Europe/Istanbul',
+    dateStyle: 'long',
+  }).format(date)
+}
+
+function statusLabel(lang: Lang, status: SubscriptionStatus, ending: boolean): string {
+  if (ending && status !== 'cancelled' && status !== 'expired') return m(lang, 'status_ending')
+  return m(lang, `status_${status}`)
+}
+
+function initial(name: string): string {
+  return Array.from(name.trim())[0]?.toLocaleUpperCase('tr') ?? '•'
+}
+
+interface PageInput {
+  lang: Lang
+  langHrefs: Record<Lang, string>
+  sandbox: boolean
+  view: PortalView
+  /** The buyer is back from the update-card checkout. */
+  cardUpdated: boolean
+}
+
+function dateRow(lang: Lang, v: PortalView['subscription']): SafeHtml {
+  const when = v.nextChargeAt ? formatDate(v.nextChargeAt, lang) : '—'
+  const label = v.cancelAtPeriodEnd
+    ? m(lang, 'ends_on')
+    : v.status === 'past_due'
+      ? m(lang, 'next_retry')
+      : v.status === 'trialing'
+        ? m(lang, 'first_charge')
+        : m(lang, 'next_charge')
+  if (v.status === 'cancelled' || v.status === 'expired') return html``
+  return html`<div>
+    <dt id="next-charge-label">${label}</dt>
+    <dd id="next-charge">${when}</dd>
+  </div>`
+}
+
+function notes(lang: Lang, p: PageInput): SafeHtml {
+  const s = p.view.subscription
+  const ended = s.status === 'cancelled' || s.status === 'expired'
+  const text = ended
+    ? m(lang, 'ended_note')
+    : s.cancelAtPeriodEnd && s.nextChargeAt
+      ? m(lang, 'ending_note', { date: formatDate(s.nextChargeAt, lang) })
+      : p.cardUpdated
+        ? m(lang, 'card_updated')
+        : ''
+  return html`<p class="portal-note" id="portal-status" role="status">${text}</p>`
+}
+
+export function subscriptionPage(p: PageInput): string {
+  const { lang, view } = p
+  const s = view.subscription
+  const ended = s.status === 'cancelled' || s.status === 'expired'
+  const canCancel = !ended && !s.cancelAtPeriodEnd
+  const content = html`<div class="checkout">
+      <section class="summary" aria-labelledby="summary-heading">
+        <div class="merchant">
+          <span class="merchant-mark" aria-hidden="true">${initial(view.merchantName)}</span>
+          <div class="merchant-text">
+            <p class="eyebrow">${m(lang, 'eyebrow')}</p>
+            <p class="merchant-name">${view.merchantName}</p>
+          </div>
+        </div>
+        <h1 id="summary-heading" class="amount-block">
+          <span class="amount-label">${intervalLabel(lang, s.intervalUnit, s.intervalCount)}</span
+          ><span class="amount">${formatTry(s.amountMinor, lang)}</span>
+        </h1>
+        ${s.description ? html`<p class="description">${s.description}</p>` : ''}
+      </section>
+      <section class="panel" aria-labelledby="details-heading">
+        <h2 id="details-heading" class="panel-title">
+          ${icons.card}<span>${m(lang, 'details')}</span>
+        </h2>
+        <div class="alert" id="portal-alert" role="alert">
+          ${s.status === 'past_due' && !p.cardUpdated ? html`${icons.alert}<span>${m(lang, 'past_due_note')}</span>` : ''}
+        </div>
+        ${notes(lang, p)}
+        <dl class="facts">
+          <div>
+            <dt>${m(lang, 'status')}</dt>
+            <dd id="status-value">${statusLabel(lang, s.status, s.cancelAtPeriodEnd)}</dd>
+          </div>
+          ${dateRow(lang, s)}
+          <div>
+            <dt>${m(lang, 'card')}</dt>
+            <dd id="card-value">${s.cardBrand.toUpperCase()} •••• ${s.cardLast4}</dd>
+          </div>
+        </dl>
+        ${
+          ended
+            ? ''
+            : html`<div class="portal-actions">
+                <button type="button" class="primary-button" id="update-card-button">
+                  ${icons.card}<span class="button-label">${m(lang, 'update_card')}</span>
+                </button>
+                ${canCancel ? html`<button type="button" class="portal-cancel-button" id="cancel-button"><span class="button-label">${m(lang, 'cancel')}</span></button>` : ''}
+              </div>`
+        }
+      </section>
+    </div>
+    <link rel="stylesheet" href="${assetUrl('portal.css')}" />
+    <script type="module" src="${assetUrl('portal.js')}"></script>`
+  return layout({
+    lang,
+    title: m(lang, 'title', { merchant: view.merchantName }),
+    page: 'subscription',
+    langHrefs: p.langHrefs,
+    sandbox: p.sandbox,
+    content,
+    data: {
+      publicHash: view.publicHash,
+      lang,
+      messages: {
+        processing: m(lang, 'processing'),
+        status_cancelled: m(lang, 'status_cancelled'),
+        status_ending: m(lang, 'status_ending'),
+        ends_on: m(lang, 'ends_on'),
+        ending_note: m(lang, 'ending_note', {
+          date: s.nextChargeAt ? formatDate(s.nextChargeAt, lang) : '—',
+        }),
+        cancelled_now: m(lang, 'cancelled_now'),
+        err_generic: m(lang, 'err_generic'),
+        err_network: m(lang, 'err_network'),
+        err_rate: m(lang, 'err_rate'),
+        err_busy: m(lang, 'err_busy'),
+      },
+    },
+  })
+}
+
+/** The page's CSP: as the checkout pages', nothing but our own origin. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ')
+
+function langOf(request: FastifyRequest): Lang {
+  const query = request.query as Record<string, unknown> | undefined
+  const fromQuery = typeof query?.['lang'] === 'string' ? query['lang'] : undefined
+  return pickLang({
+    query: fromQuery,
+    cookie: request.headers.cookie,
+    acceptLanguage: request.headers['accept-language'],
+  })
+}
+
+function langHrefs(request: FastifyRequest): Record<Lang, string> {
+  const url = new URL(request.url, 'http://pages.invalid')
+  const out = {} as Record<Lang, string>
+  for (const lang of LANGS) {
+    url.searchParams.set('lang', lang)
+    out[lang] = url.pathname + url.search
+  }
+  return out
+}
+
+function sendHtml(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type('text/html; charset=utf-8').send(body)
+}
+
+function errorPage(deps: Deps, request: FastifyRequest, status: number): string {
+  const lang = langOf(request)
+  const key = status === 404 ? 'not_found' : status === 429 ? 'rate' : 'error'
+  return noticePage({
+    lang,
+    langHrefs: langHrefs(request),
+    sandbox: deps.config.env === 'demo',
+    tone: 'info',
+    title: m(lang, `${key}_title`),
+    body: m(lang, `${key}_body`),
+  })
+}
+
+export interface SubscriptionPagesOptions {
+  /** The per-IP limiter of the public context: the page shares its budget. */
+  rateLimiter: RateLimiter
+}
+
+const PageParams = Type.Object({ hash: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) })
+const PageQuery = Type.Object({
+  lang: Type.Optional(Type.String({ maxLength: 8 })),
+  sessionId: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(Type.String({ maxLength: 32 })),
+})
+
+/** The subscription page's context: register it on its own (it sets hooks and an error handler). */
+export function subscriptionPagesRoutes(
+  deps: Deps,
+  options: SubscriptionPagesOptions,
+): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    const live = deps.config.env === 'live'
+
+    app.addHook('onRequest', async (request) => {
+      if (request.url.startsWith('/subscription-assets/')) return
+      const decision = await options.rateLimiter.take(`ip:${request.ip}`)
+      if (!decision.allowed) {
+        throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
+          'retry-after': String(decision.retryAfterSeconds),
+        })
+      }
+    })
+    app.addHook('onSend', async (request, reply, payload) => {
+      void reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
+      void reply.header('x-content-type-options', 'nosniff')
+      // The URL carries the bearer: never send it on as a Referer.
+      void reply.header('referrer-policy', 'no-referrer')
+      void reply.header('x-frame-options', 'DENY')
+      void reply.header('cross-origin-opener-policy', 'same-origin')
+      if (live)
+        void reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains')
+      if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
+      const chosen = (request.query as Record<string, unknown> | undefined)?.['lang']
+      if (chosen === 'tr' || chosen === 'en') {
+        void reply.header(
+          'set-cookie',
+          `${LANG_COOKIE}=${chosen}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${live ? '; Secure' : ''}`,
+        )
+      }
+      return payload
+    })
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const appError = toAppError(error)
+      if (appError.status >= 500) request.log.error({ err: error }, 'subscription page error')
+      if (appError.headers) void reply.headers(appError.headers)
+      return sendHtml(reply, appError.status, errorPage(deps, request, appError.status))
+    })
+
+    app.get('/subscription-assets/:name', { schema: { hide: true } }, async (request, reply) => {
+      const { name } = request.params as { name: string }
+      const asset = ASSETS.get(name)
+      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404))
+      const versioned = (request.query as Record<string, unknown>)['v'] === asset.hash
+      return reply
+        .header(
+          'cache-control',
+          versioned ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+        )
+        .header('etag', `"${asset.hash}"`)
+        .type(asset.contentType)
+        .send(asset.body)
+    })
+
+    app.get(
+      '/subscription/:hash',
+      { schema: { hide: true, params: PageParams, querystring: PageQuery } },
+      async (request, reply) => {
+        const view = await getPortalView(deps, request.params.hash)
+        return sendHtml(
+          reply,
+          200,
+          subscriptionPage({
+            lang: langOf(request),
+            langHrefs: langHrefs(request),
+            sandbox: deps.config.env === 'demo',
+            view,
+            cardUpdated: request.query.status === 'card_updated',
+          }),
+        )
+      },
+    )
+  }
+}

@@ -1,0 +1,385 @@
+// Goal: submerchant payouts — who may pay whom (key scopes), limits, the available-balance
+// rule under concurrency, the rail lifecycle (paid, failed and refunded to available), reads,
+// lists with keyset cursors, the balance view and the outbox events.
+// Method: signed HTTP against the real app with merchant and submerchant keys; funds come
+// from split captures settled by POST /v1/sandbox/reconcile, which also runs the rail jobs.
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { test } from 'node:test'
+import { eventsForResource } from '../../src/modules/events/index.ts'
+import { processPayout } from '../../src/modules/payouts/index.ts'
+import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'
+import {
+  assertLedgerOk,
+  balanceOf,
+  balances,
+  captureAndSettle,
+  newSubmerchant,
+  reconcile,
+  trIban,
+} from './_support.ts'
+
+interface PayoutBody {
+  payoutId: string
+  status: string
+  submerchantId: string | null
+  ownerType: string
+  ownerId: string
+  rail: string
+  amountMinor: number
+  currency: string
+  holderName: string
+  destMasked: string
+  clientReference: string | null
+  failureCode: string | null
+  createdAt: string
+  processingAt: string | null
+  paidAt: string | null
+  failedAt: string | null
+  code?: string
+}
+
+/** A merchant with one submerchant whose settled share is about `shareMinor`. */
+async function fundedSubmerchant(
+  h: TestApp,
+  shareMinor: number,
+  input: Parameters<typeof newSubmerchant>[2] = {},
+): Promise<{ m: TestMerchant; sub: Awaited<ReturnType<typeof newSubmerchant>> }> {
+  const m = await h.newMerchant()
+  const sub = await newSubmerchant(h, m.merchantId, input)
+  await captureAndSettle(m, shareMinor * 2, [
+    { submerchantId: sub.submerchantId, amountMinor: shareMinor },
+  ])
+  return { m, sub }
+}
+
+function pay(
+  client: TestMerchant['client'],
+  submerchantId: string,
+  amountMinor: number,
+  extra: Record<string, unknown> = {},
+) {
+  return client.request<PayoutBody>('POST', '/v1/payouts', {
+    body: { submerchantId, rail: 'fast', amountMinor, currency: 'TRY', ...extra },
+  })
+}
+
+test('a submerchant payout: pending → processing → paid, ledger legs, events', async (t) => {
+  const h = await startTestApp(t)
+  const { m, sub } = await fundedSubmerchant(h, 50_000)
+  const funded = await balanceOf(m.client, sub.submerchantId)
+  assert.equal(funded.reserveMinor, 0)
+  assert.ok(funded.availableMinor > 40_000)
+
+  const created = await pay(m.client, sub.submerchantId, 30_000, { clientReference: 'hakediş-7' })
+  assert.equal(created.status, 201, JSON.stringify(created.body))
+  const p = created.body
+  assert.match(p.payoutId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  assert.equal(p.status, 'pending')
+  assert.equal(p.submerchantId, sub.submerchantId)
+  assert.equal(p.ownerType, 'submerchant')
+  assert.equal(p.clientReference, 'hakediş-7')
+  assert.equal(p.holderName, 'Seller Ltd')
+  const iban = trIban('1234567890123456')
+  assert.equal(p.destMasked, `${iban.slice(0, 4)}${'*'.repeat(18)}3456`)
+  assert.ok(!JSON.stringify(p).includes(iban), 'the IBAN is masked')
+
+  const held = await balanceOf(m.client, sub.submerchantId)
+  assert.equal(held.availableMinor, funded.availableMinor - 30_000)
+  assert.equal(held.payoutPendingMinor, 30_000)
+
+  const ran = await reconcile(m.client)
+  assert.ok((ran['payouts.process_payout'] ?? 0) >= 1)
+  const got = await m.client.request<PayoutBody>('GET', `/v1/payouts/${p.payoutId}`)
+  assert.equal(got.status, 200)
+  assert.equal(got.body.status, 'paid')
+  assert.ok(got.body.processingAt && got.body.paidAt)
+  assert.equal(got.body.failedAt, null)
+  const paid = await balanceOf(m.client, sub.submerchantId)
+  assert.equal(paid.availableMinor, funded.availableMinor - 30_000)
+  assert.equal(paid.payoutPendingMinor, 0)
+
+  const events = await eventsForResource(h.deps.db, m.merchantId, p.payoutId)
+  assert.deepEqual(
+    events.map((e) => [e.type, e.sequence, e.data['status']]),
+    [
+      ['payout.created', 1, 'pending'],
+      ['payout.paid', 2, 'paid'],
+    ],
+  )
+  assert.equal(events[0]?.data['clientReference'], 'hakediş-7')
+
+  // A second worker (or a retried job) finds the payout done and changes nothing.
+  assert.equal(await processPayout(h.deps, m.merchantId, p.payoutId), 'paid')
+  assert.equal((await eventsForResource(h.deps.db, m.merchantId, p.payoutId)).length, 2)
+
+  // Two workers on one pending payout at once: one set of legs, one paid event.
+  const next = await pay(m.client, sub.submerchantId, 1_000)
+  assert.equal(next.status, 201)
+  const outcomes = await Promise.all([
+    processPayout(h.deps, m.merchantId, next.body.payoutId),
+    processPayout(h.deps, m.merchantId, next.body.payoutId),
+  ])
+  assert.deepEqual(outcomes, ['paid', 'paid'])
+  assert.deepEqual(
+    (await eventsForResource(h.deps.db, m.merchantId, next.body.payoutId)).map((e) => e.type),
+    ['payout.created', 'payout.paid'],
+  )
+  assert.equal((await balanceOf(m.client, sub.submerchantId)).payoutPendingMinor, 0)
+  await assertLedgerOk(h)
+})
+
+test('a valid IBAN ending 9999 fails on the rail and the money returns to available', async (t) => {
+  const h = await startTestApp(t)
+  const { m, sub } = await fundedSubmerchant(h, 20_000, { iban: trIban('4444555566669999') })
+  const funded = await balanceOf(m.client, sub.submerchantId)
+  const created = await pay(m.client, sub.submerchantId, 15_000)
+  assert.equal(created.status, 201)
+  assert.equal((await balanceOf(m.client, sub.submerchantId)).payoutPendingMinor, 15_000)
+  await reconcile(m.client)
+  const got = await m.client.request<PayoutBody>('GET', `/v1/payouts/${created.body.payoutId}`)
+  assert.equal(got.body.status, 'failed')
+  assert.equal(got.body.failureCode, 'account_closed')
+  assert.ok(got.body.failedAt)
+  assert.equal(got.body.paidAt, null)
+  const after = await balanceOf(m.client, sub.submerchantId)
+  assert.equal(after.availableMinor, funded.availableMinor)
+  assert.equal(after.payoutPendingMinor, 0)
+  const types = (await eventsForResource(h.deps.db, m.merchantId, created.body.payoutId)).map(
+    (e) => e.type,
+  )
+  assert.deepEqual(types, ['payout.created', 'payout.failed'])
+  // A failed payout doesn't count toward the daily total, and the funds can go out again.
+  const retry = await pay(m.client, sub.submerchantId, 15_000)
+  assert.equal(retry.status, 201)
+  await assertLedgerOk(h)
+})
+
+test('scope: a submerchant key pays out only to itself; a merchant key to any of its own', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const a = await newSubmerchant(h, m.merchantId)
+  const b = await newSubmerchant(h, m.merchantId, { iban: trIban('9876543210') })
+  const stranger = await h.newMerchant({ name: 'Stranger' })
+  const strangerSub = await newSubmerchant(h, stranger.merchantId)
+  await captureAndSettle(m, 40_000, [
+    { submerchantId: a.submerchantId, amountMinor: 10_000 },
+    { submerchantId: b.submerchantId, amountMinor: 10_000 },
+  ])
+
+  const own = await pay(a.client, a.submerchantId, 1_000)
+  assert.equal(own.status, 201, JSON.stringify(own.body))
+  const sibling = await pay(a.client, b.submerchantId, 1_000)
+  assert.equal(sibling.status, 403)
+  assert.equal(sibling.body.code, 'SVC-AUTH-3201')
+  const byParent = await pay(m.client, b.submerchantId, 2_000)
+  assert.equal(byParent.status, 201)
+  const foreign = await pay(m.client, strangerSub.submerchantId, 1_000)
+  assert.equal(foreign.status, 404)
+  assert.equal(foreign.body.code, 'SVC-RES-3301')
+  const foreignBySub = await pay(strangerSub.client, a.submerchantId, 1_000)
+  assert.equal(foreignBySub.status, 403)
+
+  // Reads: a submerchant sees its own payouts only; its sibling's is not found for it.
+  assert.equal((await a.client.request('GET', `/v1/payouts/${own.body.payoutId}`)).status, 200)
+  assert.equal((await a.client.request('GET', `/v1/payouts/${byParent.body.payoutId}`)).status, 404)
+  assert.equal(
+    (await stranger.client.request('GET', `/v1/payouts/${own.body.payoutId}`)).status,
+    404,
+  )
+  assert.equal((await m.client.request('GET', `/v1/payouts/not-a-uuid`)).status, 404)
+  const listA = await a.client.request<{ items: PayoutBody[] }>('GET', '/v1/payouts')
+  assert.deepEqual(
+    listA.body.items.map((p) => p.payoutId),
+    [own.body.payoutId],
+  )
+  const peek = await a.client.request<{ code: string }>('GET', '/v1/payouts', {
+    query: { submerchantId: b.submerchantId },
+  })
+  assert.equal(peek.status, 403)
+  assert.equal(peek.body.code, 'SVC-AUTH-3201')
+  const listParent = await m.client.request<{ items: PayoutBody[] }>('GET', '/v1/payouts')
+  assert.equal(listParent.body.items.length, 2)
+
+  // Balances: the merchant sees every owner, a submerchant only itself.
+  const all = await balances(m.client)
+  assert.deepEqual(
+    all.map((x) => x.ownerId).sort(),
+    [m.merchantId, a.submerchantId, b.submerchantId].sort(),
+  )
+  assert.equal(all[0]?.ownerId, m.merchantId, 'the parent comes first')
+  const mine = await balances(a.client)
+  assert.deepEqual(
+    mine.map((x) => [x.ownerType, x.ownerId, x.payoutPendingMinor, x.currency]),
+    [['submerchant', a.submerchantId, 1_000, 'TRY']],
+  )
+  // Anything else is closed to a submerchant key.
+  const charge = await a.client.request<{ code: string }>('GET', `/v1/payments/pay_x`)
+  assert.equal(charge.status, 403)
+  assert.equal(charge.body.code, 'SVC-AUTH-3201')
+})
+
+test('limits: min, max per payout and the daily total → 400 SVC-PAY-3503', async (t) => {
+  const h = await startTestApp(t)
+  const { m, sub } = await fundedSubmerchant(h, 60_000, {
+    payoutLimits: { minMinor: 500, maxMinor: 10_000, dailyMaxMinor: 15_000 },
+  })
+  const low = await pay(m.client, sub.submerchantId, 499)
+  assert.equal(low.status, 400)
+  assert.equal(low.body.code, 'SVC-PAY-3503')
+  const high = await pay(m.client, sub.submerchantId, 10_001)
+  assert.equal(high.status, 400)
+  assert.equal(high.body.code, 'SVC-PAY-3503')
+  assert.equal((await pay(m.client, sub.submerchantId, 500)).status, 201)
+  assert.equal((await pay(m.client, sub.submerchantId, 10_000)).status, 201)
+  const overDay = await pay(m.client, sub.submerchantId, 4_501)
+  assert.equal(overDay.status, 400)
+  assert.equal(overDay.body.code, 'SVC-PAY-3503')
+  assert.equal((await pay(m.client, sub.submerchantId, 4_500)).status, 201, 'exactly the total')
+  // The next Istanbul day starts a new total.
+  h.clock.advance(24 * 60 * 60 * 1000)
+  assert.equal((await pay(m.client, sub.submerchantId, 10_000)).status, 201)
+  h.clock.reset()
+
+  // Defaults (CONTRACT.md): min 100 and max 50,000,000 per payout.
+  const plain = await newSubmerchant(h, m.merchantId)
+  assert.equal((await pay(m.client, plain.submerchantId, 99)).body.code, 'SVC-PAY-3503')
+  assert.equal((await pay(m.client, plain.submerchantId, 50_000_001)).body.code, 'SVC-PAY-3503')
+  // Nothing to pay it from: inside the limits, the balance rule answers.
+  assert.equal((await pay(m.client, plain.submerchantId, 100)).body.code, 'SVC-PAY-3502')
+})
+
+test('the available balance: more is 409 SVC-PAY-3502; two racing payouts, one wins', async (t) => {
+  const h = await startTestApp(t)
+  const { m, sub } = await fundedSubmerchant(h, 10_000)
+  const { availableMinor } = await balanceOf(m.client, sub.submerchantId)
+  const tooMuch = await pay(m.client, sub.submerchantId, availableMinor + 1)
+  assert.equal(tooMuch.status, 409)
+  assert.equal(tooMuch.body.code, 'SVC-PAY-3502')
+  const list = await m.client.request<{ items: unknown[] }>('GET', '/v1/payouts')
+  assert.equal(list.body.items.length, 0, 'a refused payout leaves no row behind')
+
+  // Each alone fits; together they exceed the balance.
+  const share = Math.floor(availableMinor * 0.6)
+  const results = await Promise.all([
+    pay(m.client, sub.submerchantId, share),
+    pay(sub.client, sub.submerchantId, share),
+  ])
+  assert.deepEqual(results.map((r) => r.status).sort(), [201, 409])
+  assert.equal(results.find((r) => r.status === 409)?.body.code, 'SVC-PAY-3502')
+  const after = await balanceOf(m.client, sub.submerchantId)
+  assert.equal(after.availableMinor, availableMinor - share)
+  assert.equal(after.payoutPendingMinor, share)
+  await assertLedgerOk(h)
+})
+
+test('request rules: card rail, currency, KYC, idempotency key replay', async (t) => {
+  const h = await startTestApp(t)
+  const { m, sub } = await fundedSubmerchant(h, 10_000)
+  const card = await pay(m.client, sub.submerchantId, 1_000, { rail: 'card' })
+  assert.equal(card.status, 400)
+  assert.equal(card.body.code, 'SVC-VAL-3001')
+  const usd = await pay(m.client, sub.submerchantId, 1_000, { currency: 'USD' })
+  assert.equal(usd.status, 400)
+  assert.equal(usd.body.code, 'SVC-VAL-3001')
+
+  const key = randomUUID()
+  const body = {
+    submerchantId: sub.submerchantId,
+    rail: 'eft',
+    amountMinor: 1_000,
+    currency: 'TRY',
+  }
+  const first = await m.client.request<PayoutBody>('POST', '/v1/payouts', {
+    body,
+    idempotencyKey: key,
+  })
+  const replay = await m.client.request<PayoutBody>('POST', '/v1/payouts', {
+    body,
+    idempotencyKey: key,
+  })
+  assert.equal(first.status, 201)
+  assert.equal(replay.status, 201)
+  assert.equal(replay.body.payoutId, first.body.payoutId)
+  assert.equal((await balanceOf(m.client, sub.submerchantId)).payoutPendingMinor, 1_000)
+
+  await h.operator('PUT', `/operator/v1/merchants/${m.merchantId}/kyc`, { status: 'suspended' })
+  const kyc = await pay(sub.client, sub.submerchantId, 1_000)
+  assert.equal(kyc.status, 403)
+  assert.equal(kyc.body.code, 'SVC-KYC-3101')
+  // Reading stays allowed.
+  assert.equal((await sub.client.request('GET', '/v1/balances')).status, 200)
+})
+
+test('GET /v1/payouts: filters status, submerchantId, from/to and keyset pages', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const a = await newSubmerchant(h, m.merchantId)
+  const b = await newSubmerchant(h, m.merchantId, { iban: trIban('1111222233339999') })
+  await captureAndSettle(m, 60_000, [
+    { submerchantId: a.submerchantId, amountMinor: 20_000 },
+    { submerchantId: b.submerchantId, amountMinor: 20_000 },
+  ])
+  const start = h.clock.now()
+  const ids: string[] = []
+  for (const [who, amount] of [
+    [a, 1_000],
+    [b, 1_100],
+    [a, 1_200],
+    [b, 1_300],
+    [a, 1_400],
+  ] as const) {
+    h.clock.advance(1_000)
+    const res = await pay(m.client, who.submerchantId, amount)
+    assert.equal(res.status, 201)
+    ids.push(res.body.payoutId)
+  }
+  await reconcile(m.client) // b's IBAN ends 9999: its payouts fail
+
+  const pages: string[] = []
+  let cursor: string | null = null
+  do {
+    const page: { status: number; body: { items: PayoutBody[]; nextCursor: string | null } } =
+      await m.client.request('GET', '/v1/payouts', {
+        query: { limit: 2, ...(cursor ? { cursor } : {}) },
+      })
+    assert.equal(page.status, 200)
+    assert.ok(page.body.items.length <= 2)
+    pages.push(...page.body.items.map((p) => p.payoutId))
+    cursor = page.body.nextCursor
+  } while (cursor)
+  assert.deepEqual(pages, [...ids].reverse(), 'newest first, every payout once')
+
+  const failed = await m.client.request<{ items: PayoutBody[] }>('GET', '/v1/payouts', {
+    query: { status: 'failed' },
+  })
+  assert.deepEqual(
+    failed.body.items.map((p) => p.amountMinor),
+    [1_300, 1_100],
+  )
+  const ofA = await m.client.request<{ items: PayoutBody[] }>('GET', '/v1/payouts', {
+    query: { submerchantId: a.submerchantId, status: 'paid' },
+  })
+  assert.deepEqual(
+    ofA.body.items.map((p) => p.amountMinor),
+    [1_400, 1_200, 1_000],
+  )
+  const window = await m.client.request<{ items: PayoutBody[] }>('GET', '/v1/payouts', {
+    query: {
+      from: new Date(start.getTime() + 1_500).toISOString(),
+      to: new Date(start.getTime() + 3_500).toISOString(),
+    },
+  })
+  assert.deepEqual(
+    window.body.items.map((p) => p.amountMinor),
+    [1_200, 1_100],
+  )
+  const tampered = await m.client.request<{ code: string }>('GET', '/v1/payouts', {
+    query: { cursor: 'eyJrIjoicGF5b3V0cyJ9.AAAA' },
+  })
+  assert.equal(tampered.status, 400)
+  assert.equal(tampered.body.code, 'SVC-VAL-3001')
+  const badStatus = await m.client.request('GET', '/v1/payouts', { query: { status: 'lost' } })
+  assert.equal(badStatus.status, 400)
+  await assertLedgerOk(h)
+})
