@@ -31,8 +31,8 @@ import { startTestApp } from '../helpers/app.ts'
 
 const AT = new Date('2025-01-02T10:00:00Z')
 
-async function setup(t: TestContext) {
-  const h = await startTestApp(t)
+async function setup(t: TestContext, options: { freshDatabase?: boolean } = {}) {
+  const h = await startTestApp(t, options)
   const m = await h.newMerchant()
   const sub = await h.operator<{ submerchantId: string }>(
     'POST',
@@ -494,7 +494,8 @@ test('random payments through the database keep every owner balance exact', asyn
 })
 
 test('checkLedger reports entries and legs that bypassed the database checks', async (t) => {
-  const { deps, merchantId } = await setup(t)
+  // Its own database: the damage it injects must not leak into other tests' ledger checks.
+  const { deps, merchantId } = await setup(t, { freshDatabase: true })
   assert.deepEqual(await checkLedger(deps.db), { ok: true, problems: [] })
   await run(deps, async (tx) => {
     // Test-only damage: `session_replication_role = replica` (superuser) switches off

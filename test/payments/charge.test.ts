@@ -295,3 +295,63 @@ test('session metadata and splits flow into the payment and its ledger legs', as
   // Commission 274 apportioned 30/70 by gross share: 82.2 → 82 to the sub, 192 to the parent.
   assert.equal(subLeg.amount, 3_000 - 82)
 })
+
+test("save-card attaches the card to the session's customer after capture, and only to it", async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const customer = await m.client.request<{ id: string }>('POST', '/v1/customers', {
+    body: { externalId: `buyer-${crypto.randomUUID()}` },
+  })
+  const other = await m.client.request<{ id: string }>('POST', '/v1/customers', {
+    body: { externalId: `other-${crypto.randomUUID()}` },
+  })
+  const saved = await charge(
+    m.client,
+    CARDS.frictionless,
+    5_000,
+    { saveCard: true },
+    { customerId: customer.body.id },
+  )
+  assert.equal(saved.res.status, 201)
+  const cards = await m.client.request<{ items: { cardToken: string }[] }>(
+    'GET',
+    `/v1/customers/${customer.body.id}/cards`,
+  )
+  assert.deepEqual(
+    cards.body.items.map((c) => c.cardToken),
+    [saved.cardToken],
+  )
+  // A customer other than the session's is not honoured.
+  const notBound = await charge(
+    m.client,
+    CARDS.frictionless,
+    5_000,
+    { saveCard: true, customerId: other.body.id },
+    { customerId: customer.body.id },
+  )
+  assert.equal(notBound.res.status, 201)
+  const otherCards = await m.client.request<{ items: unknown[] }>(
+    'GET',
+    `/v1/customers/${other.body.id}/cards`,
+  )
+  assert.equal(otherCards.body.items.length, 0)
+  // Authorized only: saved at capture, not before.
+  const preauth = await charge(
+    m.client,
+    CARDS.debit,
+    5_000,
+    { saveCard: true, capture: false },
+    { customerId: customer.body.id },
+  )
+  const before = await m.client.request<{ items: unknown[] }>(
+    'GET',
+    `/v1/customers/${customer.body.id}/cards`,
+  )
+  assert.equal(before.body.items.length, 1)
+  await m.client.request('POST', `/v1/payments/${preauth.res.body.paymentId}/capture`, { body: {} })
+  const after = await m.client.request<{ items: unknown[] }>(
+    'GET',
+    `/v1/customers/${customer.body.id}/cards`,
+  )
+  assert.equal(after.body.items.length, 2)
+})

@@ -72,6 +72,7 @@ test('session validation rules answer 400 SVC-VAL-3001 and create nothing', asyn
     ['currency other than TRY', { amount: 1000, currency: 'USD' }],
     ['amount in card_update_only', { mode: 'card_update_only', amount: 1000, customerId: 'cus_x' }],
     ['card_update_only without customer', { mode: 'card_update_only' }],
+    ['unknown customer', { amount: 1000, customerId: 'cus_unknown' }],
     ['unknown mode', { amount: 1000, mode: 'crypto' }],
     [
       'splits in qr mode',
@@ -151,11 +152,19 @@ test('valid splits, metadata and card_update_only sessions are accepted', async 
   )
   assert.equal(split.status, 201)
   assert.deepEqual(split.body.metadata, { orderNo: '42', kanal: 'mağaza' })
+  const customer = await m.client.request<{ id: string }>('POST', '/v1/customers', {
+    body: { externalId: 'c-1' },
+  })
   const update = await m.client.request<{ amount: null; mode: string }>(
     'POST',
     '/v1/payments/sessions',
     {
-      body: { ...base, transactionId: 'upd-1', mode: 'card_update_only', customerId: 'cus_abc' },
+      body: {
+        ...base,
+        transactionId: 'upd-1',
+        mode: 'card_update_only',
+        customerId: customer.body.id,
+      },
     },
   )
   assert.equal(update.status, 201)

@@ -74,6 +74,15 @@ export async function pay(client: Kurus, amount: number, opts: PayOptions = {}):
   return res.body.paymentId
 }
 
+/** A customer of the merchant (payments may name only their merchant's customers). */
+export async function customer(client: Kurus, name: string): Promise<string> {
+  const res = await client.request<{ id: string }>('POST', '/v1/customers', {
+    body: { externalId: `ext-${randomUUID()}`, name },
+  })
+  assert.equal(res.status, 201, JSON.stringify(res.body))
+  return res.body.id
+}
+
 /** Every page of a list, following nextCursor. */
 export async function listAll(
   client: Kurus,

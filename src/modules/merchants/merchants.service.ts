@@ -238,15 +238,16 @@ export async function setKycStatus(
   merchantId: string,
   status: KycStatus,
 ): Promise<Merchant> {
-  return transact(deps.db, async (tx) => {
+  const merchant = await transact(deps.db, async (tx) => {
     const row = await repo.lockMerchantById(tx, merchantId)
     if (!row) throw merchantsError('merchant_not_found')
     // A decision is a move into a settled status; pending and none have no decision time.
     const decidedAt = status === 'none' || status === 'pending' ? null : deps.clock.now()
     await repo.updateMerchantKyc(tx, merchantId, status, decidedAt)
-    forgetCachedKeys(deps, merchantId)
     return merchantRowToMerchant({ ...row, kyc_status: status, kyc_decided_at: decidedAt })
   })
+  forgetCachedKeys(deps, merchantId)
+  return merchant
 }
 
 /** Throws 403 SVC-KYC-3101 unless the merchant may take money in. */
@@ -269,31 +270,41 @@ export interface AuthKey {
 
 // Every signed request needs its key; reading it (and decrypting the secret) once per few
 // seconds instead of per request takes a database round trip off the hot path. A revoke,
-// roll or KYC change in this process clears the entry at once; other processes see it within
-// KEY_CACHE_TTL_MS.
+// roll or KYC change in this process clears the entry once it has committed; other processes
+// see it within KEY_CACHE_TTL_MS.
 const KEY_CACHE_TTL_MS = 5_000
 const KEY_CACHE_SIZE_MAX = 10_000
 interface CachedKey {
   key: (AuthKey & { expiresAt: Date | null }) | undefined
   fetchedAtMs: number
 }
-const keyCaches = new WeakMap<object, Map<string, CachedKey>>()
+interface KeyCache {
+  entries: Map<string, CachedKey>
+  /** Bumped by every forget: a read that began before one must not refill the cache. */
+  generation: number
+}
+const keyCaches = new WeakMap<object, KeyCache>()
 
-function keyCache(deps: Deps): Map<string, CachedKey> {
+function keyCache(deps: Deps): KeyCache {
   let cache = keyCaches.get(deps.db)
   if (!cache) {
-    cache = new Map()
+    cache = { entries: new Map(), generation: 0 }
     keyCaches.set(deps.db, cache)
   }
   return cache
 }
 
-/** Forgets cached keys of a merchant (all of them when merchantId is undefined). */
+/**
+ * Forgets cached keys of a merchant (all of them when merchantId is undefined). Call it after
+ * the change has committed: called inside the transaction, a request reading between the
+ * forget and the commit would cache the old row again.
+ */
 export function forgetCachedKeys(deps: Deps, merchantId?: string): void {
   const cache = keyCache(deps)
-  if (merchantId === undefined) cache.clear()
-  for (const [publicKey, entry] of cache) {
-    if (!entry.key || entry.key.merchantId === merchantId) cache.delete(publicKey)
+  cache.generation += 1
+  if (merchantId === undefined) cache.entries.clear()
+  for (const [publicKey, entry] of cache.entries) {
+    if (!entry.key || entry.key.merchantId === merchantId) cache.entries.delete(publicKey)
   }
 }
 
@@ -303,8 +314,9 @@ export function forgetCachedKeys(deps: Deps, merchantId?: string): void {
  */
 export async function findUsableKey(deps: Deps, publicKey: string): Promise<AuthKey | undefined> {
   const cache = keyCache(deps)
-  let entry = cache.get(publicKey)
+  let entry = cache.entries.get(publicKey)
   if (!entry || Date.now() - entry.fetchedAtMs > KEY_CACHE_TTL_MS) {
+    const generation = cache.generation
     const row = await repo.findApiKeyByPublicKey(deps.db, publicKey)
     entry = {
       fetchedAtMs: Date.now(),
@@ -323,9 +335,10 @@ export async function findUsableKey(deps: Deps, publicKey: string): Promise<Auth
             }
           : undefined,
     }
-    if (cache.size >= KEY_CACHE_SIZE_MAX) cache.clear()
-    // Unknown keys are not cached: random garbage must not fill the cache.
-    if (entry.key) cache.set(publicKey, entry)
+    if (cache.entries.size >= KEY_CACHE_SIZE_MAX) cache.entries.clear()
+    // Unknown keys are not cached: random garbage must not fill the cache. Nor is a row read
+    // while a revoke, roll or KYC change was committing (the generation moved meanwhile).
+    if (entry.key && cache.generation === generation) cache.entries.set(publicKey, entry)
   }
   const key = entry.key
   if (!key) return undefined
@@ -340,7 +353,7 @@ export async function rollApiKey(
   merchantId: string,
   keyId: string,
 ): Promise<IssuedKey & { previousExpiresAt: Date }> {
-  return transact(deps.db, async (tx) => {
+  const rolled = await transact(deps.db, async (tx) => {
     const old = await repo.lockApiKeyById(tx, merchantId, keyId)
     if (!old) throw merchantsError('api_key_not_found')
     if (old.status !== 'active' || old.rolled_to) throw merchantsError('api_key_revoked')
@@ -352,9 +365,10 @@ export async function rollApiKey(
     })
     const expiresAt = new Date(deps.clock.now().getTime() + deps.config.keyRollGraceSeconds * 1000)
     await repo.updateApiKeyRolled(tx, keyId, expiresAt, fresh.apiKeyId)
-    forgetCachedKeys(deps, merchantId)
     return { ...fresh, previousExpiresAt: expiresAt }
   })
+  forgetCachedKeys(deps, merchantId)
+  return rolled
 }
 
 export async function revokeApiKey(deps: Deps, merchantId: string, keyId: string): Promise<void> {
@@ -362,8 +376,8 @@ export async function revokeApiKey(deps: Deps, merchantId: string, keyId: string
     const old = await repo.lockApiKeyById(tx, merchantId, keyId)
     if (!old) throw merchantsError('api_key_not_found')
     await repo.updateApiKeyRevoked(tx, keyId, deps.clock.now())
-    forgetCachedKeys(deps, merchantId)
   })
+  forgetCachedKeys(deps, merchantId)
 }
 
 export interface ApiKeySummary {

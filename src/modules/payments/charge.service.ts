@@ -8,6 +8,7 @@ import { stableStringify } from '../../platform/json.ts'
 import { binInfo, getAcquirer, type AuthorizeResult } from '../acquirer/index.ts'
 import { recordEvent } from '../events/index.ts'
 import { postCapture, type Share } from '../ledger/index.ts'
+import { attachCardToCustomer } from '../customers/index.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { getCardToken } from '../vault/index.ts'
 import { computeCommission } from './commission.ts'
@@ -123,7 +124,11 @@ export async function chargeCard(
       decline_code: null,
       correlation_id: null,
       customer_id: input.customerId ?? session.customerId,
-      save_card: input.saveCard ?? false,
+      // Save-card is honoured only for the customer the merchant bound to the session.
+      save_card:
+        (input.saveCard ?? false) &&
+        session.customerId !== null &&
+        (input.customerId ?? session.customerId) === session.customerId,
       callback_url: session.callbackUrl,
       shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
       metadata: JSON.stringify(session.metadata),
@@ -203,7 +208,22 @@ export async function settleAuthorization(
 ): Promise<Payment> {
   const settled = await recordAuthorization(deps, merchantId, paymentId, result)
   countPaymentOutcome(settled.status)
+  if (settled.status === 'captured') await saveCardIfAsked(deps, settled)
   return settled
+}
+
+/**
+ * Save-card: after a captured payment whose buyer asked for it, the card is attached to the
+ * session's customer. The payment has succeeded whatever happens here, so a failure (the
+ * customer was deleted meanwhile, the token belongs to another customer) is logged, not thrown.
+ */
+export async function saveCardIfAsked(deps: Deps, payment: Payment): Promise<void> {
+  if (!payment.saveCard || !payment.customerId || !payment.cardToken) return
+  try {
+    await attachCardToCustomer(deps, payment.merchantId, payment.customerId, payment.cardToken)
+  } catch (error) {
+    deps.log.warn({ err: error, paymentId: payment.id }, 'save-card after capture failed')
+  }
 }
 
 async function recordAuthorization(

@@ -4,7 +4,7 @@ import { transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { binInfo, getAcquirer } from '../acquirer/index.ts'
 import { getMerchant } from '../merchants/index.ts'
-import { authorizeAndSettle, emit, postCaptureLegs } from './charge.service.ts'
+import { authorizeAndSettle, emit, postCaptureLegs, saveCardIfAsked } from './charge.service.ts'
 import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
@@ -154,6 +154,9 @@ export async function capturePayment(deps: Deps, merchantId: string, paymentId: 
     if (!moved) return undefined
     await postCaptureLegs(tx, moved, now)
     return emit(tx, moved, 'payment.captured', now)
+  }).then(async (payment) => {
+    await saveCardIfAsked(deps, payment)
+    return payment
   })
 }
 

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newUuid } from '../../platform/ids.ts'
 import { stableStringify } from '../../platform/json.ts'
+import { assertCustomerExists } from '../customers/index.ts'
 import { findSubmerchantIds } from '../merchants/index.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
@@ -93,6 +94,13 @@ async function validateSessionInput(
         'amount',
         `must be between ${AMOUNT_MIN_MINOR} and ${AMOUNT_MAX_MINOR} kuruş`,
       )
+    }
+  }
+  if (input.customerId !== undefined) {
+    try {
+      await assertCustomerExists(deps, merchantId, input.customerId)
+    } catch {
+      throw validationError('customerId', 'is not a customer of this merchant')
     }
   }
   const splits = input.splits ?? []
