@@ -44,6 +44,11 @@ import {
   subscriptionsSandboxRoutes,
 } from './modules/subscriptions/index.ts'
 import {
+  invoicePagesRoutes,
+  invoicesPublicRoutes,
+  invoicesRoutes,
+} from './modules/invoices/index.ts'
+import {
   checkoutPagesRoutes,
   checkoutPublicRoutes,
   checkoutSandboxRoutes,
@@ -204,11 +209,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     await ctx.register(paymentsPublicRoutes(deps))
     await ctx.register(checkoutPublicRoutes(deps))
     await ctx.register(subscriptionsPublicRoutes(deps))
+    await ctx.register(invoicesPublicRoutes(deps))
   })
   // Hosted pages (HTML): a context of their own for the CSP and security headers, HTML
   // error pages and the per-IP limit.
   await app.register(checkoutPagesRoutes(deps, { rateLimiter }))
   await app.register(subscriptionPagesRoutes(deps, { rateLimiter }))
+  await app.register(invoicePagesRoutes(deps, { rateLimiter }))
   // The dashboard API: its own context (JWT bearer), apart from the signed one.
   await app.register(dashboardApi, {
     deps,
@@ -229,6 +236,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       disputesRoutes(deps),
       payoutsRoutes(deps),
       subscriptionsRoutes(deps),
+      invoicesRoutes(deps),
       ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps), disputesSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [checkoutSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [subscriptionsSandboxRoutes(deps)] : []),

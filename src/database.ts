@@ -18,6 +18,7 @@ import type { CustomersTables } from './modules/customers/customers.table.ts'
 import type { CheckoutTables } from './modules/checkout/checkout.table.ts'
 import type { PayoutsTables } from './modules/payouts/payouts.table.ts'
 import type { SubscriptionsTables } from './modules/subscriptions/subscriptions.table.ts'
+import type { InvoicesTables } from './modules/invoices/invoices.table.ts'
 
 // The whole schema as Kysely sees it: each module declares its own tables in its
 // <module>.table.ts, and only its repository queries them.
@@ -35,6 +36,7 @@ export type Database = MerchantsTables &
   CheckoutTables &
   PayoutsTables &
   SubscriptionsTables &
+  InvoicesTables &
   TransactionsTables
 
 export type Db = Kysely<Database>

@@ -6,6 +6,7 @@ import { webhooksJobs, webhooksReconcilers } from './modules/webhooks/index.ts'
 import { transactionsJobs, transactionsReconcilers } from './modules/transactions/index.ts'
 import { payoutsJobs, payoutsReconcilers } from './modules/payouts/index.ts'
 import { subscriptionsJobs, subscriptionsReconcilers } from './modules/subscriptions/index.ts'
+import { invoicesJobs, invoicesReconcilers } from './modules/invoices/index.ts'
 
 // The crontab and job registry: which module's reconcilers and jobs the worker runs.
 // Each task's code lives in the module that owns the data.
@@ -19,6 +20,9 @@ export function registerJobs(queue: JobQueue, deps: Deps): void {
   // After payments: a renewal whose payment was pending sees the acquirer's answer in the same run.
   for (const job of subscriptionsJobs(deps)) queue.define(job)
   for (const reconciler of subscriptionsReconcilers(deps)) queue.defineReconciler(reconciler)
+  // After payments: an invoice whose payment the acquirer answered late is paid in the same run.
+  for (const job of invoicesJobs(deps)) queue.define(job)
+  for (const reconciler of invoicesReconcilers(deps)) queue.defineReconciler(reconciler)
   // Keep these last: reconcilers run in registration order, so one run (and one
   // POST /v1/sandbox/reconcile) dispatches the events every other module just recorded.
   for (const reconciler of webhooksReconcilers(deps)) queue.defineReconciler(reconciler)

@@ -3,9 +3,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from './config.ts'
-import type { Deps } from './database.ts'
+import type { Database, Deps } from './database.ts'
 import { connectDatabase } from './platform/db/connect.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
+import { auditBooks } from './modules/audit/index.ts'
 import { canonicalString, signCanonical } from './modules/gateway/index.ts'
 import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
 import { startRuntime, startWorker } from './server.ts'
@@ -17,6 +18,8 @@ const USAGE = `usage: kurus <command>
   serve [--processes N] [--no-worker] run the API (npm start); N > 1 needs DATABASE_URL
   worker [--concurrency N]            run background jobs and reconcilers
   migrate                             apply database migrations
+  check-ledger [--json]               verify the books (ledger, payments, refunds, events);
+                                      exit 1 on any problem
   merchant create --name X [--kyc approved] [--json]
   store create --merchant mrc_… [--json]
   submerchant create --merchant mrc_… --name X --iban TR… --holder "Name" [--json]
@@ -162,6 +165,28 @@ async function migrate(config: Config): Promise<void> {
   const applied = await migrateToLatest(database.db)
   process.stdout.write(`applied ${applied.length} migration(s)\n`)
   await database.close()
+}
+
+/** `kurus check-ledger`: the books' invariants (src/modules/audit), read-only; exit 1 on problems. */
+async function checkLedgerCommand(config: Config, json: boolean): Promise<void> {
+  const database = await connectDatabase<Database>({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
+  })
+  try {
+    const report = await auditBooks(database.db)
+    if (json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
+    else {
+      for (const problem of report.problems) process.stdout.write(`problem: ${problem}\n`)
+      process.stdout.write(
+        `checked ${report.payments} payment(s), ${report.refunds} refund(s) and the ledger: ` +
+          `${report.ok ? 'ok' : `${report.problems.length} problem(s)`}\n`,
+      )
+    }
+    if (!report.ok) process.exitCode = 1
+  } finally {
+    await database.close()
+  }
 }
 
 /** The server the CLI talks to: KURUS_URL, else this config's PUBLIC_API_URL. */
@@ -314,6 +339,8 @@ async function main(): Promise<void> {
     }
     case 'migrate':
       return migrate(config)
+    case 'check-ledger':
+      return checkLedgerCommand(config, rest.includes('--json'))
     case undefined:
     case 'help':
     case '--help':

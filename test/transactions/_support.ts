@@ -29,7 +29,7 @@ export interface ListBody {
 const tokens = new Map<Kurus, Map<string, string>>()
 async function tokenFor(client: Kurus, card: string): Promise<string> {
   let byCard = tokens.get(client)
-  if (!byCard) tokens.set(client, (byCard = new Map()))
+  if (!byCard) tokens.set(client, (byCard = new Map<string, string>()))
   let token = byCard.get(card)
   if (!token) byCard.set(card, (token = await tokenize(client, card)))
   return token
@@ -139,6 +139,7 @@ export async function insertQrPayment(
     decline_code: null,
     correlation_id: null,
     customer_id: null,
+    save_card: false,
     callback_url: null,
     shares: JSON.stringify([]),
     metadata: JSON.stringify({}),

@@ -25,7 +25,11 @@ export async function issueDashboardToken(
 ): Promise<{ token: string; expiresAt: Date }> {
   const issuedAt = Math.floor(deps.clock.now().getTime() / 1000)
   const expiresAt = issuedAt + TOKEN_TTL_SECONDS
-  const token = await new SignJWT({ mid: claims.merchantId, email: claims.email, env: deps.config.env })
+  const token = await new SignJWT({
+    mid: claims.merchantId,
+    email: claims.email,
+    env: deps.config.env,
+  })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.userId)
     .setIssuer(ISSUER)

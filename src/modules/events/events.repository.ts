@@ -96,3 +96,14 @@ export async function markEventsDispatched(tx: Tx, ids: string[], at: Date): Pro
   if (ids.length === 0) return
   await tx.updateTable('events').set({ dispatched_at: at }).where('id', 'in', ids).execute()
 }
+
+/** How many events of each type each resource has (the audit; whole-table, not a request). */
+export function countEventsByResource(db: Db, resourceIds: readonly string[]) {
+  if (resourceIds.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('events')
+    .select(['resource_id', 'type', (eb) => eb.fn.countAll<number>().as('count')])
+    .where('resource_id', 'in', resourceIds)
+    .groupBy(['resource_id', 'type'])
+    .execute()
+}

@@ -206,3 +206,17 @@ export async function claimEventForDispatch(
   await repo.markEventsDispatched(tx, [row.id], at)
   return eventRowToDispatchable(row)
 }
+
+/** Per resource id, the number of its events of each type (for the audit). */
+export async function eventTypeCounts(
+  db: Db,
+  resourceIds: readonly string[],
+): Promise<Map<string, Record<string, number>>> {
+  const out = new Map<string, Record<string, number>>()
+  for (const row of await repo.countEventsByResource(db, resourceIds)) {
+    const counts = out.get(row.resource_id) ?? {}
+    counts[row.type] = Number(row.count)
+    out.set(row.resource_id, counts)
+  }
+  return out
+}

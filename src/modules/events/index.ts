@@ -4,6 +4,7 @@ export {
   claimEventForDispatch,
   claimEventsForDispatch,
   eventsForResource,
+  eventTypeCounts,
   getEvent,
   listEvents,
   recordEvent,

@@ -2,11 +2,13 @@
 export { apportionCapture, commissionRefundFor, PLATFORM_OWNER_ID } from './ledger.postings.ts'
 export type { OwnerApportionment, Share } from './ledger.postings.ts'
 export {
+  allPaymentsLedgerTotals,
   balancesFor,
   checkLedger,
   legsForPayment,
   listUnsettledReserveCredits,
   ownerBalance,
+  paymentLedgerTotals,
   postCapture,
   postChargeback,
   postChargebackReversal,
@@ -18,6 +20,11 @@ export {
   postSettlement,
   settleReserveCredit,
 } from './ledger.service.ts'
-export type { LegView, OwnerBalance, ReserveCredit } from './ledger.service.ts'
+export type {
+  LegView,
+  OwnerBalance,
+  PaymentLedgerTotals,
+  ReserveCredit,
+} from './ledger.service.ts'
 export type { AccountType, Direction, EntryKind, OwnerType } from './ledger.table.ts'
 export type { LedgerErrorCode } from './ledger.errors.ts'

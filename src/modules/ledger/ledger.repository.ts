@@ -347,3 +347,40 @@ export function findInconsistentLegs(db: Db, limit: number) {
     .limit(limit)
     .execute()
 }
+
+// The audit's view of each payment's books (`kurus check-ledger`): per payment, what its
+// capture, refund and chargeback entries moved through buyer_pending and the commission
+// account. Without ids: one row over every entry that has a payment (payment_id null).
+const paymentSum = (kind: string, account: AccountType, direction: 'DEBIT' | 'CREDIT') =>
+  sql<number>`coalesce(sum(l.amount) filter (where e.kind = ${kind} and l.account_type = ${account} and l.direction = ${direction}), 0)::bigint`
+
+export function sumLegsByPayment(db: Db, paymentIds: readonly string[] | null) {
+  if (paymentIds?.length === 0) return Promise.resolve([])
+  const query = db
+    .selectFrom('ledger_entries as e')
+    .innerJoin('ledger_legs as l', 'l.entry_id', 'e.id')
+    .select([
+      sql<number>`count(distinct e.id) filter (where e.kind = 'capture')::int`.as('capture_entries'),
+      sql<number>`count(distinct e.id) filter (where e.kind = 'refund')::int`.as('refund_entries'),
+      sql<number>`count(distinct e.id) filter (where e.kind = 'chargeback')::int`.as(
+        'chargeback_entries',
+      ),
+      sql<number>`count(distinct e.id) filter (where e.kind not in ('capture', 'refund', 'chargeback', 'chargeback_reversal'))::int`.as(
+        'other_entries',
+      ),
+      paymentSum('capture', 'buyer_pending', 'DEBIT').as('captured'),
+      paymentSum('capture', 'platform_commission', 'CREDIT').as('commission'),
+      paymentSum('refund', 'buyer_pending', 'CREDIT').as('refunded'),
+      paymentSum('refund', 'platform_commission', 'DEBIT').as('commission_refunded'),
+      paymentSum('chargeback', 'buyer_pending', 'CREDIT').as('charged_back'),
+      paymentSum('chargeback_reversal', 'buyer_pending', 'DEBIT').as('chargeback_reversed'),
+    ])
+    .where('e.payment_id', 'is not', null)
+  return paymentIds
+    ? query
+        .select('e.payment_id')
+        .where('e.payment_id', 'in', paymentIds)
+        .groupBy('e.payment_id')
+        .execute()
+    : query.select(sql<string | null>`null`.as('payment_id')).execute()
+}

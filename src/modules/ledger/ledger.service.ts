@@ -714,3 +714,54 @@ export async function checkLedger(db: Db): Promise<{ ok: boolean; problems: stri
   }
   return { ok: problems.length === 0, problems }
 }
+
+/** What a payment's entries moved (kuruş), for the payment-level audit. */
+export interface PaymentLedgerTotals {
+  captureEntries: number
+  refundEntries: number
+  chargebackEntries: number
+  /** Entries of other kinds carrying the payment id (none are expected). */
+  otherEntries: number
+  /** buyer_pending debited by the capture: the payment's amount. */
+  capturedMinor: number
+  /** platform_commission credited by the capture. */
+  commissionMinor: number
+  /** buyer_pending credited by completed refunds. */
+  refundedMinor: number
+  /** platform_commission debited by completed refunds. */
+  commissionRefundedMinor: number
+  /** buyer_pending credited by chargebacks less what their reversals debited. */
+  chargedBackMinor: number
+}
+
+function toPaymentTotals(
+  r: Awaited<ReturnType<typeof repo.sumLegsByPayment>>[number],
+): PaymentLedgerTotals {
+  return {
+    captureEntries: r.capture_entries,
+    refundEntries: r.refund_entries,
+    chargebackEntries: r.chargeback_entries,
+    otherEntries: r.other_entries,
+    capturedMinor: r.captured,
+    commissionMinor: r.commission,
+    refundedMinor: r.refunded,
+    commissionRefundedMinor: r.commission_refunded,
+    chargedBackMinor: r.charged_back - r.chargeback_reversed,
+  }
+}
+
+/** Per payment id, the totals of its entries; payments without entries are absent. */
+export async function paymentLedgerTotals(
+  db: Db,
+  paymentIds: readonly string[],
+): Promise<Map<string, PaymentLedgerTotals>> {
+  const rows = await repo.sumLegsByPayment(db, paymentIds)
+  return new Map(rows.map((r) => [r.payment_id ?? '', toPaymentTotals(r)]))
+}
+
+/** The same totals over every entry that belongs to a payment (cross-check of the pages). */
+export async function allPaymentsLedgerTotals(db: Db): Promise<PaymentLedgerTotals> {
+  const [row] = await repo.sumLegsByPayment(db, null)
+  assert(row, 'an aggregate without GROUP BY returns one row')
+  return toPaymentTotals(row)
+}

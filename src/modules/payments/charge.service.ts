@@ -3,6 +3,7 @@ import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import { failpoint } from '../../platform/failpoints.ts'
 import { countPaymentOutcome } from '../../platform/metrics.ts'
 import { stableStringify } from '../../platform/json.ts'
 import { binInfo, getAcquirer, type AuthorizeResult } from '../acquirer/index.ts'
@@ -146,6 +147,7 @@ export async function chargeCard(
     if (!winner) throw error
     return replayOrConflict(deps, winner, fingerprint)
   }
+  failpoint('charge.after_intent')
 
   const acquirer = getAcquirer()
   if (input.threeDSecure ?? true) {
@@ -188,6 +190,7 @@ export async function authorizeAndSettle(
     installmentCount: row.installment_count,
     capture: row.capture_requested,
   })
+  failpoint('charge.after_acquirer')
   const settled = await settleAuthorization(deps, merchantId, paymentId, result)
   if (settled.status === 'failed')
     throw declinedError(settled.id, settled.declineCode ?? 'declined')
@@ -267,7 +270,9 @@ async function recordAuthorization(
     if (row.session_id)
       await repo.updateSessionStatus(tx, row.session_id, 'active', 'completed', now)
     if (capture) await postCaptureLegs(tx, row, now)
-    return emit(tx, row, capture ? 'payment.captured' : 'payment.authorized', now)
+    const payment = await emit(tx, row, capture ? 'payment.captured' : 'payment.authorized', now)
+    failpoint('charge.before_commit')
+    return payment
   })
 }
 

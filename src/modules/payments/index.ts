@@ -12,6 +12,7 @@ export {
   expireSessions,
 } from './sessions.service.ts'
 export type { Session, CreateSessionInput } from './sessions.service.ts'
+export { cancelSession } from './session-cancel.service.ts'
 export { chargeCard, settleAuthorization } from './charge.service.ts'
 export { capturePayment, voidPayment, getPayment, complete3ds } from './payments.service.ts'
 export { computeCommission } from './commission.ts'
@@ -20,6 +21,7 @@ export { paymentsReconcilers } from './payments.jobs.ts'
 export { refundPayment, listRefunds } from './refunds.service.ts'
 export { holdChargeback, releaseChargeback } from './chargeback-holds.service.ts'
 export {
+  auditPaymentsPage,
   searchPayments,
   findPaymentWithRefunds,
   PAYMENT_STATUSES,

@@ -380,3 +380,30 @@ export function findLatestPaymentByTransactionId(
     .limit(1)
     .executeTakeFirst()
 }
+
+// Audit (`kurus check-ledger`, test/reliability): whole-table reads in id order, for the
+// operator's command and tests only, never for a request.
+
+export function findPaymentsPage(db: Db, afterId: string, limit: number): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+}
+
+export function findRefundsOfPayments(
+  db: Db,
+  paymentIds: readonly string[],
+): Promise<RefundRow[]> {
+  if (paymentIds.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('payment_id', 'in', paymentIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+}

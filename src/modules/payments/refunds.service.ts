@@ -1,6 +1,7 @@
 import type { Deps } from '../../database.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
+import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
 import { getAcquirer } from '../acquirer/index.ts'
 import { recordEvent } from '../events/index.ts'
@@ -126,6 +127,7 @@ export async function refundPayment(
     }
     throw error
   }
+  failpoint('refund.after_reserve')
   await pushRefund(deps, payment, refundId)
   return outcome(deps, merchantId, refundId)
 }
@@ -141,6 +143,7 @@ async function pushRefund(deps: Deps, payment: PaymentRow, refundId: string): Pr
     reference: payment.acquirer_reference,
     amount: refund.amount,
   })
+  failpoint('refund.after_acquirer')
   if (answer.status === 'completed') {
     await completeRefund(deps, refundId, answer.bankRefundId)
     return
@@ -197,6 +200,7 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
     })
     if (done) await refundEvent(tx, updated, done, 'refund.completed', now)
     if (updated.status === 'refunded') await emit(tx, updated, 'payment.refunded', now)
+    failpoint('refund.before_commit')
   })
 }
 

@@ -116,5 +116,5 @@ export async function findPaymentPage(
     .orderBy('p.id', 'desc')
     .limit(limit)
     .execute()
-  return rows.map((r) => ({ ...r, refunds_count: Number(r.refunds_count ?? 0) }))
+  return rows.map((r) => ({ ...r, refunds_count: r.refunds_count ?? 0 }))
 }

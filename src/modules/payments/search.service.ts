@@ -96,3 +96,27 @@ export async function findPaymentWithRefunds(
   const refunds = await repo.findRefundsByPayment(deps.db, merchantId, paymentId)
   return { payment: paymentRowToPayment(row), refunds: refunds.map(refundRowToRefund) }
 }
+
+/** One page of every tenant's payments in id order, each with its refunds (for the audit). */
+export async function auditPaymentsPage(
+  deps: Pick<Deps, 'db'>,
+  afterId: string,
+  limit: number,
+): Promise<{ payment: Payment; captureRequested: boolean; refunds: Refund[] }[]> {
+  const rows = await repo.findPaymentsPage(deps.db, afterId, limit)
+  const refunds = await repo.findRefundsOfPayments(
+    deps.db,
+    rows.map((r) => r.id),
+  )
+  const byPayment = new Map<string, Refund[]>()
+  for (const r of refunds) {
+    const list = byPayment.get(r.payment_id) ?? []
+    list.push(refundRowToRefund(r))
+    byPayment.set(r.payment_id, list)
+  }
+  return rows.map((row) => ({
+    payment: paymentRowToPayment(row),
+    captureRequested: row.capture_requested,
+    refunds: byPayment.get(row.id) ?? [],
+  }))
+}

@@ -282,7 +282,8 @@ export class PdfStatement implements StatementRenderer {
       ops.push(`1 0 0 1 ${at.toFixed(2)} ${baseline} Tm ${winAnsiHex(text)} Tj`)
     })
     if (ops.length > 0) {
-      doc.page.fonts[this.body.id] ??= this.body.ref()
+      const fonts = doc.page.fonts as Record<string, unknown>
+      fonts[this.body.id] ??= this.body.ref()
       // pdfkit draws with y pointing down (its page starts with a flipping matrix); text
       // must be drawn in PDF's own y-up space, as pdfkit's text() does too.
       doc.addContent(
@@ -330,7 +331,7 @@ export class PdfStatement implements StatementRenderer {
   private cutFallback(text: string, width: number): string {
     const doc = this.doc.font('regular').fontSize(FONT_SIZE)
     if (doc.widthOfString(text) <= width) return text
-    let chars = [...text]
+    let chars = Array.from(text)
     while (chars.length > 1 && doc.widthOfString(`${chars.join('')}…`) > width) {
       chars = chars.slice(
         0,

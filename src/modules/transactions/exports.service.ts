@@ -1,6 +1,6 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { transact } from '../../platform/db/transaction.ts'
+import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { searchPayments, type PaymentSearchEntry } from '../payments/index.ts'
@@ -94,12 +94,43 @@ function normaliseFilters(f: ExportFilters): ExportFilters {
   return out
 }
 
+/** The export a retry with the same Idempotency-Key refers to, if it was made already. */
+async function findRetried(
+  deps: Deps,
+  merchantId: string,
+  key: string,
+  format: ExportFormat,
+  filters: ExportFilters,
+): Promise<ExportView | undefined> {
+  const row = await repo.findExportByKey(deps.db, merchantId, key)
+  if (!row) return undefined
+  const same =
+    row.format === format &&
+    JSON.stringify(sortedKeys(row.filters)) === JSON.stringify(sortedKeys(filters))
+  if (!same) throw transactionsError('idempotency_conflict')
+  return exportRowToView(row)
+}
+
+function sortedKeys(f: ExportFilters): [string, unknown][] {
+  return Object.entries(f).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+/**
+ * Records a queued export and its build job. The gateway replays final answers only, and a
+ * 202 is re-run on retry, so the Idempotency-Key is stored on the export: a retry returns
+ * the same export (in its current state) instead of building a second file.
+ */
 export async function createExport(
   deps: Deps,
   merchantId: string,
-  input: { format: ExportFormat; filters?: ExportFilters },
+  input: { format: ExportFormat; filters?: ExportFilters; idempotencyKey?: string },
 ): Promise<ExportView> {
   const filters = normaliseFilters(input.filters ?? {})
+  const key = input.idempotencyKey?.toLowerCase() ?? null
+  if (key !== null) {
+    const retried = await findRetried(deps, merchantId, key, input.format, filters)
+    if (retried) return retried
+  }
   const now = deps.clock.now()
   const id = newId('exp')
   // pg-boss looks a queue up over its own connection the first time a process sends to it
@@ -107,35 +138,44 @@ export async function createExport(
   // holds, so a cold lookup inside the transaction waits for itself forever. A read by an
   // id that cannot exist warms pg-boss's queue cache first; it is a cache hit and one indexed
   // lookup afterwards. (The general fix belongs in platform/jobs/queue.ts.)
-  await deps.jobs.boss.getJobById(BUILD_EXPORT_JOB, NO_JOB_ID)
-  return transact(deps.db, async (tx) => {
-    await repo.insertExport(tx, {
-      id,
-      merchant_id: merchantId,
-      format: input.format,
-      filters: JSON.stringify(filters),
-      status: 'queued',
-      snapshot_at: now,
-      error: null,
-      created_at: now,
-      started_at: null,
-      completed_at: null,
-      expires_at: null,
-      updated_at: now,
+  await deps.jobs.boss.findJobs(BUILD_EXPORT_JOB, { id: NO_JOB_ID })
+  try {
+    await transact(deps.db, async (tx) => {
+      await repo.insertExport(tx, {
+        id,
+        merchant_id: merchantId,
+        format: input.format,
+        filters: JSON.stringify(filters),
+        status: 'queued',
+        snapshot_at: now,
+        error: null,
+        idempotency_key: key,
+        created_at: now,
+        started_at: null,
+        completed_at: null,
+        expires_at: null,
+        updated_at: now,
+      })
+      // In the same transaction: the job exists if and only if the export does.
+      await deps.jobs.enqueue(tx, BUILD_EXPORT_JOB, { exportId: id }, { singletonKey: id })
     })
-    // In the same transaction: the job exists if and only if the export does.
-    await deps.jobs.enqueue(tx, BUILD_EXPORT_JOB, { exportId: id }, { singletonKey: id })
-    return {
-      id,
-      format: input.format,
-      status: 'queued' as const,
-      rowCount: 0,
-      filters,
-      createdAt: now,
-      completedAt: null,
-      expiresAt: null,
-    }
-  })
+  } catch (error) {
+    // The same key from another of the merchant's API keys, at the same moment.
+    if (key === null || !isUniqueViolation(error, 'transaction_exports_idempotency')) throw error
+    const retried = await findRetried(deps, merchantId, key, input.format, filters)
+    if (!retried) throw error
+    return retried
+  }
+  return {
+    id,
+    format: input.format,
+    status: 'queued',
+    rowCount: 0,
+    filters,
+    createdAt: now,
+    completedAt: null,
+    expiresAt: null,
+  }
 }
 
 export async function getExport(

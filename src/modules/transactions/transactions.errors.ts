@@ -6,6 +6,7 @@ export type TransactionsErrorCode =
   | 'export_not_ready'
   | 'export_failed'
   | 'export_expired'
+  | 'idempotency_conflict'
 
 const table: ErrorTable<TransactionsErrorCode> = {
   transaction_not_found: { code: 'SVC-RES-3301', status: 404, message: 'transaction not found' },
@@ -19,6 +20,11 @@ const table: ErrorTable<TransactionsErrorCode> = {
     code: 'SVC-STATE-3401',
     status: 409,
     message: 'the export failed; request a new one',
+  },
+  idempotency_conflict: {
+    code: 'SVC-GW-2001',
+    status: 409,
+    message: 'this Idempotency-Key was used for an export with another format or filters',
   },
   export_expired: {
     code: 'SVC-STATE-3401',

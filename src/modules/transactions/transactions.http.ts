@@ -113,12 +113,19 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
         schema: {
           tags,
           summary: 'Request a CSV or PDF statement; built in the background',
+          description:
+            'Answers 202 with the queued export. A retry with the same Idempotency-Key returns ' +
+            'the same export in its current state.',
           body: CreateExportBody,
           response: { 202: ExportResponse, ...errorResponses },
         },
       },
       async (request, reply) => {
-        const created = await createExport(deps, authOf(request).merchantId, request.body)
+        const key = request.headers['idempotency-key']
+        const created = await createExport(deps, authOf(request).merchantId, {
+          ...request.body,
+          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+        })
         return reply.code(202).send(exportJson(created))
       },
     )

@@ -20,6 +20,19 @@ export function findExportById(
     .executeTakeFirst()
 }
 
+export function findExportByKey(
+  db: Db,
+  merchantId: string,
+  idempotencyKey: string,
+): Promise<ExportRow | undefined> {
+  return db
+    .selectFrom('transaction_exports')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('idempotency_key', '=', idempotencyKey)
+    .executeTakeFirst()
+}
+
 /** Jobs carry the id only; the merchant comes from the row. */
 export function findExportForJob(db: Db, exportId: string): Promise<ExportRow | undefined> {
   return db

@@ -31,6 +31,7 @@ export interface TransactionExportsTable {
   chunk_count: Defaulted<number>
   attempt: Defaulted<number>
   error: string | null
+  idempotency_key: string | null
   created_at: Date
   started_at: Date | null
   completed_at: Date | null

@@ -4,6 +4,7 @@ import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { sendMail } from '../../platform/mail.ts'
 import {
+  EVENT_DISPATCH_JOB,
   claimEventForDispatch,
   claimEventsForDispatch,
   getEvent,
@@ -70,6 +71,24 @@ export function assertDeliverJob(data: unknown): DeliverJob {
   return data
 }
 
+const warmed = new WeakSet<object>()
+
+/**
+ * Loads our queues into pg-boss's queue cache, outside any transaction. pg-boss resolves a
+ * queue it has not cached through its own connection; inside one of our transactions on
+ * PGlite (one connection, held by the transaction) that lookup would wait forever. The
+ * cache is filled at boss start, before our queues exist, and refreshed only every minute.
+ * Deleting a job id that cannot exist is the public call that fills it and changes nothing.
+ */
+export async function warmQueueCache(deps: Deps): Promise<void> {
+  if (warmed.has(deps.jobs)) return
+  for (const name of [EVENT_DISPATCH_JOB, DELIVER_JOB, NOTIFY_DISABLED_JOB]) {
+    await deps.jobs.boss.deleteJob(name, NO_SUCH_JOB)
+  }
+  warmed.add(deps.jobs)
+}
+const NO_SUCH_JOB = '00000000-0000-4000-8000-000000000000'
+
 function subscribes(endpoint: EndpointRow, type: string): boolean {
   return endpoint.event_types === null || endpoint.event_types.includes(type)
 }
@@ -113,6 +132,7 @@ async function fanOut(deps: Deps, tx: Tx, events: DispatchableEvent[], now: Date
 
 /** Reconciler: fans out every event not dispatched yet (the outbox's safety net). */
 export async function dispatchPendingEvents(deps: Deps): Promise<number> {
+  await warmQueueCache(deps)
   let created = 0
   for (let batch = 0; batch < DISPATCH_BATCHES_PER_RUN; batch++) {
     const { claimed, deliveries } = await transact(deps.db, async (tx) => {
@@ -128,6 +148,7 @@ export async function dispatchPendingEvents(deps: Deps): Promise<number> {
 
 /** Job: fans out one event at once (enqueued by recordEvent when given deps.jobs). */
 export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
+  await warmQueueCache(deps)
   await transact(deps.db, async (tx) => {
     const now = deps.clock.now()
     const event = await claimEventForDispatch(tx, eventId, now)
@@ -137,6 +158,7 @@ export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> 
 
 /** Reconciler: enqueues an attempt for every pending delivery whose time has come. */
 export async function retryDueDeliveries(deps: Deps): Promise<number> {
+  await warmQueueCache(deps)
   return transact(deps.db, async (tx) => {
     const now = deps.clock.now()
     const due = await repo.lockDueDeliveries(tx, now, RETRY_BATCH)
@@ -229,6 +251,7 @@ export function webhookBody(event: {
 
 /** Job `webhooks.deliver`: one attempt of one delivery. Idempotent per (delivery, attempt). */
 export async function attemptDelivery(deps: Deps, job: DeliverJob): Promise<void> {
+  await warmQueueCache(deps)
   const claimed = await claimAttempt(deps, job)
   if (!claimed) return
   const { delivery, secrets } = claimed

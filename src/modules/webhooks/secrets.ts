@@ -54,4 +54,3 @@ export async function storeCallbackSecret(
   assert(row && row.merchant_id === merchantId, 'callback secret belongs to the store merchant')
   return decrypt(deps.config.masterKey, row.secret_enc, storeSecretAad(storeId)).toString('utf8')
 }
-

@@ -119,7 +119,11 @@ type LookupCallback = (
  * check looked.
  */
 export function guardedLookup(env: KurusEnv) {
-  return (hostname: string, options: { all?: boolean | undefined }, callback: LookupCallback): void => {
+  return (
+    hostname: string,
+    options: { all?: boolean | undefined },
+    callback: LookupCallback,
+  ): void => {
     resolveAll(hostname).then(
       (addresses) => {
         for (const { address } of addresses) {

@@ -65,7 +65,10 @@ export function lockEndpoint(
 }
 
 /** Any status: the delivery worker decides what a disabled or deleted endpoint means. */
-export function findEndpointById(db: Db | Tx, endpointId: string): Promise<EndpointRow | undefined> {
+export function findEndpointById(
+  db: Db | Tx,
+  endpointId: string,
+): Promise<EndpointRow | undefined> {
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()

@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/c
 import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { getStore } from '../merchants/index.ts'
-import { scheduleRedelivery } from './delivery.service.ts'
+import { scheduleRedelivery, warmQueueCache } from './delivery.service.ts'
 import { endpointSecretAad, storeCallbackSecret } from './secrets.ts'
 import { newWebhookSecret } from './signing.ts'
 import { checkReceiverUrl } from './ssrf.ts'
@@ -36,8 +36,7 @@ export interface Endpoint {
 }
 
 function endpointRowToEndpoint(row: EndpointRow, now: Date): Endpoint {
-  const graceLive =
-    row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now
+  const graceLive = row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now
   return {
     id: row.id,
     storeId: row.store_id,
@@ -330,6 +329,7 @@ export async function redeliver(
   deliveryId: string,
 ): Promise<Delivery> {
   await getStore(deps, merchantId, storeId)
+  await warmQueueCache(deps)
   return transact(deps.db, async (tx) => {
     const row = await repo.lockStoreDelivery(tx, merchantId, storeId, deliveryId)
     if (!row) throw webhooksError('delivery_not_found')

@@ -18,6 +18,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       -- Which build attempt owns the chunks; a retry starts a new attempt.
       attempt integer not null default 0 check (attempt >= 0),
       error text,
+      -- The request's Idempotency-Key: the gateway re-runs a 202 on retry (the work is still
+      -- in flight), so the retry must find this export instead of starting another one.
+      idempotency_key text,
       created_at timestamptz not null,
       started_at timestamptz,
       completed_at timestamptz,
@@ -27,6 +30,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db)
   await sql`create index transaction_exports_merchant_idx
     on transaction_exports (merchant_id, created_at)`.execute(db)
+  await sql`create unique index transaction_exports_idempotency
+    on transaction_exports (merchant_id, idempotency_key)
+    where idempotency_key is not null`.execute(db)
   await sql`create index transaction_exports_expiry_idx on transaction_exports (expires_at)
     where status = 'ready'`.execute(db)
   await sql`create index transaction_exports_unfinished_idx on transaction_exports (updated_at)

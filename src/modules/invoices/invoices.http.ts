@@ -1,0 +1,310 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { invoiceUrl, type Invoice } from './invoice-view.ts'
+import {
+  ActivateResponse,
+  CancelResponse,
+  CreateInvoiceBody,
+  EmptyBody,
+  HashParams,
+  InvoiceList,
+  InvoiceListQuery,
+  InvoiceParams,
+  InvoiceSchema,
+  PaySession,
+  PdfResponse,
+  PublicInvoiceView,
+  SendResponse,
+} from './invoices.schemas.ts'
+import {
+  activateInvoice,
+  cancelInvoice,
+  createInvoice,
+  getInvoice,
+  listInvoices,
+  sendInvoice,
+} from './invoices.service.ts'
+import { merchantInvoicePdf, payInvoice, publicInvoicePdf, viewInvoice } from './public.service.ts'
+
+const tags = ['invoices']
+
+function invoiceJson(deps: Deps, i: Invoice) {
+  return {
+    id: i.id,
+    merchantId: i.merchantId,
+    storeId: i.storeId,
+    customerId: i.customerId,
+    publicHash: i.publicHash,
+    url: invoiceUrl(deps.config, i.publicHash),
+    status: i.status,
+    amountMinor: i.amountMinor,
+    currency: i.currency,
+    lineItems: i.lineItems,
+    buyerEmail: i.buyerEmail,
+    buyerName: i.buyerName,
+    dueDate: isoZ(i.dueDate),
+    expiresAt: isoZ(i.expiresAt),
+    notes: i.notes,
+    paymentId: i.paymentId,
+    subscriptionId: i.subscriptionId,
+    cycleNumber: i.cycleNumber,
+    createdAt: isoZ(i.createdAt),
+    sentAt: isoZ(i.sentAt),
+    activatedAt: isoZ(i.activatedAt),
+    viewedAt: isoZ(i.viewedAt),
+    paidAt: isoZ(i.paidAt),
+    expiredAt: isoZ(i.expiredAt),
+    cancelledAt: isoZ(i.cancelledAt),
+  }
+}
+
+function dateOrUndefined(value: string | undefined): Date | undefined {
+  return value === undefined ? undefined : new Date(value)
+}
+
+function sendPdf(reply: FastifyReply, fileName: string, pdf: Buffer, cache: string) {
+  return reply
+    .type('application/pdf')
+    .header('content-disposition', `inline; filename="${fileName}"`)
+    .header('content-length', String(pdf.length))
+    .header('cache-control', cache)
+    .send(pdf)
+}
+
+/** Signed invoice routes (merchant keys). */
+export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/v1/invoices',
+      {
+        schema: {
+          tags,
+          summary: 'Create an invoice (draft)',
+          description:
+            'Optional Idempotency-Key. Each lineTotalMinor must be qty × unitPriceMinor and ' +
+            'amountMinor their sum, else 400 SVC-VAL-3001 with details per field.',
+          body: CreateInvoiceBody,
+          response: { 201: InvoiceSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const b = request.body
+        const invoice = await createInvoice(deps, authOf(request).merchantId, {
+          ...b,
+          dueDate: dateOrUndefined(b.dueDate),
+          expiresAt: dateOrUndefined(b.expiresAt),
+        })
+        return reply.code(201).send(invoiceJson(deps, invoice))
+      },
+    )
+
+    app.get(
+      '/v1/invoices',
+      {
+        schema: {
+          tags,
+          summary: "List the merchant's invoices, newest first",
+          querystring: InvoiceListQuery,
+          response: { 200: InvoiceList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const page = await listInvoices(deps, authOf(request).merchantId, request.query)
+        return {
+          items: page.items.map((i) => ({
+            id: i.id,
+            storeId: i.storeId,
+            status: i.status,
+            amountMinor: i.amountMinor,
+            currency: i.currency,
+            createdAt: isoZ(i.createdAt),
+          })),
+          nextCursor: page.nextCursor,
+        }
+      },
+    )
+
+    app.get(
+      '/v1/invoices/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Retrieve an invoice (a captured payment shows as paid at once)',
+          params: InvoiceParams,
+          response: { 200: InvoiceSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        invoiceJson(deps, await getInvoice(deps, authOf(request).merchantId, request.params.id)),
+    )
+
+    app.post(
+      '/v1/invoices/:id/send',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags,
+          summary: 'Email the invoice to buyerEmail (draft → sent)',
+          params: InvoiceParams,
+          body: EmptyBody,
+          response: { 200: SendResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const i = await sendInvoice(deps, authOf(request).merchantId, request.params.id)
+        return { id: i.id, status: i.status, sentAt: isoZ(i.sentAt) }
+      },
+    )
+
+    app.post(
+      '/v1/invoices/:id/activate',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags,
+          summary: 'Open the payment link without an email (draft → activated)',
+          params: InvoiceParams,
+          body: EmptyBody,
+          response: { 200: ActivateResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const i = await activateInvoice(deps, authOf(request).merchantId, request.params.id)
+        return { id: i.id, status: i.status, activatedAt: isoZ(i.activatedAt) }
+      },
+    )
+
+    app.post(
+      '/v1/invoices/:id/cancel',
+      {
+        schema: {
+          tags,
+          summary: 'Cancel an open invoice (and its open checkout session)',
+          params: InvoiceParams,
+          body: EmptyBody,
+          response: { 200: CancelResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const i = await cancelInvoice(deps, authOf(request).merchantId, request.params.id)
+        return { id: i.id, status: i.status, cancelledAt: isoZ(i.cancelledAt) }
+      },
+    )
+
+    app.get(
+      '/v1/invoices/:id/pdf',
+      {
+        schema: {
+          tags,
+          summary: 'The invoice as a PDF',
+          params: InvoiceParams,
+          response: { 200: PdfResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { invoiceId, pdf } = await merchantInvoicePdf(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+        )
+        return sendPdf(reply, `${invoiceId}.pdf`, pdf, 'private, no-store')
+      },
+    )
+  }
+}
+
+const publicErrors = {
+  400: ErrorEnvelope,
+  403: ErrorEnvelope,
+  404: ErrorEnvelope,
+  409: ErrorEnvelope,
+  429: ErrorEnvelope,
+}
+
+/**
+ * The buyer's API (public context: no signature, the publicHash is the bearer, limited per
+ * IP). Responses carry live state and are never cached.
+ */
+export function invoicesPublicRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    app.addHook('onSend', async (_request, reply, payload) => {
+      void reply.header('cache-control', 'no-store')
+      void reply.header('referrer-policy', 'no-referrer')
+      return payload
+    })
+
+    app.get(
+      '/v1/public/invoices/:hash',
+      {
+        schema: {
+          tags,
+          summary: 'The invoice as its buyer sees it (the first read marks it viewed)',
+          security: [],
+          params: HashParams,
+          response: { 200: PublicInvoiceView, ...publicErrors },
+        },
+      },
+      async (request) => {
+        const { merchantName, invoice: i } = await viewInvoice(deps, request.params.hash)
+        return {
+          publicHash: request.params.hash,
+          merchantName,
+          status: i.status,
+          amountMinor: i.amountMinor,
+          currency: i.currency,
+          lineItems: i.lineItems,
+          buyerName: i.buyerName,
+          dueDate: isoZ(i.dueDate),
+          expiresAt: isoZ(i.expiresAt),
+          notes: i.notes,
+          paidAt: isoZ(i.paidAt),
+        }
+      },
+    )
+
+    app.post(
+      '/v1/public/invoices/:hash/pay',
+      {
+        schema: {
+          tags,
+          summary: 'The checkout session that pays the invoice (made once, reused while active)',
+          security: [],
+          params: HashParams,
+          body: EmptyBody,
+          response: { 200: PaySession, ...publicErrors },
+        },
+      },
+      async (request) => {
+        const session = await payInvoice(deps, request.params.hash)
+        return {
+          sessionId: session.id,
+          checkoutUrl: `${deps.config.checkoutUrl}/s/${session.id}`,
+          expiresAt: isoZ(session.expiresAt),
+        }
+      },
+    )
+
+    app.get(
+      '/v1/public/invoices/:hash/pdf',
+      {
+        schema: {
+          tags,
+          summary: 'The invoice as a PDF (changes no status)',
+          security: [],
+          params: HashParams,
+          response: { 200: PdfResponse, ...publicErrors },
+        },
+      },
+      async (request, reply) => {
+        const pdf = await publicInvoicePdf(deps, request.params.hash)
+        return sendPdf(reply, 'fatura.pdf', pdf, 'no-store')
+      },
+    )
+  }
+}

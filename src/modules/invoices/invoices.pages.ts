@@ -1,0 +1,469 @@
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Deps } from '../../database.ts'
+import { AppError } from '../../platform/errors.ts'
+import { toAppError } from '../../platform/http/errors.ts'
+import { html, type SafeHtml } from '../../pages/html.ts'
+import { formatTry, LANG_COOKIE, LANGS, pickLang, type Lang } from '../../pages/i18n.ts'
+import { icons, layout } from '../../pages/layout.ts'
+import { noticePage } from '../../pages/status.pages.ts'
+import type { RateLimiter } from '../gateway/index.ts'
+import type { Invoice } from './invoice-view.ts'
+import type { InvoiceStatus } from './invoices.table.ts'
+import { payInvoice, viewInvoice, type PublicInvoice } from './public.service.ts'
+
+// The buyer's invoice page, /invoice/{publicHash}: the merchant, the lines, the total and
+// the dates, with a Pay button. The button is a plain HTML form posting to
+// /invoice/{publicHash}/pay, which makes (or reuses) the invoice's checkout session and
+// sends the buyer to the checkout page /s/{sessionId}; the checkout returns here, and the
+// page shows the invoice paid. No script of its own: it works without JavaScript. It uses
+// the checkout pages' shell and stylesheet (src/pages) plus a small stylesheet of its own;
+// same rules as the checkout pages: our own origin only, no inline script or style (CSP),
+// HTML error pages, Turkish and English.
+
+interface Asset {
+  body: Buffer
+  contentType: string
+  hash: string
+}
+
+const ASSET_TYPES: Readonly<Record<string, string>> = {
+  'invoice.css': 'text/css; charset=utf-8',
+}
+
+const ASSETS: ReadonlyMap<string, Asset> = new Map(
+  Object.entries(ASSET_TYPES).map(([name, contentType]) => {
+    const body = readFileSync(fileURLToPath(new URL(`assets/${name}`, import.meta.url)))
+    const hash = createHash('sha256').update(body).digest('hex').slice(0, 16)
+    return [name, { body, contentType, hash }]
+  }),
+)
+
+function assetUrl(name: string): string {
+  const asset = ASSETS.get(name)
+  if (!asset) throw new Error(`unknown asset ${name}`)
+  return `/invoice-assets/${name}?v=${asset.hash}`
+}
+
+// Words of this page (the shared dictionary in src/pages/i18n.ts belongs to the checkout).
+const MESSAGES = {
+  tr: {
+    title: '{merchant} · Fatura',
+    eyebrow: 'Fatura',
+    amount_label: 'Ödenecek tutar',
+    amount_label_paid: 'Ödenen tutar',
+    invoice_no: 'Fatura no: {id}',
+    details: 'Fatura ayrıntıları',
+    lines_caption: 'Fatura kalemleri',
+    col_item: 'Açıklama',
+    col_qty: 'Adet',
+    col_unit: 'Birim fiyat',
+    col_total: 'Tutar',
+    total: 'Toplam',
+    status: 'Durum',
+    buyer: 'Alıcı',
+    due_date: 'Son ödeme tarihi',
+    expires_at: 'Bağlantı geçerliliği',
+    pay: 'Öde',
+    pdf: 'Faturayı PDF olarak indir',
+    status_sent: 'Ödeme bekleniyor',
+    status_activated: 'Ödeme bekleniyor',
+    status_viewed: 'Ödeme bekleniyor',
+    status_draft: 'Taslak',
+    status_paid: 'Ödendi',
+    status_expired: 'Süresi doldu',
+    status_cancelled: 'İptal edildi',
+    paid_note: 'Bu fatura {date} tarihinde ödendi. Teşekkürler!',
+    expired_note: 'Bu faturanın ödeme bağlantısının süresi doldu. Satıcıyla iletişime geçin.',
+    cancelled_note: 'Bu fatura satıcı tarafından iptal edildi; ödeme alınmaz.',
+    failed_note: 'Ödeme tamamlanamadı. Başka bir kartla tekrar deneyebilirsiniz.',
+    pending_note: 'Ödemeniz işleniyor. Sonuç birkaç dakika içinde burada görünecek.',
+    not_found_title: 'Fatura bulunamadı',
+    not_found_body: 'Bağlantıyı kontrol edin ya da satıcıdan yeni bir bağlantı isteyin.',
+    unavailable_title: 'Şu anda ödeme alınamıyor',
+    unavailable_body: 'Satıcı şu anda ödeme alamıyor. Lütfen daha sonra tekrar deneyin.',
+    error_title: 'Bir şeyler ters gitti',
+    error_body: 'Lütfen birkaç dakika sonra tekrar deneyin.',
+    rate_title: 'Çok fazla istek',
+    rate_body: 'Kısa sürede çok fazla istek yapıldı. Lütfen biraz bekleyip tekrar deneyin.',
+  },
+  en: {
+    title: '{merchant} · Invoice',
+    eyebrow: 'Invoice',
+    amount_label: 'Amount due',
+    amount_label_paid: 'Amount paid',
+    invoice_no: 'Invoice no: {id}',
+    details: 'Invoice details',
+    lines_caption: 'Invoice lines',
+    col_item: 'Description',
+    col_qty: 'Qty',
+    col_unit: 'Unit price',
+    col_total: 'Amount',
+    total: 'Total',
+    status: 'Status',
+    buyer: 'Billed to',
+    due_date: 'Due date',
+    expires_at: 'Link valid until',
+    pay: 'Pay',
+    pdf: 'Download the invoice as PDF',
+    status_sent: 'Awaiting payment',
+    status_activated: 'Awaiting payment',
+    status_viewed: 'Awaiting payment',
+    status_draft: 'Draft',
+    status_paid: 'Paid',
+    status_expired: 'Expired',
+    status_cancelled: 'Cancelled',
+    paid_note: 'This invoice was paid on {date}. Thank you!',
+    expired_note: "This invoice's payment link has expired. Please contact the seller.",
+    cancelled_note: 'The seller cancelled this invoice; no payment is taken.',
+    failed_note: 'The payment could not be completed. You can try again with another card.',
+    pending_note: 'Your payment is being processed. The result will show here in a few minutes.',
+    not_found_title: 'Invoice not found',
+    not_found_body: 'Check the link, or ask the seller for a new one.',
+    unavailable_title: 'Payments are unavailable',
+    unavailable_body: 'The seller cannot take payments right now. Please try again later.',
+    error_title: 'Something went wrong',
+    error_body: 'Please try again in a few minutes.',
+    rate_title: 'Too many requests',
+    rate_body: 'Too many requests in a short time. Please wait a moment and try again.',
+  },
+} as const satisfies Record<Lang, Record<string, string>>
+
+type MessageKey = keyof (typeof MESSAGES)['tr']
+
+function m(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}): string {
+  let text: string = MESSAGES[lang][key]
+  for (const [name, value] of Object.entries(vars))
+    text = text.split(`{${name}}`).join(String(value))
+  return text
+}
+
+/** A date as a Turkish buyer reads it (Turkey time), e.g. "28 Şubat 2027". */
+function formatDate(date: Date, lang: Lang): string {
+  return new Intl.DateTimeFormat(lang === 'tr' ? 'tr-TR' : 'en-GB', {
+    timeZone: 'Europe/Istanbul',
+    dateStyle: 'long',
+  }).format(date)
+}
+
+function initial(name: string): string {
+  return Array.from(name.trim())[0]?.toLocaleUpperCase('tr') ?? '•'
+}
+
+const PAYABLE: ReadonlySet<InvoiceStatus> = new Set(['sent', 'activated', 'viewed'])
+
+interface PageInput {
+  lang: Lang
+  langHrefs: Record<Lang, string>
+  sandbox: boolean
+  publicHash: string
+  view: PublicInvoice
+  /** The payment status the checkout returned with (?status=…), when back from it. */
+  returnedStatus: string | undefined
+}
+
+function statusBox(lang: Lang, invoice: Invoice, returnedStatus: string | undefined): SafeHtml {
+  if (invoice.status === 'paid') {
+    const date = formatDate(invoice.paidAt ?? invoice.createdAt, lang)
+    return html`<p class="invoice-status invoice-status-paid" id="invoice-status" role="status">
+      ${icons.check}<span>${m(lang, 'paid_note', { date })}</span>
+    </p>`
+  }
+  if (invoice.status === 'expired' || invoice.status === 'cancelled') {
+    return html`<p class="invoice-status" id="invoice-status" role="status">
+      ${icons.alert}<span
+        >${m(lang, invoice.status === 'expired' ? 'expired_note' : 'cancelled_note')}</span
+      >
+    </p>`
+  }
+  if (
+    returnedStatus === 'failed' ||
+    returnedStatus === 'expired' ||
+    returnedStatus === 'cancelled'
+  ) {
+    return html`<div class="alert" id="invoice-alert" role="alert">
+      ${icons.alert}<span>${m(lang, 'failed_note')}</span>
+    </div>`
+  }
+  if (returnedStatus === 'pending' || returnedStatus === 'pending_3ds') {
+    return html`<p class="invoice-status" id="invoice-status" role="status">
+      ${icons.clock}<span>${m(lang, 'pending_note')}</span>
+    </p>`
+  }
+  return html``
+}
+
+function linesTable(lang: Lang, invoice: Invoice): SafeHtml {
+  const rows = invoice.lineItems.map(
+    (l) =>
+      html`<tr>
+        <td>${l.name}</td>
+        <td>${l.qty.toLocaleString(lang === 'tr' ? 'tr-TR' : 'en-GB')}</td>
+        <td>${formatTry(l.unitPriceMinor, lang)}</td>
+        <td>${formatTry(l.lineTotalMinor, lang)}</td>
+      </tr>`,
+  )
+  return html`<table class="invoice-lines" id="invoice-lines">
+    <caption class="sr-only">
+      ${m(lang, 'lines_caption')}
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">${m(lang, 'col_item')}</th>
+        <th scope="col">${m(lang, 'col_qty')}</th>
+        <th scope="col">${m(lang, 'col_unit')}</th>
+        <th scope="col">${m(lang, 'col_total')}</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+    <tfoot>
+      <tr>
+        <th scope="row" colspan="3">${m(lang, 'total')}</th>
+        <td id="invoice-total">${formatTry(invoice.amountMinor, lang)}</td>
+      </tr>
+    </tfoot>
+  </table>`
+}
+
+function fact(label: string, value: string, id: string): SafeHtml {
+  return html`<div>
+    <dt>${label}</dt>
+    <dd id="${id}">${value}</dd>
+  </div>`
+}
+
+export function invoicePage(p: PageInput): string {
+  const { lang } = p
+  const { invoice, merchantName } = p.view
+  const payable = PAYABLE.has(invoice.status)
+  const hash = encodeURIComponent(p.publicHash)
+  const content = html`<div class="checkout">
+      <section class="summary" aria-labelledby="summary-heading">
+        <div class="merchant">
+          <span class="merchant-mark" aria-hidden="true">${initial(merchantName)}</span>
+          <div class="merchant-text">
+            <p class="eyebrow">${m(lang, 'eyebrow')}</p>
+            <p class="merchant-name">${merchantName}</p>
+          </div>
+        </div>
+        <h1 id="summary-heading" class="amount-block">
+          <span class="amount-label"
+            >${m(lang, invoice.status === 'paid' ? 'amount_label_paid' : 'amount_label')}</span
+          ><span class="amount" id="invoice-amount">${formatTry(invoice.amountMinor, lang)}</span>
+        </h1>
+        <p class="description">${m(lang, 'invoice_no', { id: invoice.id })}</p>
+      </section>
+      <section class="panel" aria-labelledby="details-heading">
+        <h2 id="details-heading" class="panel-title">
+          ${icons.card}<span>${m(lang, 'details')}</span>
+        </h2>
+        ${statusBox(lang, invoice, p.returnedStatus)} ${linesTable(lang, invoice)}
+        <dl class="facts">
+          ${fact(m(lang, 'status'), m(lang, `status_${invoice.status}`), 'status-value')}
+          ${invoice.buyerName ? fact(m(lang, 'buyer'), invoice.buyerName, 'buyer-value') : ''}
+          ${invoice.dueDate ? fact(m(lang, 'due_date'), formatDate(invoice.dueDate, lang), 'due-value') : ''}
+          ${payable && invoice.expiresAt ? fact(m(lang, 'expires_at'), formatDate(invoice.expiresAt, lang), 'expires-value') : ''}
+        </dl>
+        ${invoice.notes ? html`<p class="invoice-notes">${invoice.notes}</p>` : ''}
+        ${
+          payable
+            ? html`<form class="invoice-pay-form" method="post" action="/invoice/${hash}/pay">
+                <button type="submit" class="primary-button" id="pay-button">
+                  ${icons.lock}<span class="button-label">${m(lang, 'pay')}</span>
+                </button>
+              </form>`
+            : ''
+        }
+        <a class="invoice-pdf-link" href="/v1/public/invoices/${hash}/pdf">${m(lang, 'pdf')}</a>
+      </section>
+    </div>
+    <link rel="stylesheet" href="${assetUrl('invoice.css')}" />`
+  return layout({
+    lang,
+    title: m(lang, 'title', { merchant: merchantName }),
+    page: 'invoice',
+    langHrefs: p.langHrefs,
+    sandbox: p.sandbox,
+    content,
+  })
+}
+
+/** The page's CSP: as the checkout pages', nothing but our own origin. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ')
+
+const FORM_BODY_BYTES_MAX = 1024
+
+function langOf(request: FastifyRequest): Lang {
+  const query = request.query as Record<string, unknown> | undefined
+  const fromQuery = typeof query?.['lang'] === 'string' ? query['lang'] : undefined
+  return pickLang({
+    query: fromQuery,
+    cookie: request.headers.cookie,
+    acceptLanguage: request.headers['accept-language'],
+  })
+}
+
+function langHrefs(request: FastifyRequest): Record<Lang, string> {
+  const url = new URL(request.url, 'http://pages.invalid')
+  const out = {} as Record<Lang, string>
+  for (const lang of LANGS) {
+    url.searchParams.set('lang', lang)
+    out[lang] = url.pathname + url.search
+  }
+  return out
+}
+
+function sendHtml(reply: FastifyReply, status: number, body: string) {
+  return reply.code(status).type('text/html; charset=utf-8').send(body)
+}
+
+function errorPage(deps: Deps, request: FastifyRequest, status: number): string {
+  const lang = langOf(request)
+  const key =
+    status === 404
+      ? 'not_found'
+      : status === 429
+        ? 'rate'
+        : status === 403
+          ? 'unavailable'
+          : 'error'
+  return noticePage({
+    lang,
+    langHrefs: langHrefs(request),
+    sandbox: deps.config.env === 'demo',
+    tone: 'info',
+    title: m(lang, `${key}_title`),
+    body: m(lang, `${key}_body`),
+  })
+}
+
+export interface InvoicePagesOptions {
+  /** The per-IP limiter of the public context: the page shares its budget. */
+  rateLimiter: RateLimiter
+}
+
+const PageParams = Type.Object({ hash: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) })
+const PageQuery = Type.Object({
+  lang: Type.Optional(Type.String({ maxLength: 8 })),
+  sessionId: Type.Optional(Type.String({ maxLength: 64 })),
+  paymentId: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(Type.String({ maxLength: 32 })),
+})
+
+/** The invoice page's context: register it on its own (it sets hooks and an error handler). */
+export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    const live = deps.config.env === 'live'
+
+    app.addHook('onRequest', async (request) => {
+      if (request.url.startsWith('/invoice-assets/')) return
+      const decision = await options.rateLimiter.take(`ip:${request.ip}`)
+      if (!decision.allowed) {
+        throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
+          'retry-after': String(decision.retryAfterSeconds),
+        })
+      }
+    })
+    app.addHook('onSend', async (request, reply, payload) => {
+      void reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
+      void reply.header('x-content-type-options', 'nosniff')
+      // The URL carries the bearer: never send it on as a Referer.
+      void reply.header('referrer-policy', 'no-referrer')
+      void reply.header('x-frame-options', 'DENY')
+      void reply.header('cross-origin-opener-policy', 'same-origin')
+      if (live)
+        void reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains')
+      if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
+      const chosen = (request.query as Record<string, unknown> | undefined)?.['lang']
+      if (chosen === 'tr' || chosen === 'en') {
+        void reply.header(
+          'set-cookie',
+          `${LANG_COOKIE}=${chosen}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${live ? '; Secure' : ''}`,
+        )
+      }
+      return payload
+    })
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const appError = toAppError(error)
+      if (appError.status >= 500) request.log.error({ err: error }, 'invoice page error')
+      if (appError.headers) void reply.headers(appError.headers)
+      // Pay pressed on an invoice that has just been paid, cancelled or expired: the page
+      // itself says what became of it.
+      const { hash } = (request.params ?? {}) as { hash?: string }
+      if (request.method === 'POST' && appError.code === 'SVC-STATE-3401' && hash) {
+        return reply
+          .code(303)
+          .header('location', `/invoice/${encodeURIComponent(hash)}`)
+          .send()
+      }
+      return sendHtml(reply, appError.status, errorPage(deps, request, appError.status))
+    })
+    // The Pay form posts urlencoded (a plain HTML form); it carries no fields.
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_BYTES_MAX },
+      (_request, _body, done) => {
+        done(null, {})
+      },
+    )
+
+    app.get('/invoice-assets/:name', { schema: { hide: true } }, async (request, reply) => {
+      const { name } = request.params as { name: string }
+      const asset = ASSETS.get(name)
+      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404))
+      const versioned = (request.query as Record<string, unknown>)['v'] === asset.hash
+      return reply
+        .header(
+          'cache-control',
+          versioned ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
+        )
+        .header('etag', `"${asset.hash}"`)
+        .type(asset.contentType)
+        .send(asset.body)
+    })
+
+    app.get(
+      '/invoice/:hash',
+      { schema: { hide: true, params: PageParams, querystring: PageQuery } },
+      async (request, reply) => {
+        const view = await viewInvoice(deps, request.params.hash)
+        return sendHtml(
+          reply,
+          200,
+          invoicePage({
+            lang: langOf(request),
+            langHrefs: langHrefs(request),
+            sandbox: deps.config.env === 'demo',
+            publicHash: request.params.hash,
+            view,
+            returnedStatus: request.query.status,
+          }),
+        )
+      },
+    )
+
+    app.post(
+      '/invoice/:hash/pay',
+      { schema: { hide: true, params: PageParams } },
+      async (request, reply) => {
+        const session = await payInvoice(deps, request.params.hash)
+        // Our own origin: the checkout page is served by this same process.
+        return reply.code(303).header('location', `/s/${session.id}`).send()
+      },
+    )
+  }
+}

@@ -1,0 +1,158 @@
+import type { Db, Tx } from '../../database.ts'
+import type { InvoicePatch, InvoiceRow, InvoiceStatus, NewInvoice } from './invoices.table.ts'
+
+/** Statuses an invoice can still leave; paid, expired and cancelled are terminal. */
+export const OPEN_STATUSES: InvoiceStatus[] = ['draft', 'sent', 'activated', 'viewed']
+/** Open statuses in which the buyer may pay (and so a checkout session may exist). */
+export const PAYABLE_STATUSES: InvoiceStatus[] = ['sent', 'activated', 'viewed']
+
+export async function insertInvoice(db: Db | Tx, row: NewInvoice): Promise<void> {
+  await db.insertInto('invoices').values(row).execute()
+}
+
+export function findInvoiceById(
+  db: Db,
+  merchantId: string,
+  id: string,
+): Promise<InvoiceRow | undefined> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** For background work that holds only the invoice id (the email job). */
+export function findInvoiceByIdUnscoped(db: Db, id: string): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+/** The public link: the bearer's digest is the key, across merchants. */
+export function findInvoiceByHashDigest(db: Db, digest: string): Promise<InvoiceRow | undefined> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('public_hash_sha256', '=', digest)
+    .executeTakeFirst()
+}
+
+export function findInvoiceBySubscriptionCycle(
+  db: Db,
+  merchantId: string,
+  subscriptionId: string,
+  cycleNumber: number,
+): Promise<InvoiceRow | undefined> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('subscription_id', '=', subscriptionId)
+    .where('cycle_number', '=', cycleNumber)
+    .executeTakeFirst()
+}
+
+export function lockInvoice(
+  tx: Tx,
+  merchantId: string,
+  id: string,
+): Promise<InvoiceRow | undefined> {
+  return tx
+    .selectFrom('invoices')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+export function updateInvoice(tx: Tx, id: string, patch: InvoicePatch): Promise<InvoiceRow> {
+  return tx
+    .updateTable('invoices')
+    .set(patch)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/**
+ * Records that checkout session n was minted. Never moves backwards: a slow writer of an
+ * older n changes nothing once a newer one is recorded.
+ */
+export async function recordSession(db: Db, id: string, seq: number, sessionId: string) {
+  await db
+    .updateTable('invoices')
+    .set({ session_seq: seq, session_id: sessionId })
+    .where('id', '=', id)
+    .where('session_seq', '<=', seq)
+    .execute()
+}
+
+export async function markEmailSent(db: Db, id: string, at: Date): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ email_sent_at: at })
+    .where('id', '=', id)
+    .where('email_sent_at', 'is', null)
+    .execute()
+}
+
+export interface InvoicePageQuery {
+  merchantId: string
+  storeId: string | undefined
+  status: InvoiceStatus | undefined
+  before: { createdAt: Date; id: string } | undefined
+  limit: number
+}
+
+/** Newest first; keyset on (created_at, id), served by invoices_list_idx. */
+export function findInvoicePage(db: Db, q: InvoicePageQuery): Promise<InvoiceRow[]> {
+  let query = db.selectFrom('invoices').selectAll().where('merchant_id', '=', q.merchantId)
+  const { storeId, status, before } = q
+  if (storeId !== undefined) query = query.where('store_id', '=', storeId)
+  if (status !== undefined) query = query.where('status', '=', status)
+  if (before) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.createdAt, before.id)),
+    )
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
+}
+
+/** Open, payable invoices that minted a checkout session, by id after `afterId` (the sweep). */
+export function findOpenInvoicesWithSessions(
+  db: Db,
+  afterId: string,
+  limit: number,
+): Promise<InvoiceRow[]> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('status', 'in', PAYABLE_STATUSES)
+    .where('session_seq', '>', 0)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+}
+
+/** Open invoices whose link expiry has passed, soonest first (the expiry sweep). */
+export function findExpiredOpenInvoices(
+  db: Db,
+  now: Date,
+  after: { expiresAt: Date; id: string } | undefined,
+  limit: number,
+): Promise<InvoiceRow[]> {
+  let query = db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('status', 'in', OPEN_STATUSES)
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', now)
+  if (after) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('expires_at', 'id'), '>', eb.tuple(after.expiresAt, after.id)),
+    )
+  }
+  return query.orderBy('expires_at').orderBy('id').limit(limit).execute()
+}

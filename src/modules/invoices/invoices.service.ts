@@ -1,0 +1,378 @@
+import { hkdfSync } from 'node:crypto'
+import type { Deps, Tx } from '../../database.ts'
+import { assert } from '../../platform/assert.ts'
+import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
+import { AppError, validationError, type FieldIssue } from '../../platform/errors.ts'
+import { newId } from '../../platform/ids.ts'
+import { assertMinor } from '../../platform/money.ts'
+import { assertCustomerExists, getCustomer } from '../customers/index.ts'
+import { getStore } from '../merchants/index.ts'
+import { SEND_EMAIL_JOB } from './invoice-email.ts'
+import { closeInvoice, refreshInvoice } from './invoice-sync.service.ts'
+import {
+  emitInvoiceEvent,
+  invoiceRowToInvoice,
+  newPublicHash,
+  publicHashDigest,
+  sealPublicHash,
+  type Invoice,
+} from './invoice-view.ts'
+import { invoicesError } from './invoices.errors.ts'
+import * as repo from './invoices.repository.ts'
+import type { InvoiceRow, InvoiceStatus, LineItem, NewInvoice } from './invoices.table.ts'
+
+// The merchant's use cases. Every state change locks the row, re-checks its status and
+// writes the new state with its outbox event in one transaction. Paid detection and expiry
+// live in invoice-sync.service.ts; the buyer's side in public.service.ts.
+
+export const AMOUNT_MIN_MINOR = 100
+export const AMOUNT_MAX_MINOR = 10_000_000_000
+export const INVOICES_LIMIT_MAX = 100
+
+export interface CreateInvoiceInput {
+  storeId: string
+  customerId?: string | undefined
+  amountMinor: number
+  currency: 'TRY'
+  lineItems: LineItem[]
+  buyerEmail?: string | undefined
+  buyerName?: string | undefined
+  dueDate?: Date | undefined
+  expiresAt?: Date | undefined
+  notes?: string | undefined
+}
+
+/**
+ * The money rules, all reported at once: each lineTotalMinor is qty × unitPriceMinor and
+ * amountMinor is the sum of the line totals. BigInt, so no product is ever rounded.
+ */
+export function checkAmounts(input: {
+  amountMinor: number
+  lineItems: readonly LineItem[]
+}): FieldIssue[] {
+  const issues: FieldIssue[] = []
+  let sum = 0n
+  for (const [i, line] of input.lineItems.entries()) {
+    const expected = BigInt(line.qty) * BigInt(line.unitPriceMinor)
+    if (BigInt(line.lineTotalMinor) !== expected) {
+      issues.push({
+        field: `lineItems[${i}].lineTotalMinor`,
+        reason: `must equal qty × unitPriceMinor (${expected})`,
+      })
+    }
+    sum += BigInt(line.lineTotalMinor)
+  }
+  if (BigInt(input.amountMinor) !== sum) {
+    issues.push({ field: 'amountMinor', reason: `must equal the sum of the line totals (${sum})` })
+  }
+  if (input.amountMinor < AMOUNT_MIN_MINOR || input.amountMinor > AMOUNT_MAX_MINOR) {
+    issues.push({
+      field: 'amountMinor',
+      reason: `must be between ${AMOUNT_MIN_MINOR} and ${AMOUNT_MAX_MINOR} kuruş`,
+    })
+  }
+  return issues
+}
+
+function throwIssues(issues: FieldIssue[]): void {
+  const [first] = issues
+  if (!first) return
+  const message = issues.map((i) => `${i.field}: ${i.reason}`).join('; ')
+  throw new AppError('SVC-VAL-3001', 400, message, issues)
+}
+
+/** Creates an invoice in `draft`. The returned publicHash is the buyer's link. */
+export async function createInvoice(
+  deps: Deps,
+  merchantId: string,
+  input: CreateInvoiceInput,
+): Promise<Invoice> {
+  const now = deps.clock.now()
+  const issues = checkAmounts(input)
+  if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
+    issues.push({ field: 'expiresAt', reason: 'must be in the future' })
+  }
+  throwIssues(issues)
+  await getStore(deps, merchantId, input.storeId)
+  if (input.customerId !== undefined) {
+    try {
+      await assertCustomerExists(deps, merchantId, input.customerId)
+    } catch {
+      throw validationError('customerId', 'is not a customer of this merchant')
+    }
+  }
+  const id = newId('inv')
+  const publicHash = newPublicHash()
+  const row = await transact(deps.db, async (tx) => {
+    await repo.insertInvoice(tx, {
+      ...baseRow(deps, id, merchantId, input.storeId, publicHash, now),
+      customer_id: input.customerId ?? null,
+      status: 'draft',
+      amount_minor: input.amountMinor,
+      line_items: JSON.stringify(input.lineItems),
+      buyer_email: input.buyerEmail ?? null,
+      buyer_name: input.buyerName ?? null,
+      due_date: input.dueDate ?? null,
+      expires_at: input.expiresAt ?? null,
+      notes: input.notes ?? null,
+    })
+    const inserted = await repo.lockInvoice(tx, merchantId, id)
+    assert(inserted !== undefined, 'inserted invoice is readable')
+    await emitInvoiceEvent(tx, inserted, 'invoice.created', now)
+    return inserted
+  })
+  return invoiceRowToInvoice(deps.config, row)
+}
+
+function baseRow(
+  deps: Deps,
+  id: string,
+  merchantId: string,
+  storeId: string,
+  publicHash: string,
+  now: Date,
+): Omit<NewInvoice, 'status' | 'amount_minor' | 'line_items'> {
+  return {
+    id,
+    merchant_id: merchantId,
+    store_id: storeId,
+    public_hash_sha256: publicHashDigest(publicHash),
+    public_hash_enc: sealPublicHash(deps.config, id, publicHash),
+    currency: 'TRY',
+    created_at: now,
+    updated_at: now,
+  }
+}
+
+async function loadRow(deps: Deps, merchantId: string, id: string): Promise<InvoiceRow> {
+  const row = await repo.findInvoiceById(deps.db, merchantId, id)
+  if (!row) throw invoicesError('invoice_not_found')
+  return row
+}
+
+/** The invoice, with a captured payment or a passed expiry taken in first. */
+export async function getInvoice(deps: Deps, merchantId: string, id: string): Promise<Invoice> {
+  const row = await refreshInvoice(deps, await loadRow(deps, merchantId, id))
+  return invoiceRowToInvoice(deps.config, row)
+}
+
+/** One locked state change from `draft`, after the lazy checks (an expired draft is 409). */
+async function changeDraft(
+  deps: Deps,
+  merchantId: string,
+  id: string,
+  refuse: 'not_sendable' | 'not_activatable',
+  change: (tx: Tx, row: InvoiceRow, now: Date) => Promise<InvoiceRow>,
+): Promise<Invoice> {
+  await refreshInvoice(deps, await loadRow(deps, merchantId, id))
+  const row = await transact(deps.db, async (tx) => {
+    const current = await repo.lockInvoice(tx, merchantId, id)
+    if (!current) throw invoicesError('invoice_not_found')
+    const now = deps.clock.now()
+    if (current.status !== 'draft') {
+      throw invoicesError(refuse, `${invoicesError(refuse).message}; it is ${current.status}`)
+    }
+    if (current.expires_at && current.expires_at.getTime() <= now.getTime()) {
+      throw invoicesError(refuse, `${invoicesError(refuse).message}; its link has expired`)
+    }
+    return change(tx, current, now)
+  })
+  return invoiceRowToInvoice(deps.config, row)
+}
+
+/**
+ * draft → sent: the buyer is emailed the link. The email goes out from the
+ * `invoices.send_email` job, enqueued in this transaction: it exists iff `sent` commits,
+ * and a failing SMTP server is retried with backoff instead of failing the request.
+ */
+export async function sendInvoice(deps: Deps, merchantId: string, id: string): Promise<Invoice> {
+  return changeDraft(deps, merchantId, id, 'not_sendable', async (tx, current, now) => {
+    if (!current.buyer_email) {
+      throw validationError('buyerEmail', 'is required to send the invoice')
+    }
+    const updated = await repo.updateInvoice(tx, current.id, {
+      status: 'sent',
+      sent_at: now,
+      updated_at: now,
+    })
+    await emitInvoiceEvent(tx, updated, 'invoice.sent', now)
+    await deps.jobs.enqueue(tx, SEND_EMAIL_JOB, { invoiceId: current.id })
+    return updated
+  })
+}
+
+/** draft → activated: the link works, no email is sent (the merchant shares it). */
+export async function activateInvoice(
+  deps: Deps,
+  merchantId: string,
+  id: string,
+): Promise<Invoice> {
+  return changeDraft(deps, merchantId, id, 'not_activatable', async (tx, current, now) => {
+    const updated = await repo.updateInvoice(tx, current.id, {
+      status: 'activated',
+      activated_at: now,
+      updated_at: now,
+    })
+    await emitInvoiceEvent(tx, updated, 'invoice.activated', now)
+    return updated
+  })
+}
+
+/**
+ * Any open status → cancelled; its open checkout session is cancelled with it. A payment
+ * captured meanwhile wins (the invoice is paid: 409); one still under way is 409 too.
+ */
+export async function cancelInvoice(deps: Deps, merchantId: string, id: string): Promise<Invoice> {
+  const row = await refreshInvoice(deps, await loadRow(deps, merchantId, id))
+  const outcome = await closeInvoice(deps, row, 'cancelled')
+  if (!outcome.closed) {
+    if (outcome.reason === 'payment_in_progress') throw invoicesError('payment_in_progress')
+    throw invoicesError(
+      'not_cancellable',
+      `${invoicesError('not_cancellable').message}; it is ${outcome.row.status}`,
+    )
+  }
+  return invoiceRowToInvoice(deps.config, outcome.row)
+}
+
+// The list. Its cursor is signed with a key of its own and names its merchant.
+
+function cursorKey(masterKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/invoices/list', 32))
+}
+
+interface InvoicesCursor {
+  k: 'invoices'
+  m: string
+  t: string
+  i: string
+}
+
+function isInvoicesCursor(value: unknown, merchantId: string): value is InvoicesCursor {
+  if (typeof value !== 'object' || value === null) return false
+  const c = value as Partial<InvoicesCursor>
+  return (
+    c.k === 'invoices' &&
+    c.m === merchantId &&
+    typeof c.t === 'string' &&
+    !Number.isNaN(Date.parse(c.t)) &&
+    typeof c.i === 'string'
+  )
+}
+
+export interface InvoiceListQuery {
+  storeId?: string | undefined
+  status?: InvoiceStatus | undefined
+  limit: number
+  cursor?: string | undefined
+}
+
+/** The merchant's invoices, newest first, in pages of `limit` (keyset, signed cursor). */
+export async function listInvoices(
+  deps: Deps,
+  merchantId: string,
+  q: InvoiceListQuery,
+): Promise<{ items: Invoice[]; nextCursor: string | null }> {
+  assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= INVOICES_LIMIT_MAX, 'limit')
+  const key = cursorKey(deps.config.masterKey)
+  let before: repo.InvoicePageQuery['before']
+  if (q.cursor !== undefined) {
+    const decoded = decodeCursor<unknown>(key, q.cursor)
+    if (!isInvoicesCursor(decoded, merchantId)) throw invalidCursorError()
+    before = { createdAt: new Date(decoded.t), id: decoded.i }
+  }
+  const rows = await repo.findInvoicePage(deps.db, {
+    merchantId,
+    storeId: q.storeId,
+    status: q.status,
+    before,
+    limit: q.limit + 1,
+  })
+  const page = rows.slice(0, q.limit)
+  const last = page.at(-1)
+  const nextCursor =
+    rows.length > q.limit && last
+      ? encodeCursor(key, {
+          k: 'invoices',
+          m: merchantId,
+          t: last.created_at.toISOString(),
+          i: last.id,
+        } satisfies InvoicesCursor)
+      : null
+  return { items: page.map((r) => invoiceRowToInvoice(deps.config, r)), nextCursor }
+}
+
+export interface PaidRenewalInvoiceInput {
+  merchantId: string
+  storeId: string
+  customerId: string
+  amountMinor: number
+  description: string
+  paymentId: string
+  subscriptionId: string
+  cycleNumber: number
+}
+
+/**
+ * A subscription renewal's invoice (`generateInvoices`), created directly as `paid` with
+ * one line item. One per (subscription, cycle): a repeat returns the existing invoice. The
+ * buyer's name and email come from the customer when it still exists.
+ */
+export async function createPaidRenewalInvoice(
+  deps: Deps,
+  input: PaidRenewalInvoiceInput,
+): Promise<Invoice> {
+  assertMinor(input.amountMinor, 'amountMinor')
+  assert(input.amountMinor > 0, 'a renewal invoice has a positive amount')
+  const existing = await repo.findInvoiceBySubscriptionCycle(
+    deps.db,
+    input.merchantId,
+    input.subscriptionId,
+    input.cycleNumber,
+  )
+  if (existing) return invoiceRowToInvoice(deps.config, existing)
+  const customer = await getCustomer(deps, input.merchantId, input.customerId).catch(
+    () => undefined,
+  )
+  const now = deps.clock.now()
+  const id = newId('inv')
+  const publicHash = newPublicHash()
+  const name = input.description.trim() || `${input.subscriptionId} #${input.cycleNumber}`
+  try {
+    const row = await transact(deps.db, async (tx) => {
+      await repo.insertInvoice(tx, {
+        ...baseRow(deps, id, input.merchantId, input.storeId, publicHash, now),
+        customer_id: input.customerId,
+        status: 'paid',
+        amount_minor: input.amountMinor,
+        line_items: JSON.stringify([
+          { name, qty: 1, unitPriceMinor: input.amountMinor, lineTotalMinor: input.amountMinor },
+        ] satisfies LineItem[]),
+        buyer_email: customer?.email ?? null,
+        buyer_name: customer?.name ?? null,
+        payment_id: input.paymentId,
+        subscription_id: input.subscriptionId,
+        cycle_number: input.cycleNumber,
+        paid_at: now,
+      })
+      const inserted = await repo.lockInvoice(tx, input.merchantId, id)
+      assert(inserted !== undefined, 'inserted invoice is readable')
+      await emitInvoiceEvent(tx, inserted, 'invoice.created', now)
+      await emitInvoiceEvent(tx, inserted, 'invoice.paid', now)
+      return inserted
+    })
+    return invoiceRowToInvoice(deps.config, row)
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error
+    // A concurrent call for the same cycle won: answer with its invoice.
+    const winner = await repo.findInvoiceBySubscriptionCycle(
+      deps.db,
+      input.merchantId,
+      input.subscriptionId,
+      input.cycleNumber,
+    )
+    if (!winner) throw error
+    return invoiceRowToInvoice(deps.config, winner)
+  }
+}

@@ -1,0 +1,184 @@
+// The app's route table, read from the running Fastify instance (never a hand-kept list), so
+// a route another module adds is fuzzed, tenancy-checked and header-checked automatically.
+import type { FastifyInstance } from 'fastify'
+
+/** A JSON Schema as @fastify/swagger prints it (only the parts the suite reads). */
+export interface JsonSchema {
+  type?: string | string[]
+  properties?: Record<string, JsonSchema>
+  required?: string[]
+  additionalProperties?: boolean | JsonSchema
+  propertyNames?: JsonSchema
+  items?: JsonSchema
+  anyOf?: JsonSchema[]
+  oneOf?: JsonSchema[]
+  enum?: unknown[]
+  const?: unknown
+  format?: string
+  pattern?: string
+  minimum?: number
+  maximum?: number
+  minLength?: number
+  maxLength?: number
+  minItems?: number
+  maxItems?: number
+  default?: unknown
+}
+
+/**
+ * - signed: `/v1/...` behind X-Api-Key / X-Timestamp / X-Signature
+ * - public: unsigned, the id in the path is the bearer (checkout, public status, portal)
+ * - dashboard: Bearer dashboard JWT; `dashboard-login` is the one open dashboard route
+ * - operator: Bearer operator token (platform staff)
+ * - page: hosted HTML pages and their static assets
+ * - infra: health, metrics and the API reference
+ */
+export type RouteClass =
+  | 'signed'
+  | 'public'
+  | 'dashboard'
+  | 'dashboard-login'
+  | 'operator'
+  | 'page'
+  | 'infra'
+
+export interface RouteInfo {
+  /** `POST /v1/payments/{id}/capture`: the key of the tenancy catalog. */
+  key: string
+  method: string
+  /** OpenAPI style: `/v1/payments/{id}`. */
+  path: string
+  params: string[]
+  cls: RouteClass | undefined
+  /** In the OpenAPI document (hidden routes are not). */
+  documented: boolean
+  body: JsonSchema | undefined
+  query: JsonSchema | undefined
+  /** Declared success statuses with their response schemas. */
+  responses: Record<string, JsonSchema | undefined>
+}
+
+const PAGE_PREFIXES = ['/s/', '/invoice/', '/subscription/', '/3ds/', '/dev/']
+const INFRA = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json'])
+
+export function classify(path: string): RouteClass | undefined {
+  if (path.startsWith('/operator/')) return 'operator'
+  if (path === '/v1/dashboard/login') return 'dashboard-login'
+  if (path.startsWith('/v1/dashboard/') || path.startsWith('/v1/stores/')) return 'dashboard'
+  if (path.startsWith('/v1/public/') || /^\/v1\/payments\/\{[^}]+\}\/public-status$/.test(path)) {
+    return 'public'
+  }
+  if (path.startsWith('/v1/')) return 'signed'
+  if (INFRA.has(path) || path === '/docs' || path.startsWith('/docs/')) return 'infra'
+  if (PAGE_PREFIXES.some((p) => path.startsWith(p)) || /^\/[a-z-]*assets\//.test(path)) {
+    return 'page'
+  }
+  return undefined
+}
+
+/**
+ * Parses `printRoutes({ commonPrefix: false })`: a tree whose lines are `├── segment (GET, HEAD)`;
+ * a node's full path is its parent's plus its own segment.
+ */
+export function parsePrintedRoutes(tree: string): { method: string; path: string }[] {
+  const out: { method: string; path: string }[] = []
+  const stack: string[] = []
+  for (const line of tree.split('\n')) {
+    const m = /^((?:│ {3}| {4})*)(?:├── |└── )(.*)$/u.exec(line)
+    if (!m) continue
+    const depth = (m[1] ?? '').length / 4
+    const rest = m[2] ?? ''
+    const withMethods = /^(.*?) \(([A-Z, ]+)\)$/.exec(rest)
+    const segment = withMethods ? (withMethods[1] ?? '') : rest
+    const full = (depth > 0 ? (stack[depth - 1] ?? '') : '') + segment
+    stack[depth] = full
+    stack.length = depth + 1
+    if (!withMethods) continue
+    for (const method of (withMethods[2] ?? '').split(', ')) out.push({ method, path: full })
+  }
+  return out
+}
+
+interface OpenApiOperation {
+  parameters?: { in: string; name: string; schema?: JsonSchema; required?: boolean }[]
+  requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
+  responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>
+}
+
+function queryFromParameters(op: OpenApiOperation): JsonSchema | undefined {
+  const query = (op.parameters ?? []).filter((p) => p.in === 'query')
+  if (query.length === 0) return undefined
+  return {
+    type: 'object',
+    properties: Object.fromEntries(query.map((p) => [p.name, p.schema ?? {}])),
+    required: query.filter((p) => p.required === true && p.schema?.default === undefined).map((p) => p.name),
+  }
+}
+
+/** Every route of the app (HEAD twins of GET routes left out), classified. */
+export function routeTable(fastify: FastifyInstance): RouteInfo[] {
+  const doc = fastify.swagger() as { paths?: Record<string, Record<string, OpenApiOperation>> }
+  const paths = doc.paths ?? {}
+  const printed = parsePrintedRoutes(fastify.printRoutes({ commonPrefix: false }))
+  const seen = new Set<string>()
+  const routes: RouteInfo[] = []
+  for (const { method, path: raw } of printed) {
+    if (method === 'HEAD' || method === 'OPTIONS') continue
+    const path = raw.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+    const key = `${method} ${path}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    const op = paths[path]?.[method.toLowerCase()]
+    const responses: Record<string, JsonSchema | undefined> = {}
+    for (const [status, r] of Object.entries(op?.responses ?? {})) {
+      if (status.startsWith('2')) responses[status] = r.content?.['application/json']?.schema
+    }
+    routes.push({
+      key,
+      method,
+      path,
+      params: [...path.matchAll(/\{([^}]+)\}/g)].map((x) => x[1] ?? ''),
+      cls: classify(path),
+      documented: op !== undefined,
+      body: op?.requestBody?.content?.['application/json']?.schema,
+      query: op ? queryFromParameters(op) : undefined,
+      responses,
+    })
+  }
+  return routes.sort((a, b) => a.key.localeCompare(b.key))
+}
+
+/** Substitutes `{name}` placeholders, percent-encoding each value. */
+export function fillPath(path: string, params: Record<string, string>): string {
+  return path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name]
+    if (value === undefined) throw new Error(`no value for {${name}} in ${path}`)
+    return encodeURIComponent(value)
+  })
+}
+
+export const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** Is this object schema a free-form map on purpose (metadata, extraData)? */
+export function isDeliberateMap(schema: JsonSchema): boolean {
+  return (
+    schema.propertyNames !== undefined ||
+    (typeof schema.additionalProperties === 'object' && schema.properties === undefined)
+  )
+}
+
+/** Paths (`body.filters`) of object schemas that accept fields they do not name. */
+export function openObjects(schema: JsonSchema | undefined, at = 'body'): string[] {
+  if (!schema) return []
+  const found: string[] = []
+  const isObject = schema.type === 'object' || schema.properties !== undefined
+  if (isObject && !isDeliberateMap(schema) && schema.additionalProperties !== false) found.push(at)
+  for (const [name, sub] of Object.entries(schema.properties ?? {})) {
+    found.push(...openObjects(sub, `${at}.${name}`))
+  }
+  if (schema.items) found.push(...openObjects(schema.items, `${at}[]`))
+  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) {
+    found.push(...openObjects(branch, at))
+  }
+  return found
+}
