@@ -106,21 +106,26 @@ interface Measured {
   chunks: number
   rssBeforeMb: number
   rssPeakMb: number
+  heapPeakMb: number
 }
 
-async function measure<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number; peak: number }> {
-  let peak = process.memoryUsage().rss
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss)
-  }, 20)
+async function measure<T>(
+  fn: () => Promise<T>,
+): Promise<{ value: T; ms: number; peak: number; heapPeak: number }> {
+  let peak = 0
+  let heapPeak = 0
+  const sample = () => {
+    const m = process.memoryUsage()
+    peak = Math.max(peak, m.rss)
+    heapPeak = Math.max(heapPeak, m.heapUsed + m.external)
+  }
+  sample()
+  const timer = setInterval(sample, 20)
   const started = performance.now()
   try {
     const value = await fn()
-    return {
-      value,
-      ms: performance.now() - started,
-      peak: Math.max(peak, process.memoryUsage().rss),
-    }
+    sample()
+    return { value, ms: performance.now() - started, peak, heapPeak }
   } finally {
     clearInterval(timer)
   }
@@ -129,7 +134,6 @@ async function measure<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number;
 const mb = (bytes: number) => Math.round(bytes / 2 ** 20)
 
 async function runExport(deps: Deps, merchantId: string, format: 'csv' | 'pdf'): Promise<Measured> {
-  globalThis.gc?.()
   const rssBefore = process.memoryUsage().rss
   const created = await createExport(deps, merchantId, { format })
   const build = await measure(() => buildExport(deps, created.id))
@@ -154,6 +158,7 @@ async function runExport(deps: Deps, merchantId: string, format: 'csv' | 'pdf'):
     chunks: download.value.chunks,
     rssBeforeMb: mb(rssBefore),
     rssPeakMb: mb(Math.max(build.peak, download.peak)),
+    heapPeakMb: mb(Math.max(build.heapPeak, download.heapPeak)),
   }
 }
 
@@ -169,6 +174,8 @@ async function explainLists(deps: Deps, merchantId: string, storeId: string): Pr
       if (event.level === 'query') captured = event.query
     },
   })
+  // A function, so TypeScript does not narrow the variable the logger callback assigns.
+  const lastCaptured = () => captured
   const deep = (await searchPayments(deps, { merchantId }, undefined, 1000)).at(-1)
   const customer = `cus_b${'0'.repeat(22)}5`
   const day = 86_400_000
@@ -186,12 +193,18 @@ async function explainLists(deps: Deps, merchantId: string, storeId: string): Pr
     ],
     ['amountMin/amountMax', { merchantId, amountMin: 1_000_000, amountMax: 1_100_000 }, false],
     [
+      'an amount range that matches nothing (once a walk of the whole merchant)',
+      { merchantId, amountMin: 9_000_000_000 },
+      false,
+    ],
+    [
       'status=captured + storeId + amountMin',
       { merchantId, status: 'captured', storeId, amountMin: 4_000_000 },
       false,
     ],
   ]
   const out: string[] = []
+  let lastSql = ''
   for (const [title, filter, keyset] of cases) {
     captured = undefined
     await searchPayments(
@@ -200,8 +213,10 @@ async function explainLists(deps: Deps, merchantId: string, storeId: string): Pr
       keyset ? deep?.position : undefined,
       21,
     )
-    if (!captured) throw new Error('no query captured')
-    const { sql: text, parameters } = captured
+    const query = lastCaptured()
+    if (!query) throw new Error('no query captured')
+    const { sql: text, parameters } = query
+    lastSql = text
     const plan = await pool.query<{ 'QUERY PLAN': string }>(
       `explain (analyze, buffers, costs off) ${text}`,
       parameters as unknown[],
@@ -210,9 +225,17 @@ async function explainLists(deps: Deps, merchantId: string, storeId: string): Pr
       `#### ${title}\n\n\`\`\`\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}\n\`\`\`\n`,
     )
   }
-  const sample = captured as { sql: string } | undefined
   await recording.destroy()
-  return `### SQL (last case)\n\n\`\`\`sql\n${sample?.sql ?? ''}\n\`\`\`\n\n${out.join('\n')}`
+  return `### SQL (last case)\n\n\`\`\`sql\n${lastSql}\n\`\`\`\n\n${out.join('\n')}`
+}
+
+/** A Markdown table laid out as Prettier would (first column left, numbers right). */
+function markdownTable(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)))
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`
+  const rule = `| ${widths.map((w, i) => (i === 0 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`
+  return [line(head), rule, ...rows.map(line)].join('\n')
 }
 
 function machine(): string {
@@ -229,73 +252,125 @@ function machine(): string {
   )
 }
 
+async function openDeps(database: string): Promise<{ deps: Deps; close(): Promise<void> }> {
+  const handle = await connectDatabase<Database>({ databaseUrl: urlFor(database), poolSize: 4 })
+  // stderr: a child's stdout carries only its JSON result.
+  const log = createLogger('warn', process.stderr)
+  const jobs = new JobQueue(handle.raw, log)
+  const config = loadConfig(
+    { KURUS_ENV: 'demo', KURUS_DATA_DIR: '/nonexistent-bench-dir', LOG_LEVEL: 'warn' },
+    { masterKey: Buffer.alloc(32, 3), operatorToken: 'bench' },
+  )
+  // The build job is run directly; the queue only has to accept the enqueue.
+  jobs.define({ name: 'transactions.build_export', handler: async () => undefined })
+  return {
+    deps: { db: handle.db, clock: systemClock, config, log, jobs },
+    close: async () => {
+      await jobs.stop()
+      await handle.close()
+    },
+  }
+}
+
+/** One export in a process of its own, so its memory is measured from a clean start. */
+async function child(database: string, merchantId: string, format: 'csv' | 'pdf'): Promise<void> {
+  const { deps, close } = await openDeps(database)
+  try {
+    await deps.jobs.start()
+    process.stdout.write(JSON.stringify(await runExport(deps, merchantId, format)))
+  } finally {
+    await close()
+  }
+}
+
+function runChild(merchantId: string, format: 'csv' | 'pdf'): Measured {
+  const out = execFileSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), 'child', SCRATCH, merchantId, format],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 },
+  )
+  return JSON.parse(out) as Measured
+}
+
 async function main(): Promise<void> {
   const load = loadavg()[0]?.toFixed(1) ?? '?'
   await admin(`create database ${SCRATCH}`)
-  const handle = await connectDatabase<Database>({ databaseUrl: urlFor(SCRATCH), poolSize: 4 })
-  const log = createLogger('warn')
-  const jobs = new JobQueue(handle.raw, log)
+  let opened: Awaited<ReturnType<typeof openDeps>> | undefined
   try {
-    await migrateToLatest(handle.db as Kysely<unknown>)
-    const config = loadConfig(
-      { KURUS_ENV: 'demo', KURUS_DATA_DIR: '/nonexistent-bench-dir', LOG_LEVEL: 'warn' },
-      { masterKey: Buffer.alloc(32, 3), operatorToken: 'bench' },
-    )
-    const deps: Deps = { db: handle.db, clock: systemClock, config, log, jobs }
-    // The build job is run directly below; the queue only has to accept the enqueue.
-    jobs.define({ name: 'transactions.build_export', handler: async () => undefined })
-    await jobs.start()
+    opened = await openDeps(SCRATCH)
+    const { deps } = opened
+    await migrateToLatest(deps.db as Kysely<unknown>)
+    await deps.jobs.start()
     const merchant = await createMerchant(deps, { name: 'Kuruş Bench Mağazası A.Ş.' })
     const neighbour = await createMerchant(deps, { name: 'Komşu Mağaza' })
     const seedStarted = performance.now()
-    await seedPayments(
-      handle.db,
-      merchant.merchantId,
-      [merchant.storeId, 'sto_bench2', 'sto_bench3'],
-      ROWS,
-      0,
-    )
-    await seedPayments(handle.db, neighbour.merchantId, [neighbour.storeId], ROWS, ROWS)
+    const stores = [merchant.storeId, 'sto_bench2', 'sto_bench3']
+    await seedPayments(deps.db, merchant.merchantId, stores, ROWS, 0)
+    await seedPayments(deps.db, neighbour.merchantId, [neighbour.storeId], ROWS, ROWS)
     process.stderr.write(
       `seeded ${2 * ROWS} payments in ${Math.round(performance.now() - seedStarted)} ms\n`,
     )
-
     if (process.env['BENCH_EXPLAIN'] === '1') {
       process.stdout.write(await explainLists(deps, merchant.merchantId, 'sto_bench2'))
     }
     const results: Measured[] = []
     for (const format of ['csv', 'pdf'] as const) {
-      const r = await runExport(deps, merchant.merchantId, format)
+      const r = runChild(merchant.merchantId, format)
       process.stderr.write(`${JSON.stringify(r)}\n`)
       results.push(r)
     }
-    const table = [
-      '| format | rows | build s | rows/s | file MiB | chunks | download s | RSS before MiB | RSS peak MiB |',
-      '| ------ | ---: | ------: | -----: | -------: | -----: | ---------: | -------------: | -----------: |',
-      ...results.map(
-        (r) =>
-          `| ${r.format.toUpperCase()} | ${r.rows} | ${(r.buildMs / 1000).toFixed(1)} | ` +
-          `${Math.round(r.rows / (r.buildMs / 1000))} | ${(r.bytes / 2 ** 20).toFixed(1)} | ${r.chunks} | ` +
-          `${(r.downloadMs / 1000).toFixed(1)} | ${r.rssBeforeMb} | ${r.rssPeakMb} |`,
-      ),
-    ].join('\n')
+    const table = markdownTable(
+      [
+        'format',
+        'rows',
+        'build s',
+        'rows/s',
+        'file MiB',
+        'chunks',
+        'download s',
+        'RSS at start MiB',
+        'RSS peak MiB',
+        'JS heap + external peak MiB',
+      ],
+      results.map((r) => [
+        r.format.toUpperCase(),
+        String(r.rows),
+        (r.buildMs / 1000).toFixed(1),
+        String(Math.round(r.rows / (r.buildMs / 1000))),
+        (r.bytes / 2 ** 20).toFixed(1),
+        String(r.chunks),
+        (r.downloadMs / 1000).toFixed(1),
+        String(r.rssBeforeMb),
+        String(r.rssPeakMb),
+        String(r.heapPeakMb),
+      ]),
+    )
     const block =
       `\n## Exports: ${ROWS.toLocaleString('en')}-row statement files — ${new Date().toISOString().slice(0, 10)}\n\n` +
-      'Numbers from `npx node bench/exports.ts` (PostgreSQL, scratch database created and dropped ' +
-      "by the script). The export job's code runs in the bench process: keyset batches of 1000 " +
-      'rows from payments (with the refund count), rendered by csv-stringify or pdfkit, stored as ' +
-      '512 KiB chunks; then the file is streamed back chunk by chunk as the download does. RSS ' +
-      'is the whole process (Node, pdfkit, fonts, pg pool), sampled every 20 ms.\n\n' +
+      'Numbers from `npx node bench/exports.ts` (PostgreSQL; the script creates and drops a ' +
+      "scratch database). Each format runs in a fresh process that executes the export job's " +
+      'code: keyset batches of 1000 payments (with their refund counts), rendered by ' +
+      'csv-stringify or pdfkit, stored as 512 KiB chunks; then the file is streamed back chunk ' +
+      'by chunk as the download route does. RSS is the whole process (Node, pdfkit and its ' +
+      'fonts, the pg pool), sampled every 20 ms; "at start" is after loading the code. The last ' +
+      "column is V8's heapUsed + external at the same samples: garbage not yet collected " +
+      'included, so it is an upper bound of what the export holds.\n\n' +
       `Machine: ${machine()}; ${2 * ROWS} payments in the table (half of them another ` +
-      `merchant's); load average before the run ${load}.\n\n${table}\n`
+      `merchant's); load average before the run ${load} (the machine is shared: expect the ` +
+      'times to vary by 2× or more between runs).\n\n' +
+      `${table}\n`
     process.stdout.write(block)
     if (process.env['BENCH_NO_APPEND'] !== '1' && existsSync(RESULTS))
       appendFileSync(RESULTS, block)
   } finally {
-    await jobs.stop()
-    await handle.close()
+    await opened?.close()
     await admin(`drop database if exists ${SCRATCH} with (force)`)
   }
 }
 
-await main()
+if (process.argv[2] === 'child') {
+  const [, , , database = '', merchantId = '', format = 'csv'] = process.argv
+  await child(database, merchantId, format === 'pdf' ? 'pdf' : 'csv')
+} else {
+  await main()
+}

@@ -14,7 +14,7 @@ import { JobQueue } from './platform/jobs/queue.ts'
 import { registerJobs } from './jobs.ts'
 import { AppError } from './platform/errors.ts'
 import { isUuidV4, newUuid } from './platform/ids.ts'
-import { installErrorHandling } from './platform/http/errors.ts'
+import { installErrorHandling, sendFrameworkError } from './platform/http/errors.ts'
 import { BODY_LIMIT_BYTES, installRawJsonParser } from './platform/http/raw-body.ts'
 import { installValidators } from './platform/http/validation.ts'
 import type { Logger } from './platform/logger.ts'
@@ -135,6 +135,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false } },
+    // A malformed URL or an over-long path parameter: the error envelope, not Fastify's shape.
+    frameworkErrors: sendFrameworkError,
   })
   installValidators(app)
   installErrorHandling(app)

@@ -1,16 +1,18 @@
 import type { Deps } from './database.ts'
 import type { JobQueue } from './platform/jobs/queue.ts'
+import { gatewayReconcilers } from './modules/gateway/index.ts'
 import { paymentsReconcilers } from './modules/payments/index.ts'
 import { checkoutReconcilers } from './modules/checkout/index.ts'
 import { webhooksJobs, webhooksReconcilers } from './modules/webhooks/index.ts'
 import { transactionsJobs, transactionsReconcilers } from './modules/transactions/index.ts'
 import { payoutsJobs, payoutsReconcilers } from './modules/payouts/index.ts'
 import { subscriptionsJobs, subscriptionsReconcilers } from './modules/subscriptions/index.ts'
-import { invoicesJobs, invoicesReconcilers } from './modules/invoices/index.ts'
+import { invoicesReconcilers } from './modules/invoices/index.ts'
 
 // The crontab and job registry: which module's reconcilers and jobs the worker runs.
 // Each task's code lives in the module that owns the data.
 export function registerJobs(queue: JobQueue, deps: Deps): void {
+  for (const reconciler of gatewayReconcilers(deps)) queue.defineReconciler(reconciler)
   for (const reconciler of paymentsReconcilers(deps)) queue.defineReconciler(reconciler)
   for (const reconciler of checkoutReconcilers(deps)) queue.defineReconciler(reconciler)
   for (const job of transactionsJobs(deps)) queue.define(job)
@@ -21,7 +23,6 @@ export function registerJobs(queue: JobQueue, deps: Deps): void {
   for (const job of subscriptionsJobs(deps)) queue.define(job)
   for (const reconciler of subscriptionsReconcilers(deps)) queue.defineReconciler(reconciler)
   // After payments: an invoice whose payment the acquirer answered late is paid in the same run.
-  for (const job of invoicesJobs(deps)) queue.define(job)
   for (const reconciler of invoicesReconcilers(deps)) queue.defineReconciler(reconciler)
   // Keep these last: reconcilers run in registration order, so one run (and one
   // POST /v1/sandbox/reconcile) dispatches the events every other module just recorded.

@@ -167,8 +167,9 @@ function cardForm() {
   function updateBrand(next) {
     if (next === brand) return
     brand = next
+    // SVG elements have no `hidden` property: toggle the attribute itself.
     for (const mark of document.querySelectorAll('#cc-brand .brand-mark')) {
-      mark.hidden = mark.dataset.brand !== brand
+      mark.toggleAttribute('hidden', mark.dataset.brand !== brand)
     }
     brandName.textContent = BRAND_NAMES[brand] || ''
     const cvcDigits = brand === 'amex' ? 4 : 3
@@ -296,17 +297,20 @@ function cardForm() {
         'option-title',
         single ? msg('single_payment') : msg('n_installments', { n: o.installmentCount }),
       ),
+      el(
+        'span',
+        'option-amount',
+        single
+          ? formatTry(o.totalAmount)
+          : msg('per_installment', {
+              n: o.installmentCount,
+              amount: formatTry(o.installmentAmount),
+            }),
+      ),
     )
     if (!single)
       main.append(el('span', 'option-sub', msg('total', { amount: formatTry(o.totalAmount) })))
-    const amount = el(
-      'span',
-      'option-amount',
-      single
-        ? formatTry(o.totalAmount)
-        : msg('per_installment', { n: o.installmentCount, amount: formatTry(o.installmentAmount) }),
-    )
-    label.append(radio, main, amount)
+    label.append(radio, main)
     return label
   }
 

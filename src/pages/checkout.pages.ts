@@ -1,6 +1,6 @@
 import { markup, type SafeHtml } from './html.ts'
 import { clientMessages, formatTry, t, type Lang, type MessageKey } from './i18n.ts'
-import { brandMarks, icons, layout } from './layout.ts'
+import { acceptedBrands, brandMarks, icons, layout } from './layout.ts'
 
 // The buyer's pages of a checkout session: card payment, card update and QR. The forms are
 // driven by /assets/checkout.js, which posts JSON to our own /v1/public/sessions API.
@@ -68,8 +68,20 @@ function initial(name: string): string {
 
 function summary(
   lang: Lang,
-  p: { merchantName: string; amount: number | null; description: string | null; label: string },
+  p: {
+    merchantName: string
+    amount: number | null
+    description: string | null
+    label: string
+    kind?: 'pay' | 'card' | 'qr'
+  },
 ): SafeHtml {
+  const trust =
+    p.kind === 'qr'
+      ? [t(lang, 'trust_qr_instant'), t(lang, 'trust_qr_bank')]
+      : p.kind === 'card'
+        ? [t(lang, 'trust_vault'), t(lang, 'trust_encrypted')]
+        : [t(lang, 'trust_3ds'), t(lang, 'trust_encrypted')]
   return markup`<section class="summary" aria-labelledby="summary-heading">
     <div class="merchant">
       <span class="merchant-mark" aria-hidden="true">${initial(p.merchantName)}</span>
@@ -78,15 +90,26 @@ function summary(
         <p class="merchant-name">${p.merchantName}</p>
       </div>
     </div>
-    <h1 id="summary-heading" class="amount-block">
+    <h1
+      id="summary-heading"
+      class="amount-block${p.amount === null ? ' amount-block-title' : ''}"
+    >
       <span class="amount-label">${p.label}</span
       >${p.amount === null ? '' : markup`<span class="amount">${formatTry(p.amount, lang)}</span>`}
     </h1>
     ${p.description ? markup`<p class="description">${p.description}</p>` : ''}
     <ul class="trust">
-      <li>${icons.shield}<span>${t(lang, 'trust_3ds')}</span></li>
-      <li>${icons.lock}<span>${t(lang, 'trust_encrypted')}</span></li>
+      <li>${icons.shield}<span>${trust[0]}</span></li>
+      <li>${icons.lock}<span>${trust[1]}</span></li>
     </ul>
+    ${
+      p.kind === 'qr'
+        ? ''
+        : markup`<div class="brands">
+            <p class="brands-label">${t(lang, 'accepted_cards')}</p>
+            <div class="brands-row">${acceptedBrands}</div>
+          </div>`
+    }
   </section>`
 }
 
@@ -211,12 +234,13 @@ export function payPage(p: PayPageInput): string {
           ${t(lang, 'installments_hint')}
         </p>
         <div class="options" id="installment-options">
-          <label class="option"
-            ><input type="radio" name="installmentCount" value="1" checked /><span
-              class="option-main"
-              ><span class="option-title">${t(lang, 'single_payment')}</span></span
-            ><span class="option-amount">${amount}</span></label
-          >
+          <label class="option">
+            <input type="radio" name="installmentCount" value="1" checked />
+            <span class="option-main">
+              <span class="option-title">${t(lang, 'single_payment')}</span>
+              <span class="option-amount">${amount}</span>
+            </span>
+          </label>
         </div>
       </fieldset>`
     : ''
@@ -273,10 +297,10 @@ export function payPage(p: PayPageInput): string {
 export function cardUpdatePage(p: SessionPageBase): string {
   const { lang } = p
   const content = markup`<div class="checkout">
-    ${summary(lang, { merchantName: p.merchantName, amount: null, description: t(lang, 'card_intro', { merchant: p.merchantName }), label: t(lang, 'card_title') })}
+    ${summary(lang, { merchantName: p.merchantName, amount: null, description: t(lang, 'card_intro', { merchant: p.merchantName }), label: t(lang, 'card_title'), kind: 'card' })}
     <section class="panel" aria-labelledby="form-heading">
       <h2 id="form-heading" class="panel-title">
-        ${icons.card}<span>${t(lang, 'card_title')}</span>
+        ${icons.card}<span>${t(lang, 'card_details')}</span>
       </h2>
       ${noscript(lang)}
       <div class="alert" id="form-alert" role="alert"></div>
@@ -309,7 +333,7 @@ export function qrPage(p: QrPageInput): string {
   const { lang } = p
   const amount = formatTry(p.amount, lang)
   const content = markup`<div class="checkout">
-    ${summary(lang, { merchantName: p.merchantName, amount: p.amount, description: p.description, label: t(lang, 'amount_due') })}
+    ${summary(lang, { merchantName: p.merchantName, amount: p.amount, description: p.description, label: t(lang, 'amount_due'), kind: 'qr' })}
     <section class="panel panel-qr" aria-labelledby="form-heading">
       <h2 id="form-heading" class="panel-title">${t(lang, 'qr_title')}</h2>
       <figure class="qr-figure">

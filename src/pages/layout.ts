@@ -42,6 +42,9 @@ export const brandMarks = raw(
   ].join(''),
 )
 
+/** The same marks, all shown: the schemes the page accepts. */
+export const acceptedBrands = raw(brandMarks.value.replaceAll(' hidden>', '>'))
+
 export interface LayoutInput {
   lang: Lang
   title: string

@@ -25,9 +25,42 @@ export const REDACT_PATHS = [
   'body.password',
 ]
 
+/**
+ * A URL as it may be logged: card-number-like digit runs (12 to 19 digits, spaces, dashes or
+ * %20 between them) and secret keys masked. Clients do put card numbers in a query string
+ * (a whole PAN as `bin=`) or a key in one; the request log must not keep them.
+ */
+export function redactUrl(url: string): string {
+  return url
+    .replace(/\d(?:(?:[ +-]|%20)?\d){11,18}/g, '[redacted-digits]')
+    .replace(/\b(sk_(?:demo|live)_)[A-Za-z0-9_-]+/g, '$1[redacted]')
+}
+
+interface LoggedRequest {
+  method?: string
+  url?: string
+  host?: string
+  ip?: string
+  socket?: { remotePort?: number }
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
-    { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'kurus' } },
+    {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      base: { service: 'kurus' },
+      // Replaces Fastify's request serializer (same fields) so that URLs are redacted.
+      serializers: {
+        req: (req: LoggedRequest) => ({
+          method: req.method,
+          url: req.url === undefined ? undefined : redactUrl(req.url),
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
+    },
     destination,
   )
 }

@@ -129,8 +129,11 @@ test('paying in 3 installments captures and returns to the merchant; no card dat
     json: { card: buyerCard(CARDS.frictionless) },
   })
   assert.equal(again.status, 409)
+  const quote = await browser(h, 'GET', `/v1/public/sessions/${sessionId}/installments?bin=415565`)
+  assert.equal(quote.status, 409)
   for (const line of h.logs) {
     assert.equal(line.includes(CARDS.frictionless), false, 'a card number reached the logs')
+    assert.equal(line.includes('bin=415565'), false, 'card digits reached the logs')
   }
 })
 

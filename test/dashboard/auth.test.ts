@@ -22,7 +22,9 @@ test('login: a token for an hour; a wrong password and an unknown email get the 
   assert.match(ok.body.token, /^[\w-]+\.[\w-]+\.[\w-]+$/)
   const ttl = Date.parse(ok.body.expiresAt) - h.clock.now().getTime()
   assert.ok(ttl > 59 * MINUTE && ttl <= HOUR, `ttl ${ttl}`)
-  const header = JSON.parse(Buffer.from(ok.body.token.split('.')[0]!, 'base64url').toString())
+  const header = JSON.parse(Buffer.from(ok.body.token.split('.')[0]!, 'base64url').toString()) as {
+    alg: string
+  }
   assert.equal(header.alg, 'HS256')
 
   const me = await dashboardFetch<{ merchantId: string; email: string }>(

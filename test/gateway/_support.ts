@@ -78,7 +78,7 @@ export async function send(
   url: string,
   method: string,
   headers: Record<string, string | undefined>,
-  body?: string | Buffer,
+  body?: string,
 ): Promise<RawResponse> {
   const clean: Record<string, string> = {}
   for (const [k, v] of Object.entries(headers)) if (v !== undefined) clean[k] = v

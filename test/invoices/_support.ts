@@ -175,6 +175,16 @@ export async function reconcile(m: TestMerchant): Promise<Record<string, number>
   return res.body.ran
 }
 
+/** A timestamp the service wrote between two readings of the test clock. */
+export function assertWrittenBetween(iso: string | null, before: Date, after: Date): void {
+  assert.ok(iso !== null, 'timestamp is set')
+  const at = Date.parse(iso)
+  assert.ok(
+    at >= before.getTime() && at <= after.getTime(),
+    `${iso} is not within ${before.toISOString()} … ${after.toISOString()}`,
+  )
+}
+
 export async function eventTypes(h: TestApp, merchantId: string, id: string): Promise<string[]> {
   return (await eventsForResource(h.deps.db, merchantId, id)).map((e) => e.type)
 }
@@ -188,17 +198,32 @@ export async function sessionStatus(h: TestApp, sessionId: string): Promise<stri
   return row.status
 }
 
-/** pdftotext (poppler-utils) of a PDF: its text in reading order, pages split by \f. */
+/**
+ * pdftotext (poppler-utils) of a PDF in layout order, pages split by \f, with each run of
+ * spaces (column gaps) made one space.
+ */
 export function pdfText(pdf: Buffer): string {
-  return withTempFile(pdf, (file) =>
+  const text = withTempFile(pdf, (file) =>
     execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' }),
   )
+  return text.replace(/[ \t]+/g, ' ')
 }
 
 /** pdftoppm renders page 1 to PNG; returns the PNG's bytes. */
 export function renderFirstPage(pdf: Buffer): Buffer {
   return withTempFile(pdf, (file, dir) => {
-    execFileSync('pdftoppm', ['-png', '-r', '60', '-f', '1', '-l', '1', '-singlefile', file, join(dir, 'page')])
+    execFileSync('pdftoppm', [
+      '-png',
+      '-r',
+      '60',
+      '-f',
+      '1',
+      '-l',
+      '1',
+      '-singlefile',
+      file,
+      join(dir, 'page'),
+    ])
     return readFileSync(join(dir, 'page.png'))
   })
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, openSync, readFileSync, closeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer, request as httpRequest } from 'node:http'
 import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -25,7 +25,12 @@ export const REQUEST_TIMEOUT_MS = 25_000
 // Seeds
 
 /** mulberry32: every random choice of a test comes from its seed, so a seed replays. */
-export function rng(seed: number): { next(): number; int(n: number): number; pick<T>(xs: readonly T[]): T; chance(p: number): boolean } {
+export function rng(seed: number): {
+  next(): number
+  int(n: number): number
+  pick<T>(xs: readonly T[]): T
+  chance(p: number): boolean
+} {
   let a = seed >>> 0
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -129,20 +134,20 @@ export interface ServiceOptions {
 
 /**
  * The service as an operator runs it: API process(es) and `kurus worker` processes over one
- * PostgreSQL. Every start and kill is logged with the time; stderr goes to `logFile`.
+ * PostgreSQL. Every start and kill is noted with the time (`events`); each process writes its
+ * output to a log file of its own in `dir`.
  */
 export class Service {
   readonly port: number
   readonly url: string
   readonly dir: string
-  readonly logFile: string
   readonly databaseUrl: string
   readonly apiProcesses: number
   readonly events: string[] = []
   api: ChildProcess | undefined
   workers: (ChildProcess | undefined)[]
   private readonly baseEnv: Record<string, string>
-  private readonly logFd: number
+  private spawned = 0
 
   constructor(options: ServiceOptions, port: number) {
     this.port = port
@@ -150,8 +155,6 @@ export class Service {
     this.databaseUrl = options.databaseUrl
     this.apiProcesses = options.apiProcesses ?? 1
     this.dir = mkdtempSync(join(tmpdir(), 'kurus-rel-'))
-    this.logFile = join(this.dir, 'service.log')
-    this.logFd = openSync(this.logFile, 'a')
     this.workers = Array.from({ length: options.workers ?? 1 }, () => undefined)
     const env: Record<string, string> = {}
     for (const [k, v] of Object.entries(process.env)) {
@@ -181,11 +184,18 @@ export class Service {
     this.events.push(`${new Date().toISOString()} ${what}`)
   }
 
-  private spawn(args: string[], env: Record<string, string>): ChildProcess {
-    return spawn(process.execPath, ['src/main.ts', ...args], {
-      env: { ...this.baseEnv, ...env },
-      stdio: ['ignore', this.logFd, this.logFd],
-    })
+  private spawn(args: string[], env: Record<string, string>): { child: ChildProcess; log: string } {
+    const log = join(this.dir, `${String(++this.spawned).padStart(3, '0')}-${args[0]}.log`)
+    const fd = openSync(log, 'a')
+    try {
+      const child = spawn(process.execPath, ['src/main.ts', ...args], {
+        env: { ...this.baseEnv, ...env },
+        stdio: ['ignore', fd, fd],
+      })
+      return { child, log }
+    } finally {
+      closeSync(fd)
+    }
   }
 
   async startApi(env: Record<string, string> = {}): Promise<void> {
@@ -194,8 +204,9 @@ export class Service {
       this.apiProcesses > 1
         ? ['serve', '--processes', String(this.apiProcesses), '--no-worker']
         : ['serve', '--no-worker']
-    this.api = this.spawn(args, env)
-    this.note(`api start pid ${this.api.pid} ${JSON.stringify(env)}`)
+    const { child, log } = this.spawn(args, env)
+    this.api = child
+    this.note(`api start pid ${child.pid} ${JSON.stringify(env)} log ${log}`)
     await this.waitReady()
   }
 
@@ -203,12 +214,12 @@ export class Service {
     const until = Date.now() + timeoutMs
     while (Date.now() < until) {
       if (this.api && (this.api.exitCode !== null || this.api.signalCode !== null)) {
-        throw new Error(`the API exited while starting; see ${this.logFile}\n${this.tail()}`)
+        throw new Error(`the API exited while starting; logs in ${this.dir}\n${this.tail()}`)
       }
       if ((await readyz(this.port)) === 200) return
       await delay(100)
     }
-    throw new Error(`the API did not become ready; see ${this.logFile}\n${this.tail()}`)
+    throw new Error(`the API did not become ready; logs in ${this.dir}\n${this.tail()}`)
   }
 
   /** The API's process ids: the primary, then its cluster children. */
@@ -240,11 +251,22 @@ export class Service {
     return pid
   }
 
-  startWorker(index: number, env: Record<string, string> = {}): void {
+  /** Starts worker `index` and waits until it says it is consuming jobs. */
+  async startWorker(index: number, env: Record<string, string> = {}): Promise<void> {
     assert.equal(this.workers[index], undefined, `worker ${index} is already running`)
-    const child = this.spawn(['worker'], env)
+    const { child, log } = this.spawn(['worker'], { LOG_LEVEL: 'info', ...env })
     this.workers[index] = child
-    this.note(`worker ${index} start pid ${child.pid}`)
+    this.note(`worker ${index} start pid ${child.pid} log ${log}`)
+    for (const until = Date.now() + 180_000; Date.now() < until;) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(
+          `worker ${index} exited while starting:\n${readFileSync(log, 'utf8').slice(-3000)}`,
+        )
+      }
+      if (readFileSync(log, 'utf8').includes('"msg":"worker started"')) return
+      await delay(100)
+    }
+    throw new Error(`worker ${index} did not start; see ${log}`)
   }
 
   async killWorker(index: number): Promise<void> {
@@ -256,34 +278,42 @@ export class Service {
     this.note(`worker ${index} kill -9 ${child.pid}`)
   }
 
+  /** The API and every worker, started side by side (migrations take an advisory lock). */
   async start(env: Record<string, string> = {}): Promise<void> {
-    await this.startApi(env)
-    for (let i = 0; i < this.workers.length; i++) this.startWorker(i)
+    await Promise.all([this.startApi(env), ...this.workers.map((_, i) => this.startWorker(i))])
   }
 
-  /** Graceful stop (SIGTERM), then kill -9 of anything still there after 15 s. */
+  /** The end of a test: kill -9 of everything (graceful shutdown is tested elsewhere). */
   async stop(): Promise<void> {
-    const procs = [this.api, ...this.workers].filter((p): p is ChildProcess => p !== undefined)
-    const children = this.apiPids().slice(1)
-    for (const p of procs) p.kill('SIGTERM')
-    const timer = setTimeout(() => {
-      for (const p of procs) p.kill('SIGKILL')
-      for (const pid of children) if (alive(pid)) process.kill(pid, 'SIGKILL')
-    }, 15_000)
-    await Promise.all(procs.map(exited))
-    clearTimeout(timer)
-    for (const pid of children) if (alive(pid)) process.kill(pid, 'SIGKILL')
-    this.api = undefined
-    this.workers = this.workers.map(() => undefined)
-    closeSync(this.logFd)
+    await this.killApi()
+    for (let i = 0; i < this.workers.length; i++) await this.killWorker(i)
   }
 
-  tail(lines = 40): string {
-    try {
-      return readFileSync(this.logFile, 'utf8').split('\n').slice(-lines).join('\n')
-    } catch {
-      return ''
-    }
+  /** The last lines of every process's log (for a failure message). */
+  tail(lines = 15): string {
+    return readdirSync(this.dir)
+      .filter((f) => f.endsWith('.log'))
+      .sort()
+      .map((f) => {
+        const text = readFileSync(join(this.dir, f), 'utf8').split('\n').slice(-lines).join('\n')
+        return `--- ${f}\n${text}`
+      })
+      .join('\n')
+  }
+
+  /** Did a process die of something other than our SIGKILL? (an unhandled crash) */
+  crashes(): string[] {
+    return readdirSync(this.dir)
+      .filter((f) => f.endsWith('.log'))
+      .sort()
+      .flatMap((f) => {
+        const text = readFileSync(join(this.dir, f), 'utf8')
+        return /Unhandled 'error' event|unhandledRejection|uncaughtException|^Node\.js v/m.test(
+          text,
+        )
+          ? [`${f}: ${text.slice(-1500)}`]
+          : []
+      })
   }
 }
 
@@ -291,7 +321,8 @@ export class Service {
 // Time travel for the dead
 
 /**
- * While no API process is alive, no request can be in flight, so every `processing`
+ * While no API process is alive (or the test's client is quiescent and nothing else calls
+ * the API), no request can be in flight, so every `processing`
  * idempotency claim, every `pending` payment and every claimed capture/void belongs to a
  * request that died. The service takes such work over after 60 s; instead of waiting that
  * long the test moves their clocks back past the window. With `deliveries` (only when the
@@ -371,9 +402,7 @@ export interface RetryPolicy {
 
 function retryable(status: number, body: unknown, untilFinal: boolean): boolean {
   const code = (body as { code?: string } | null)?.code
-  return (
-    status >= 500 || status === 429 || code === 'SVC-GW-2002' || (untilFinal && status === 202)
-  )
+  return status >= 500 || status === 429 || code === 'SVC-GW-2002' || (untilFinal && status === 202)
 }
 
 /**
@@ -390,7 +419,7 @@ export async function send<T = Record<string, unknown>>(
 ): Promise<Outcome<T>> {
   const until = Date.now() + (policy.deadlineMs ?? 120_000)
   let attempts = 0
-  let last: { status: number; body: unknown; error: string } = { status: 0, body: null, error: '' }
+  let last: { status: number; body: unknown; error: string }
   for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
     attempts++
     try {
@@ -408,7 +437,13 @@ export async function send<T = Record<string, unknown>>(
       last = { status: 0, body: null, error: String(error) }
     }
     if (Date.now() + wait > until) {
-      return { kind: 'info', status: last.status, body: last.body as T, attempts, error: last.error }
+      return {
+        kind: 'info',
+        status: last.status,
+        body: last.body as T,
+        attempts,
+        error: last.error,
+      }
     }
     await delay(wait)
   }
@@ -495,7 +530,13 @@ export async function drain(
 ): Promise<string[]> {
   let open: string[] = []
   for (let round = 0; round < (options.rounds ?? 30); round++) {
-    const res = await send(client, 'POST', '/v1/sandbox/reconcile', { body: {} }, { deadlineMs: 60_000 })
+    const res = await send(
+      client,
+      'POST',
+      '/v1/sandbox/reconcile',
+      { body: {} },
+      { deadlineMs: 60_000 },
+    )
     assert.equal(res.kind, 'ok', `reconcile: ${JSON.stringify(res)}`)
     open = await openWork(db, options.webhooks ?? false)
     if (open.length === 0) return open
@@ -506,19 +547,33 @@ export async function drain(
 
 async function count(db: Db, query: ReturnType<typeof sql<{ n: number }>>): Promise<number> {
   const { rows } = await query.execute(db)
-  return Number(rows[0]?.n ?? 0)
+  return rows[0]?.n ?? 0
 }
 
 export async function openWork(db: Db, webhooks: boolean): Promise<string[]> {
   const open: string[] = []
   const checks: [string, ReturnType<typeof sql<{ n: number }>>][] = [
-    ['pending payments', sql<{ n: number }>`select count(*)::int as n from payments where status = 'pending'`],
-    ['pending refunds', sql<{ n: number }>`select count(*)::int as n from refunds where status = 'pending'`],
+    [
+      'pending payments',
+      sql<{ n: number }>`select count(*)::int as n from payments where status = 'pending'`,
+    ],
+    [
+      'pending refunds',
+      sql<{ n: number }>`select count(*)::int as n from refunds where status = 'pending'`,
+    ],
   ]
   if (webhooks) {
     checks.push(
-      ['undispatched events', sql<{ n: number }>`select count(*)::int as n from events where dispatched_at is null`],
-      ['pending deliveries', sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where status = 'pending'`],
+      [
+        'undispatched events',
+        sql<{ n: number }>`select count(*)::int as n from events where dispatched_at is null`,
+      ],
+      [
+        'pending deliveries',
+        sql<{
+          n: number
+        }>`select count(*)::int as n from webhook_deliveries where status = 'pending'`,
+      ],
     )
   }
   for (const [name, query] of checks) {

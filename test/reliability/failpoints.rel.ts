@@ -147,7 +147,9 @@ for (const step of REFUND_STEPS) {
     assert.equal(refunds, 1)
     const total = await countRows(
       h,
-      sql<{ n: number }>`select count(*)::int as n from refunds where payment_id = ${charged.body.paymentId}`,
+      sql<{
+        n: number
+      }>`select count(*)::int as n from refunds where payment_id = ${charged.body.paymentId}`,
     )
     assert.equal(total, 1, 'one refund record for one key')
     await assertInvariants(h.deps.db, step)
@@ -223,8 +225,8 @@ test('the API process killed at each charge and refund step: retries complete ex
     'charge.after_acquirer:exit*1',
     'charge.before_commit:exit*1',
   ]) {
-    const session = await openSession(m.client, 7_000)
     await crashAt(spec)
+    const session = await openSession(m.client, 7_000)
     const call = {
       path: '/v1/payments/card',
       body: { transactionId: session.transactionId, amount: 7_000, currency: 'TRY', cardToken },
@@ -247,10 +249,16 @@ test('the API process killed at each charge and refund step: retries complete ex
 
   await crashAt('')
   for (const call of pending) {
-    let res = await send<Charged>(m.client, 'POST', call.path, call, { untilFinal: true, deadlineMs: 2_000 })
+    let res = await send<Charged>(m.client, 'POST', call.path, call, {
+      untilFinal: true,
+      deadlineMs: 2_000,
+    })
     for (let i = 0; i < 5 && res.kind === 'info'; i++) {
       await drain(db.handle.db, m.client, { rounds: 1 })
-      res = await send<Charged>(m.client, 'POST', call.path, call, { untilFinal: true, deadlineMs: 2_000 })
+      res = await send<Charged>(m.client, 'POST', call.path, call, {
+        untilFinal: true,
+        deadlineMs: 2_000,
+      })
     }
     assert.equal(res.kind, 'ok', `${call.path}: ${JSON.stringify(res)}`)
     if (call.path.endsWith('/card')) assert.equal(res.body.status, 'captured')

@@ -309,7 +309,7 @@ export function fabricateId(id: string): string {
  */
 export function luhnHits(text: string): string[] {
   const hits: string[] = []
-  for (const m of text.matchAll(/(?<![0-9A-Za-z])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z])/g)) {
+  for (const m of text.matchAll(/(?<![0-9A-Za-z.])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z]|\.\d)/g)) {
     const digits = m[0].replace(/[ -]/g, '')
     if (digits.length < 13 || digits.length > 19) continue
     if (digits.length === 13 && digits.startsWith('1')) continue
@@ -356,14 +356,18 @@ export function withoutCiphertext(json: string): string {
 export interface Finding {
   where: string
   hit: string
+  /** The text around the hit, for the failure message. */
+  around: string
 }
 
 /** Luhn-valid numbers and CVCs in each named text. */
 export function scanForCardData(texts: { where: string; text: string }[]): Finding[] {
   const findings: Finding[] = []
   for (const { where, text } of texts) {
-    for (const hit of luhnHits(text)) findings.push({ where, hit })
-    for (const hit of cvcHits(text)) findings.push({ where, hit })
+    for (const hit of [...luhnHits(text), ...cvcHits(text)]) {
+      const at = text.indexOf(hit)
+      findings.push({ where, hit, around: text.slice(Math.max(0, at - 80), at + hit.length + 40) })
+    }
   }
   return findings
 }

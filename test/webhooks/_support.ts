@@ -27,7 +27,7 @@ export interface Receiver {
   received: Received[]
   /** The status the next request gets (n counts from 1); 200 unless set. */
   respond: (n: number) => number
-  /** Requests about one resource (a payment id, or a refund's payment id). */
+  /** Requests whose data names this id (a payment's id, a refund's paymentId, a customerId). */
   about(resourceId: string): Received[]
   close(): Promise<void>
 }
@@ -38,8 +38,7 @@ export async function startReceiver(t: TestContext, path = '/hooks'): Promise<Re
     url: '',
     received,
     respond: () => 200,
-    about: (id) =>
-      received.filter((r) => r.json.data['id'] === id || r.json.data['paymentId'] === id),
+    about: (id) => received.filter((r) => Object.values(r.json.data).includes(id)),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -208,6 +207,7 @@ export interface DeliveryJson {
   status: 'pending' | 'delivered' | 'failed'
   attemptCount: number
   nextAttemptAt: string | null
+  lastAttemptAt: string | null
   lastStatusCode: number | null
   lastError: string | null
   deliveredAt: string | null

@@ -41,7 +41,7 @@ test('payment.voided arrives signed, verifies, and carries the reason and sequen
   for (const r of got) {
     assert.equal(r.headers['content-type'], 'application/json')
     assert.equal(r.headers['webhook-id'], r.json.id)
-    assert.match(String(r.headers['webhook-id']), /^evt_/)
+    assert.match(r.headers['webhook-id'] ?? '', /^evt_/)
     assert.match(String(r.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/)
     assert.deepEqual(verifyNow(endpoint.secret, r), r.json)
     assert.deepEqual(Object.keys(r.json).sort(), ['createdAt', 'data', 'id', 'sequence', 'type'])
@@ -203,4 +203,35 @@ test("a session's callbackUrl gets that payment's events instead of the store en
   const toCallback = log.items.filter((d) => d.url === callback.url)
   assert.equal(toCallback.length, 2)
   assert.ok(toCallback.every((d) => d.endpointId === null && d.status === 'delivered'))
+})
+
+test("a merchant-level event (no store) reaches every store's endpoints", async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const store2 = await h.operator<{ storeId: string }>(
+    'POST',
+    `/operator/v1/merchants/${m.merchantId}/stores`,
+    {},
+  )
+  assert.equal(store2.status, 201)
+  const first = await startReceiver(t)
+  const second = await startReceiver(t)
+  await addEndpoint(m, first.url)
+  const res = await m.dash('POST', `/v1/stores/${store2.body.storeId}/webhooks`, {
+    url: second.url,
+  })
+  assert.equal(res.status, 201)
+
+  const customer = await m.client.request<{ id: string }>('POST', '/v1/customers', {
+    body: { externalId: `ext-${Date.now()}` },
+  })
+  assert.equal(customer.status, 201, JSON.stringify(customer.body))
+  await reconcile(m.client)
+  for (const receiver of [first, second]) {
+    const got = receiver.about(customer.body.id)
+    assert.deepEqual(
+      got.map((r) => r.json.type),
+      ['customer.created'],
+    )
+  }
 })

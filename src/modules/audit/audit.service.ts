@@ -100,7 +100,10 @@ export function paymentProblems(
   // refunds still in flight.
   const refundable =
     p.status === 'captured'
-      ? Math.max(0, ledger.capturedMinor - ledger.refundedMinor - ledger.chargedBackMinor - pendingMinor)
+      ? Math.max(
+          0,
+          ledger.capturedMinor - ledger.refundedMinor - ledger.chargedBackMinor - pendingMinor,
+        )
       : 0
   expect('refundableAmount vs ledger', p.refundableAmount, refundable)
 
@@ -118,7 +121,8 @@ export function paymentProblems(
   )
   for (const r of refunds) {
     const of = (type: string) => events(r.id, type)
-    if (of('refund.created') !== 1) fail(`refund ${r.id} has ${of('refund.created')} refund.created`)
+    if (of('refund.created') !== 1)
+      fail(`refund ${r.id} has ${of('refund.created')} refund.created`)
     const done = r.status === 'completed' ? 1 : 0
     if (of('refund.completed') !== done) fail(`refund ${r.id} (${r.status}): refund.completed`)
     const failed = r.status === 'failed' ? 1 : 0
@@ -140,7 +144,7 @@ export async function auditBooks(db: Db): Promise<AuditReport> {
   let seen = ZERO
   let payments = 0
   let refunds = 0
-  for (let after = ''; ; ) {
+  for (let after = ''; ;) {
     const page = await auditPaymentsPage({ db }, after, PAGE)
     if (page.length === 0) break
     const ids = page.map((i) => i.payment.id)
@@ -160,7 +164,9 @@ export async function auditBooks(db: Db): Promise<AuditReport> {
   const all = await allPaymentsLedgerTotals(db)
   for (const k of Object.keys(all) as (keyof PaymentLedgerTotals)[]) {
     if (all[k] !== seen[k]) {
-      report(`ledger: ${k} over all payment entries is ${all[k]}, over existing payments ${seen[k]}`)
+      report(
+        `ledger: ${k} over all payment entries is ${all[k]}, over existing payments ${seen[k]}`,
+      )
     }
   }
   return { ok: problems.length === 0, problems, payments, refunds }

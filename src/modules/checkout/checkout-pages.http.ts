@@ -259,7 +259,11 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
 
     app.get(
       '/s/:sessionId/3ds-complete',
-      { schema: { hide: true, params: SessionPageParams, querystring: ThreeDsCompleteQuery } },
+      {
+        // The query carries the ACS's signed pares: keep this URL out of the request log.
+        logLevel: 'warn',
+        schema: { hide: true, params: SessionPageParams, querystring: ThreeDsCompleteQuery },
+      },
       async (request, reply) => {
         const r = await finishChallenge(deps, request.params.sessionId, request.query)
         const lang = langOf(request)

@@ -81,6 +81,8 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
     app.get(
       '/v1/public/sessions/:id/installments',
       {
+        // The query holds the card's first digits: keep this URL out of the request log.
+        logLevel: 'warn',
         schema: {
           tags,
           summary: "Installment plans for the card's BIN, in buyer terms",

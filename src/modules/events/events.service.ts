@@ -215,7 +215,7 @@ export async function eventTypeCounts(
   const out = new Map<string, Record<string, number>>()
   for (const row of await repo.countEventsByResource(db, resourceIds)) {
     const counts = out.get(row.resource_id) ?? {}
-    counts[row.type] = Number(row.count)
+    counts[row.type] = row.count
     out.set(row.resource_id, counts)
   }
   return out

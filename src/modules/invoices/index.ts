@@ -2,7 +2,7 @@
 // import only this file.
 export { invoicesRoutes, invoicesPublicRoutes } from './invoices.http.ts'
 export { invoicePagesRoutes } from './invoices.pages.ts'
-export { invoicesJobs, invoicesReconcilers } from './invoices.jobs.ts'
+export { invoicesReconcilers } from './invoices.jobs.ts'
 export { createPaidRenewalInvoice, getInvoice } from './invoices.service.ts'
 export type { PaidRenewalInvoiceInput } from './invoices.service.ts'
 export type { Invoice } from './invoice-view.ts'

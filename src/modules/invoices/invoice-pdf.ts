@@ -20,6 +20,7 @@ const INK = '#111827'
 const MUTED = '#4b5563'
 const RULE = '#d1d5db'
 const ACCENT = '#4338ca'
+const PAID = '#067647'
 const QR_SIZE = 112
 
 const STATUS_TR: Record<InvoiceStatus, string> = {
@@ -102,15 +103,15 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
     ['Durum', STATUS_TR[invoice.status]],
   ]
   doc.moveDown(0.5)
+  // One string per fact: pdfkit's `continued` text does not right-align as a whole.
+  const factsX = left + width * 0.45
+  const labelWidth = 90
   for (const [label, value] of facts) {
-    doc
-      .font('regular')
-      .fontSize(9)
-      .fillColor(MUTED)
-      .text(`${label}: `, { width, align: 'right', continued: true })
-      .font('bold')
-      .fillColor(INK)
-      .text(value)
+    const rowY = doc.y
+    doc.font('regular').fontSize(9).fillColor(MUTED)
+    doc.text(`${label}:`, factsX, rowY, { width: labelWidth, align: 'right' })
+    doc.font('bold').fillColor(INK)
+    doc.text(value, factsX + labelWidth + 6, rowY, { width: right - factsX - labelWidth - 6 })
   }
   let y = Math.max(doc.y, afterMerchant) + 20
 
@@ -199,7 +200,7 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
   const textWidth = width - QR_SIZE - 40
   doc.font('bold').fontSize(11).fillColor(INK)
   if (invoice.status === 'paid') {
-    doc.text(
+    doc.fillColor(PAID).text(
       `ÖDENDİ${invoice.paidAt ? ` · ${formatDateTr(invoice.paidAt)}` : ''}`,
       left + 12,
       y + 12,

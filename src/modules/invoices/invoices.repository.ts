@@ -88,12 +88,58 @@ export async function recordSession(db: Db, id: string, seq: number, sessionId: 
     .execute()
 }
 
-export async function markEmailSent(db: Db, id: string, at: Date): Promise<void> {
+/**
+ * Claims the invoice's due email for one delivery attempt: the due time moves to the end of
+ * the lease, so no other process takes it meanwhile (and a crashed attempt is retried then).
+ */
+export function claimEmail(
+  db: Db,
+  id: string,
+  now: Date,
+  leaseUntil: Date,
+): Promise<InvoiceRow | undefined> {
+  return db
+    .updateTable('invoices')
+    .set({ email_next_at: leaseUntil })
+    .where('id', '=', id)
+    .where('email_next_at', '<=', now)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Invoices whose email is due, oldest first. */
+export async function findDueEmails(db: Db, now: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select('id')
+    .where('email_next_at', '<=', now)
+    .orderBy('email_next_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => r.id)
+}
+
+/** The email went out, or no longer should: nothing is due any more. */
+export async function finishEmail(db: Db, id: string, sentAt: Date | null): Promise<void> {
   await db
     .updateTable('invoices')
-    .set({ email_sent_at: at })
+    .set({ email_next_at: null, ...(sentAt ? { email_sent_at: sentAt } : {}) })
     .where('id', '=', id)
-    .where('email_sent_at', 'is', null)
+    .execute()
+}
+
+/** A failed attempt: counted, and the next one due at `nextAt` (null: given up). */
+export async function recordEmailFailure(
+  db: Db,
+  id: string,
+  attempts: number,
+  nextAt: Date | null,
+): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ email_attempts: attempts, email_next_at: nextAt })
+    .where('id', '=', id)
     .execute()
 }
 

@@ -8,7 +8,7 @@ import { newId } from '../../platform/ids.ts'
 import { assertMinor } from '../../platform/money.ts'
 import { assertCustomerExists, getCustomer } from '../customers/index.ts'
 import { getStore } from '../merchants/index.ts'
-import { SEND_EMAIL_JOB } from './invoice-email.ts'
+import { deliverInvoiceEmail } from './invoice-email.ts'
 import { closeInvoice, refreshInvoice } from './invoice-sync.service.ts'
 import {
   emitInvoiceEvent,
@@ -182,24 +182,32 @@ async function changeDraft(
 }
 
 /**
- * draft → sent: the buyer is emailed the link. The email goes out from the
- * `invoices.send_email` job, enqueued in this transaction: it exists iff `sent` commits,
- * and a failing SMTP server is retried with backoff instead of failing the request.
+ * draft → sent: the buyer is emailed the link. The email is owed from the same transaction
+ * (email_next_at, the invoice's outbox) and delivered right after it commits; a failing
+ * SMTP server does not fail the request: the `invoices.send_emails` reconciler retries.
  */
 export async function sendInvoice(deps: Deps, merchantId: string, id: string): Promise<Invoice> {
-  return changeDraft(deps, merchantId, id, 'not_sendable', async (tx, current, now) => {
-    if (!current.buyer_email) {
-      throw validationError('buyerEmail', 'is required to send the invoice')
-    }
-    const updated = await repo.updateInvoice(tx, current.id, {
-      status: 'sent',
-      sent_at: now,
-      updated_at: now,
-    })
-    await emitInvoiceEvent(tx, updated, 'invoice.sent', now)
-    await deps.jobs.enqueue(tx, SEND_EMAIL_JOB, { invoiceId: current.id })
-    return updated
-  })
+  const invoice = await changeDraft(
+    deps,
+    merchantId,
+    id,
+    'not_sendable',
+    async (tx, current, now) => {
+      if (!current.buyer_email) {
+        throw validationError('buyerEmail', 'is required to send the invoice')
+      }
+      const updated = await repo.updateInvoice(tx, current.id, {
+        status: 'sent',
+        sent_at: now,
+        email_next_at: now,
+        updated_at: now,
+      })
+      await emitInvoiceEvent(tx, updated, 'invoice.sent', now)
+      return updated
+    },
+  )
+  await deliverInvoiceEmail(deps, invoice.id)
+  return invoice
 }
 
 /** draft → activated: the link works, no email is sent (the merchant shares it). */

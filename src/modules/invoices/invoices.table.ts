@@ -38,8 +38,12 @@ export interface InvoicesTable {
   /** A subscription's renewal invoice: the subscription and its cycle. */
   subscription_id: string | null
   cycle_number: number | null
-  /** When the invoice email went out (the send job skips it after that). */
+  /** When the invoice email was handed to the SMTP server (or the demo mailbox). */
   email_sent_at: Date | null
+  /** Failed delivery attempts so far. */
+  email_attempts: ColumnType<number, number | undefined, number>
+  /** The email outbox: when the next attempt is due (or a claimed one's lease ends). */
+  email_next_at: Date | null
   created_at: Date
   updated_at: Date
   sent_at: Date | null

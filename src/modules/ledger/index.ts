@@ -20,11 +20,6 @@ export {
   postSettlement,
   settleReserveCredit,
 } from './ledger.service.ts'
-export type {
-  LegView,
-  OwnerBalance,
-  PaymentLedgerTotals,
-  ReserveCredit,
-} from './ledger.service.ts'
+export type { LegView, OwnerBalance, PaymentLedgerTotals, ReserveCredit } from './ledger.service.ts'
 export type { AccountType, Direction, EntryKind, OwnerType } from './ledger.table.ts'
 export type { LedgerErrorCode } from './ledger.errors.ts'

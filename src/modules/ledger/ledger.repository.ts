@@ -360,7 +360,9 @@ export function sumLegsByPayment(db: Db, paymentIds: readonly string[] | null) {
     .selectFrom('ledger_entries as e')
     .innerJoin('ledger_legs as l', 'l.entry_id', 'e.id')
     .select([
-      sql<number>`count(distinct e.id) filter (where e.kind = 'capture')::int`.as('capture_entries'),
+      sql<number>`count(distinct e.id) filter (where e.kind = 'capture')::int`.as(
+        'capture_entries',
+      ),
       sql<number>`count(distinct e.id) filter (where e.kind = 'refund')::int`.as('refund_entries'),
       sql<number>`count(distinct e.id) filter (where e.kind = 'chargeback')::int`.as(
         'chargeback_entries',

@@ -394,10 +394,7 @@ export function findPaymentsPage(db: Db, afterId: string, limit: number): Promis
     .execute()
 }
 
-export function findRefundsOfPayments(
-  db: Db,
-  paymentIds: readonly string[],
-): Promise<RefundRow[]> {
+export function findRefundsOfPayments(db: Db, paymentIds: readonly string[]): Promise<RefundRow[]> {
   if (paymentIds.length === 0) return Promise.resolve([])
   return db
     .selectFrom('refunds')

@@ -132,11 +132,16 @@ async function chargeCycle(deps: Deps, row: SubscriptionRow): Promise<ChargeOutc
   const cycle = row.cycle_number + 1
   const transactionId = `${row.id}:${cycle}`
   const started = row.charge_started_at
-  assert(started !== null, 'a claimed charge has a start')
-  const earlier = await findPaymentByTransactionId(deps, row.merchant_id, transactionId)
-  // An attempt made since this charge began is this charge's own (its worker crashed before
-  // recording it): adopt it, even a failed one, instead of making another attempt.
-  if (earlier && earlier.createdAt.getTime() >= started.getTime()) return { payment: earlier }
+  const claimed = row.charging_since
+  assert(started !== null && claimed !== null, 'a claimed charge has a start')
+  // A claim taken over from another worker (or resumed after a pending answer): an attempt
+  // made since this charge began is the charge's own (its worker crashed before recording
+  // it), so it is adopted, even a failed one, instead of making another attempt. A first
+  // claim has made no attempt yet and skips the lookup.
+  if (claimed.getTime() > started.getTime()) {
+    const earlier = await findPaymentByTransactionId(deps, row.merchant_id, transactionId)
+    if (earlier && earlier.createdAt.getTime() >= started.getTime()) return { payment: earlier }
+  }
   try {
     const payment = await chargeSavedCard(deps, {
       merchantId: row.merchant_id,
@@ -198,8 +203,8 @@ function recordSuccess(deps: Deps, row: SubscriptionRow, payment: Payment): Prom
       updated_at: now,
     }
     // generateInvoices: each renewal is to create its invoice directly as `paid`
-    // (CONTRACT.md). The invoices module does not exist yet, so the flag is stored and
-    // returned only; the call belongs here, in this transaction, once it lands.
+    // (CONTRACT.md). The invoices module did not exist yet, so the flag is stored and
+    // returned only; its (idempotent) call belongs right after this commit (README.md).
     const updated = await repo.updateSubscription(
       tx,
       current.id,

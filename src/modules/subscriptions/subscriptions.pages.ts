@@ -210,6 +210,14 @@ function notes(lang: Lang, p: PageInput): SafeHtml {
   return html`<p class="portal-note" id="portal-status" role="status">${text}</p>`
 }
 
+/** A past-due subscription asks for a new card (a static notice, not an alert). */
+function warning(lang: Lang, p: PageInput): SafeHtml {
+  if (p.view.subscription.status !== 'past_due' || p.cardUpdated) return html``
+  return html`<p class="portal-warning" id="portal-warning">
+    ${icons.alert}<span>${m(lang, 'past_due_note')}</span>
+  </p>`
+}
+
 export function subscriptionPage(p: PageInput): string {
   const { lang, view } = p
   const s = view.subscription
@@ -234,10 +242,8 @@ export function subscriptionPage(p: PageInput): string {
         <h2 id="details-heading" class="panel-title">
           ${icons.card}<span>${m(lang, 'details')}</span>
         </h2>
-        <div class="alert" id="portal-alert" role="alert">
-          ${s.status === 'past_due' && !p.cardUpdated ? html`${icons.alert}<span>${m(lang, 'past_due_note')}</span>` : ''}
-        </div>
-        ${notes(lang, p)}
+        <div class="alert" id="portal-alert" role="alert"></div>
+        ${warning(lang, p)} ${notes(lang, p)}
         <dl class="facts">
           <div>
             <dt>${m(lang, 'status')}</dt>

@@ -375,7 +375,7 @@ export async function chargeSubscriptionNow(
   // on PGlite that is the connection our transaction holds, so a cold lookup inside it would
   // wait for itself. A read by an id that cannot exist warms the cache first (a cache hit
   // and one indexed lookup afterwards). The general fix belongs in platform/jobs/queue.ts.
-  await deps.jobs.boss.getJobById(CHARGE_NOW_JOB, NO_JOB_ID)
+  await deps.jobs.boss.findJobs(CHARGE_NOW_JOB, { id: NO_JOB_ID })
   return changeLocked(deps, merchantId, id, async (tx, current, now) => {
     if (current.status === 'charging') throw subscriptionsError('charge_in_progress')
     if (!isChargeable(current.status)) throw subscriptionsError('not_chargeable')

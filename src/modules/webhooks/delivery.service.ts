@@ -93,17 +93,19 @@ function subscribes(endpoint: EndpointRow, type: string): boolean {
   return endpoint.event_types === null || endpoint.event_types.includes(type)
 }
 
-/** Writes the deliveries of claimed events and enqueues their jobs, in the caller's tx. */
+/**
+ * Writes the deliveries of claimed events and enqueues their jobs, in the caller's tx.
+ * A store's event goes to that store's endpoints; a merchant-level event (no store, e.g.
+ * customer.*) to the endpoints of every store of the merchant; an event with a callbackUrl
+ * only there.
+ */
 async function fanOut(deps: Deps, tx: Tx, events: DispatchableEvent[], now: Date): Promise<number> {
-  const storeIds = [...new Set(events.flatMap((e) => (e.storeId ? [e.storeId] : [])))]
-  const endpoints = await repo.findEnabledEndpointsByStores(tx, storeIds)
+  const merchantIds = [...new Set(events.map((e) => e.merchantId))]
+  const endpoints = await repo.findEnabledEndpointsByMerchants(tx, merchantIds)
   const rows: NewDelivery[] = []
   for (const event of events) {
-    // Every event today belongs to a store; one without has no destination to route to.
-    if (!event.storeId) continue
     const common = {
       merchant_id: event.merchantId,
-      store_id: event.storeId,
       event_id: event.id,
       event_type: event.type,
       status: 'pending' as const,
@@ -113,14 +115,30 @@ async function fanOut(deps: Deps, tx: Tx, events: DispatchableEvent[], now: Date
       updated_at: now,
     }
     if (event.callbackUrl) {
-      // A session's callbackUrl replaces the store's endpoints for that payment's events.
-      rows.push({ ...common, id: newId('dlv'), endpoint_id: null, url: event.callbackUrl })
+      // A session's callbackUrl replaces the store's endpoints for that payment's events. It
+      // is signed with the store's callback secret, so it needs the store.
+      if (event.storeId) {
+        rows.push({
+          ...common,
+          id: newId('dlv'),
+          store_id: event.storeId,
+          endpoint_id: null,
+          url: event.callbackUrl,
+        })
+      }
       continue
     }
     for (const endpoint of endpoints) {
-      if (endpoint.store_id !== event.storeId || endpoint.merchant_id !== event.merchantId) continue
+      if (endpoint.merchant_id !== event.merchantId) continue
+      if (event.storeId !== null && endpoint.store_id !== event.storeId) continue
       if (!subscribes(endpoint, event.type)) continue
-      rows.push({ ...common, id: newId('dlv'), endpoint_id: endpoint.id, url: endpoint.url })
+      rows.push({
+        ...common,
+        id: newId('dlv'),
+        store_id: endpoint.store_id,
+        endpoint_id: endpoint.id,
+        url: endpoint.url,
+      })
     }
   }
   const inserted = await repo.insertDeliveries(tx, rows)

@@ -50,12 +50,15 @@ export function webhooksReconcilers(deps: Deps): Reconciler[] {
     {
       name: 'webhooks.dispatch_events',
       cron: '* * * * *',
+      // Merchants expect webhooks within seconds, and most events are dispatched only here.
+      everySeconds: 2,
       run: () => dispatchPendingEvents(deps),
     },
     // Due retries, and attempts whose worker died between sending and recording.
     {
       name: 'webhooks.retry_deliveries',
       cron: '* * * * *',
+      everySeconds: 10,
       run: () => retryDueDeliveries(deps),
     },
   ]

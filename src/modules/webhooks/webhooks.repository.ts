@@ -85,15 +85,15 @@ export function lockEndpointById(tx: Tx, endpointId: string): Promise<EndpointRo
     .executeTakeFirst()
 }
 
-export function findEnabledEndpointsByStores(
+export function findEnabledEndpointsByMerchants(
   tx: Tx,
-  storeIds: readonly string[],
+  merchantIds: readonly string[],
 ): Promise<EndpointRow[]> {
-  if (storeIds.length === 0) return Promise.resolve([])
+  if (merchantIds.length === 0) return Promise.resolve([])
   return tx
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .where('store_id', 'in', storeIds)
+    .where('merchant_id', 'in', merchantIds)
     .where('status', '=', 'enabled')
     .orderBy('created_at')
     .orderBy('id')

@@ -77,6 +77,27 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
     })
 }
 
+/**
+ * Errors Fastify raises before a route is matched (Fastify's `frameworkErrors` option): a
+ * malformed URL, or a path parameter over the router's length limit (no id is that long, so
+ * it names nothing: 404). Without this they would go out in Fastify's own shape.
+ */
+export function sendFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const appError =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('SVC-RES-3301', 404, 'not found')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new AppError('SVC-VAL-3001', 400, 'the URL is malformed')
+        : toAppError(error)
+  // No route, so no route hooks: the request id header is set here.
+  void reply.header('x-request-id', request.id)
+  return sendError(request, reply, appError)
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error)

@@ -28,11 +28,17 @@ export interface Reconciler {
   name: string
   /** Runs once per tick across all worker processes (pg-boss schedules are singletons). */
   cron: string
+  /**
+   * Also tick every this many seconds (cron's finest grain is a minute). Each worker offers a
+   * tick on a timer; pg-boss's singleton window lets one per window through, across workers.
+   */
+  everySeconds?: number
   /** Returns how many items it moved, for logs and tests. */
   run(): Promise<number>
 }
 
 export const JOBS_SCHEMA = 'pgboss'
+const NO_SUCH_JOB = '00000000-0000-4000-8000-000000000000'
 
 export class JobQueue {
   readonly boss: PgBoss
@@ -40,6 +46,7 @@ export class JobQueue {
   private readonly reconcilers = new Map<string, Reconciler>()
   private readonly log: Logger
   private started = false
+  private readonly timers: NodeJS.Timeout[] = []
 
   constructor(raw: SqlExecutor, log: Logger) {
     this.log = log
@@ -69,6 +76,13 @@ export class JobQueue {
     }
     for (const r of this.reconcilers.values()) {
       await this.boss.createQueue(r.name, { retryLimit: 0, expireInSeconds: 300 })
+    }
+    // pg-boss caches queue metadata and looks a missing queue up over its own connection. An
+    // enqueue inside our transaction must never need that lookup: on PGlite the transaction
+    // holds the only connection and the lookup would wait forever. A no-op delete of a job
+    // id that cannot exist loads each queue into the cache now, outside any transaction.
+    for (const name of [...this.jobs.keys(), ...this.reconcilers.keys()]) {
+      await this.boss.deleteJob(name, NO_SUCH_JOB)
     }
     this.started = true
   }
@@ -101,6 +115,18 @@ export class JobQueue {
       )
     }
     for (const r of this.reconcilers.values()) {
+      if (r.everySeconds) {
+        const seconds = r.everySeconds
+        const timer = setInterval(() => {
+          this.boss
+            .send(r.name, {}, { singletonKey: r.name, singletonSeconds: seconds })
+            .catch((error: unknown) =>
+              this.log.warn({ err: error, reconciler: r.name }, 'tick not sent'),
+            )
+        }, seconds * 1000)
+        timer.unref()
+        this.timers.push(timer)
+      }
       await this.boss.schedule(r.name, r.cron)
       await this.boss.work(r.name, { batchSize: 1 }, async () => {
         const moved = await r.run()
@@ -138,6 +164,7 @@ export class JobQueue {
   }
 
   async stop(): Promise<void> {
+    for (const timer of this.timers.splice(0)) clearInterval(timer)
     if (!this.started) return
     this.started = false
     await this.boss.stop({ graceful: true, timeout: 10_000 })

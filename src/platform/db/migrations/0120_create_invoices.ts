@@ -6,6 +6,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // itself is kept only encrypted under a key derived from the master key
   // (public_hash_enc), because the service must put it into the email it sends later.
   // session_seq is the n of the latest checkout session `<id>:<n>` the invoice minted.
+  // email_next_at is the email outbox: set when the invoice is sent, it is when the next
+  // delivery attempt is due (or a claimed attempt's lease ends); null once delivered.
   await sql`
     create table invoices (
       id text primary key,
@@ -30,6 +32,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       subscription_id text,
       cycle_number integer,
       email_sent_at timestamptz,
+      email_attempts integer not null default 0 check (email_attempts >= 0),
+      email_next_at timestamptz,
       created_at timestamptz not null,
       updated_at timestamptz not null,
       sent_at timestamptz,
@@ -50,6 +54,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // The payment sweep: open invoices that have minted a checkout session.
   await sql`create index invoices_open_sessions_idx on invoices (id)
     where status in ('sent','activated','viewed') and session_seq > 0`.execute(db)
+  // The email outbox: invoices whose email is due (first try, retry, or a lapsed lease).
+  await sql`create index invoices_email_due_idx on invoices (email_next_at)
+    where email_next_at is not null`.execute(db)
   // A subscription's renewal invoice exists once per cycle.
   await sql`create unique index invoices_subscription_cycle_key on invoices
     (subscription_id, cycle_number) where subscription_id is not null`.execute(db)
