@@ -49,6 +49,8 @@ export interface RouteInfo {
   /** OpenAPI style: `/v1/payments/{id}`. */
   path: string
   params: string[]
+  /** The path parameters' schemas (documented routes). */
+  paramSchemas: Record<string, JsonSchema>
   cls: RouteClass | undefined
   /** In the OpenAPI document (hidden routes are not). */
   documented: boolean
@@ -138,6 +140,9 @@ export function routeTable(fastify: FastifyInstance): RouteInfo[] {
       method,
       path,
       params: [...path.matchAll(/\{([^}]+)\}/g)].map((x) => x[1] ?? ''),
+      paramSchemas: Object.fromEntries(
+        (op?.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, p.schema ?? {}]),
+      ),
       cls: classify(path),
       documented: op !== undefined,
       body: op?.requestBody?.content?.['application/json']?.schema,
@@ -148,12 +153,23 @@ export function routeTable(fastify: FastifyInstance): RouteInfo[] {
   return routes.sort((a, b) => a.key.localeCompare(b.key))
 }
 
+/** encodeURIComponent, except that a lone surrogate goes out as invalid UTF-8 (%ED%A0%80). */
+export function encodeParam(value: string): string {
+  try {
+    return encodeURIComponent(value)
+  } catch {
+    return [...value]
+      .map((ch) => (/^[\ud800-\udfff]$/.test(ch) ? '%ED%A0%80' : encodeURIComponent(ch)))
+      .join('')
+  }
+}
+
 /** Substitutes `{name}` placeholders, percent-encoding each value. */
 export function fillPath(path: string, params: Record<string, string>): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = params[name]
     if (value === undefined) throw new Error(`no value for {${name}} in ${path}`)
-    return encodeURIComponent(value)
+    return encodeParam(value)
   })
 }
 

@@ -304,12 +304,13 @@ export function fabricateId(id: string): string {
 
 /**
  * Digit runs of 13 to 19 digits (single spaces or dashes allowed between digits), not part of
- * a longer alphanumeric token, that pass the Luhn check. A 13-digit run starting with 1 is an
+ * a longer token (an id, a UUID, a decimal fraction, a hash), that pass the Luhn check. A 13-digit run starting with 1 is an
  * epoch-milliseconds timestamp (no card scheme issues 13-digit numbers starting with 1).
  */
 export function luhnHits(text: string): string[] {
   const hits: string[] = []
-  for (const m of text.matchAll(/(?<![0-9A-Za-z.])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z]|\.\d)/g)) {
+  const run = /(?<![0-9A-Za-z_.-])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z_]|[.-][0-9A-Za-z])/g
+  for (const m of text.matchAll(run)) {
     const digits = m[0].replace(/[ -]/g, '')
     if (digits.length < 13 || digits.length > 19) continue
     if (digits.length === 13 && digits.startsWith('1')) continue

@@ -125,7 +125,12 @@ test('fuzzing every route of the route table', async (t) => {
         { numRuns: RUNS },
       )
 
-      const path = fillPath(route.path, fx?.params ?? Object.fromEntries(route.params.map((p) => [p, 'x1'])))
+      // A path whose parameters pass their own checks, so the body checks below are reached.
+      const shaped = (p: string): string => {
+        const pattern = route.paramSchemas[p]?.pattern
+        return pattern ? (fc.sample(fc.stringMatching(new RegExp(pattern)), 1)[0] ?? 'x1') : 'x1'
+      }
+      const path = fillPath(route.path, fx?.params ?? Object.fromEntries(route.params.map((p) => [p, shaped(p)])))
       const acceptsBody = MUTATING.has(route.method) && route.method !== 'DELETE'
       if (!acceptsBody) return
       const json = route.cls !== undefined && JSON_CLASSES.has(route.cls)
@@ -245,7 +250,10 @@ test('fuzzing every route of the route table', async (t) => {
       ...h.logs.map((text, i) => ({ where: `log line ${i}`, text })),
       ...errors.map((r) => ({ where: `${r.what} → ${r.status}`, text: r.text })),
     ])
-    assert.deepEqual(findings.slice(0, 10), [])
+    // A hosted page may link to its own URL (the language switch): the request's own path
+    // coming back is not a leak. Anything else is.
+    const leaks = findings.filter((f) => !f.where.split(' → ')[0]?.includes(f.hit))
+    assert.deepEqual(leaks.slice(0, 10), [])
     const secrets = [F.secretKey, F.password, OPERATOR_TOKEN, jwt]
     for (const line of h.logs) {
       for (const s of secrets) assert.ok(!line.includes(s), `a secret in a log line: ${line.slice(0, 200)}`)

@@ -419,3 +419,28 @@ test('KYC gates create, charge-now and resume (403 SVC-KYC-3101); pause and canc
   assert.equal((await action(m, sub.id, 'resume')).status, 403)
   assert.equal((await action(m, sub.id, 'cancel', { atPeriodEnd: true })).status, 200)
 })
+
+test('the OpenAPI document lists every subscription endpoint', async (t) => {
+  const h = await startTestApp(t)
+  const doc = (await (await fetch(`${h.url}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>
+  }
+  const expected: [string, string][] = [
+    ['/v1/subscriptions', 'post'],
+    ['/v1/subscriptions', 'get'],
+    ['/v1/subscriptions/{id}', 'get'],
+    ['/v1/subscriptions/{id}/charges', 'get'],
+    ['/v1/subscriptions/{id}/cancel', 'post'],
+    ['/v1/subscriptions/{id}/pause', 'post'],
+    ['/v1/subscriptions/{id}/resume', 'post'],
+    ['/v1/subscriptions/{id}/retry', 'post'],
+    ['/v1/subscriptions/{id}/charge-now', 'post'],
+    ['/v1/public/subscriptions/{hash}', 'get'],
+    ['/v1/public/subscriptions/{hash}/cancel', 'post'],
+    ['/v1/public/subscriptions/{hash}/update-card-session', 'post'],
+    ['/v1/sandbox/subscriptions/{id}/advance', 'post'],
+  ]
+  for (const [path, method] of expected) {
+    assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`)
+  }
+})

@@ -161,3 +161,27 @@ test('a worker died after a declined attempt: the takeover adopts the decline, n
     [declined.id],
   )
 })
+
+test('a takeover finishes the charge even if a cancel at period end arrived meanwhile', async (t) => {
+  const h = await startTestApp(t)
+  const { m, customerId, cardToken, sub } = await subscribed(h)
+  await claimAsDeadWorker(h, sub.id)
+  await chargeSavedCard(h.deps, {
+    merchantId: m.merchantId,
+    storeId: m.storeId,
+    transactionId: `${sub.id}:1`,
+    amount: sub.amountMinor,
+    cardToken,
+    customerId,
+  })
+  // While the charge is in flight, cancel now is refused and cancel at period end is noted.
+  assert.equal((await action(m, sub.id, 'cancel', { atPeriodEnd: false })).status, 409)
+  assert.equal((await action(m, sub.id, 'cancel', { atPeriodEnd: true })).status, 200)
+  h.clock.advance(6 * 60 * 1000)
+  await reconcile(m)
+  const s = await getSub(m, sub.id)
+  assert.equal(s.status, 'active', 'the paid cycle is recorded, not dropped')
+  assert.equal(s.cycleNumber, 1)
+  assert.equal(s.cancelAtPeriodEnd, true)
+  await assertOneChargePerCycle(h, m.merchantId, [sub.id], 1)
+})

@@ -74,6 +74,27 @@ export async function pay(client: Kurus, amount: number, opts: PayOptions = {}):
   return res.body.paymentId
 }
 
+/** A QR payment through the real API: a `qr` session, then the sandbox bank pays it. */
+export async function payQr(client: Kurus, amount: number): Promise<string> {
+  const session = await client.request<{ sessionId: string }>('POST', '/v1/payments/sessions', {
+    body: {
+      transactionId: `qr-${randomUUID()}`,
+      amount,
+      currency: 'TRY',
+      mode: 'qr',
+      returnUrl: 'https://shop.example/return',
+    },
+  })
+  assert.equal(session.status, 201, JSON.stringify(session.body))
+  const paid = await client.request<{ paymentId: string }>(
+    'POST',
+    `/v1/sandbox/sessions/${session.body.sessionId}/qr-pay`,
+    { body: {} },
+  )
+  assert.equal(paid.status, 201, JSON.stringify(paid.body))
+  return paid.body.paymentId
+}
+
 /** A customer of the merchant (payments may name only their merchant's customers). */
 export async function customer(client: Kurus, name: string): Promise<string> {
   const res = await client.request<{ id: string }>('POST', '/v1/customers', {
@@ -104,9 +125,10 @@ export async function listAll(
 }
 
 /**
- * Test-only: a QR payment written straight through the payments repository, because the
- * QR payment flow (sandbox qr-pay) belongs to another issue and does not exist yet. The row
- * satisfies every constraint of the payments table.
+ * Test-only: a payment row written straight through the payments repository, for the test of
+ * rows that share one instant (the API stamps each payment with its own clock reading, so
+ * identical and sub-millisecond timestamps cannot be made through it). The row satisfies every
+ * constraint of the payments table.
  */
 export async function insertQrPayment(
   h: TestApp,

@@ -200,12 +200,14 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
   const textWidth = width - QR_SIZE - 40
   doc.font('bold').fontSize(11).fillColor(INK)
   if (invoice.status === 'paid') {
-    doc.fillColor(PAID).text(
-      `ÖDENDİ${invoice.paidAt ? ` · ${formatDateTr(invoice.paidAt)}` : ''}`,
-      left + 12,
-      y + 12,
-      { width: textWidth },
-    )
+    doc
+      .fillColor(PAID)
+      .text(
+        `ÖDENDİ${invoice.paidAt ? ` · ${formatDateTr(invoice.paidAt)}` : ''}`,
+        left + 12,
+        y + 12,
+        { width: textWidth },
+      )
     doc.font('regular').fontSize(9).fillColor(MUTED)
     if (invoice.paymentId) doc.text(`Ödeme no: ${invoice.paymentId}`, { width: textWidth })
     doc.text('Faturanın güncel durumu:', { width: textWidth })

@@ -131,14 +131,11 @@ const UNSETTLED = new Set(['pending', 'pending_3ds'])
 async function chargeCycle(deps: Deps, row: SubscriptionRow): Promise<ChargeOutcome> {
   const cycle = row.cycle_number + 1
   const transactionId = `${row.id}:${cycle}`
-  const started = row.charge_started_at
-  const claimed = row.charging_since
-  assert(started !== null && claimed !== null, 'a claimed charge has a start')
-  // A claim taken over from another worker (or resumed after a pending answer): an attempt
-  // made since this charge began is the charge's own (its worker crashed before recording
-  // it), so it is adopted, even a failed one, instead of making another attempt. A first
-  // claim has made no attempt yet and skips the lookup.
-  if (claimed.getTime() > started.getTime()) {
+  // On a takeover, an attempt made since this charge began is the charge's own (its worker
+  // crashed before recording it): it is adopted, even a failed one, instead of making
+  // another attempt. A first claim has made no attempt yet and skips the lookup.
+  if (isTakeover(row)) {
+    const started = row.charge_started_at ?? new Date(0)
     const earlier = await findPaymentByTransactionId(deps, row.merchant_id, transactionId)
     if (earlier && earlier.createdAt.getTime() >= started.getTime()) return { payment: earlier }
   }
@@ -285,12 +282,25 @@ function awaitPayment(deps: Deps, row: SubscriptionRow, payment: Payment): Promi
   })
 }
 
+/**
+ * A claim taken over from another worker, or resumed after a pending answer: a payment of
+ * the cycle may already exist, so the charge is finished whatever else has changed.
+ */
+function isTakeover(row: SubscriptionRow): boolean {
+  const started = row.charge_started_at
+  const claimed = row.charging_since
+  assert(started !== null && claimed !== null, 'a claimed charge has a start')
+  return claimed.getTime() > started.getTime()
+}
+
 /** Steps 2 and 3 for one claimed row. */
 async function runClaimedCharge(deps: Deps, claimed: SubscriptionRow, kyc: KycCheck) {
-  if (claimed.cancel_at_period_end && claimed.charge_kind !== 'charge_now') {
-    return finishAtPeriodEnd(deps, claimed)
+  if (!isTakeover(claimed)) {
+    if (claimed.cancel_at_period_end && claimed.charge_kind !== 'charge_now') {
+      return finishAtPeriodEnd(deps, claimed)
+    }
+    if (!(await kyc(claimed.merchant_id))) return deferForKyc(deps, claimed)
   }
-  if (!(await kyc(claimed.merchant_id))) return deferForKyc(deps, claimed)
   // A card the buyer just entered on the portal is the one to charge.
   const row = await syncSubscriptionCard(deps, claimed)
   const outcome = await chargeCycle(deps, row)

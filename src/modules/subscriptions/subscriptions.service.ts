@@ -36,8 +36,6 @@ export const AMOUNT_MIN_MINOR = 100
 export const AMOUNT_MAX_MINOR = 10_000_000_000
 /** A trial may run up to two years. */
 const TRIAL_MS_MAX = 730 * 24 * 60 * 60 * 1000
-/** A job id no job has: see chargeSubscriptionNow. */
-const NO_JOB_ID = '00000000-0000-4000-8000-000000000000'
 /** How soon a queued charge-now is expected to run (the worker polls every few seconds). */
 const CHARGE_NOW_EXPECTED_MS = 5_000
 export const SUBSCRIPTIONS_LIMIT_MAX = 100
@@ -371,11 +369,6 @@ export async function chargeSubscriptionNow(
   merchantId: string,
   id: string,
 ): Promise<ChargeNowReceipt> {
-  // pg-boss looks a queue up over its own connection the first time a process sends to it;
-  // on PGlite that is the connection our transaction holds, so a cold lookup inside it would
-  // wait for itself. A read by an id that cannot exist warms the cache first (a cache hit
-  // and one indexed lookup afterwards). The general fix belongs in platform/jobs/queue.ts.
-  await deps.jobs.boss.findJobs(CHARGE_NOW_JOB, { id: NO_JOB_ID })
   return changeLocked(deps, merchantId, id, async (tx, current, now) => {
     if (current.status === 'charging') throw subscriptionsError('charge_in_progress')
     if (!isChargeable(current.status)) throw subscriptionsError('not_chargeable')

@@ -27,7 +27,6 @@ export const EXPORT_ATTEMPTS_MAX = 3
 // or the worker killed mid-build): the reconciler marks it failed so clients stop polling.
 const ABANDONED_AFTER_MS = 60 * 60 * 1000
 const RECONCILE_BATCH = 200
-const NO_JOB_ID = '00000000-0000-4000-8000-000000000000'
 
 export interface ExportView {
   id: string
@@ -133,12 +132,6 @@ export async function createExport(
   }
   const now = deps.clock.now()
   const id = newId('exp')
-  // pg-boss looks a queue up over its own connection the first time a process sends to it
-  // (and again after createQueue). On PGlite that connection is the one our transaction
-  // holds, so a cold lookup inside the transaction waits for itself forever. A read by an
-  // id that cannot exist warms pg-boss's queue cache first; it is a cache hit and one indexed
-  // lookup afterwards. (The general fix belongs in platform/jobs/queue.ts.)
-  await deps.jobs.boss.findJobs(BUILD_EXPORT_JOB, { id: NO_JOB_ID })
   try {
     await transact(deps.db, async (tx) => {
       await repo.insertExport(tx, {

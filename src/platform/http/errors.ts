@@ -50,6 +50,12 @@ export function toAppError(error: FastifyError | Error): AppError {
     default:
       break
   }
+  // PostgreSQL refuses NUL in text (22021) and \u0000 in jsonb (22P05). Only client input
+  // (a path, query or body string) can carry one there, so it is a 400, not a 500.
+  const sqlState = (error as { code?: unknown }).code
+  if (sqlState === '22021' || sqlState === '22P05') {
+    return new AppError('SVC-VAL-3001', 400, 'text must not contain NUL (\\u0000) characters')
+  }
   if (error instanceof SyntaxError) {
     return new AppError('SVC-VAL-3002', 400, 'request body is not valid JSON')
   }
