@@ -322,7 +322,11 @@ function cardForm() {
     const current = selectedInstallments()
     const keep = list.some((o) => o.installmentCount === current) ? current : 1
     optionsBox.replaceChildren(...list.map((o) => optionLabel(o, o.installmentCount === keep)))
-    installmentsHint.textContent = options ? '' : msg('installments_hint')
+    installmentsHint.textContent = !options
+      ? msg('installments_hint')
+      : options.length === 1
+        ? msg('installments_none')
+        : ''
   }
 
   function updateInstallments(d) {

@@ -52,6 +52,7 @@ const CARD_FORM_MESSAGES: readonly MessageKey[] = [
   'total',
   'installments_hint',
   'installments_loading',
+  'installments_none',
   'cvc_hint',
   'cvc_hint_amex',
   'success_title',

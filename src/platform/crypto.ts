@@ -36,8 +36,9 @@ export function sha256Hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex')
 }
 
-export function hmacSha256Hex(key: string | Buffer, data: string): string {
-  return createHmac('sha256', key).update(data, 'utf8').digest('hex')
+export function hmacSha256Hex(key: string | Buffer, data: string | Buffer): string {
+  const mac = createHmac('sha256', key)
+  return (typeof data === 'string' ? mac.update(data, 'utf8') : mac.update(data)).digest('hex')
 }
 
 /** Constant-time string comparison; unequal lengths compare against a dummy first. */

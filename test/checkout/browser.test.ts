@@ -140,7 +140,7 @@ test('a frictionless card paid in 3 installments returns captured', async (t) =>
   assert.equal(await page.locator('h1').innerText(), 'Ödenecek tutar\n₺900,00')
   await page.locator('#cc-number').pressSequentially(CARDS.frictionless)
   assert.equal(await page.locator('#cc-number').inputValue(), '4155 6501 0041 6111')
-  await page.locator('svg.brand-mark[data-brand="visa"]').waitFor({ state: 'visible' })
+  await page.locator('#cc-brand svg.brand-mark[data-brand="visa"]').waitFor({ state: 'visible' })
   const options = page.locator('input[name="installmentCount"]')
   await page.waitForFunction(
     () => document.querySelectorAll('input[name="installmentCount"]').length === 12,
@@ -296,7 +296,7 @@ test('a card update saves the card as the customer default and returns card_upda
   const { page } = w
   await page.goto(`${h.url}/s/${sessionId}`)
   await fillCard(page, CARDS.troy, '08 / 31', '321')
-  await page.locator('svg.brand-mark[data-brand="troy"]').waitFor({ state: 'visible' })
+  await page.locator('#cc-brand svg.brand-mark[data-brand="troy"]').waitFor({ state: 'visible' })
   await page.getByRole('button', { name: 'Update card' }).click()
   const back = await waitForReturn(page)
   assert.deepEqual(back, { order: '42', sessionId, status: 'card_updated' })

@@ -488,6 +488,9 @@ test('card update: the card becomes the customer default and the session complet
   const view = await browser(h, 'GET', `/v1/public/sessions/${sessionId}`)
   assert.equal(view.body['status'], 'completed')
   assert.equal(view.body['redirectUrl'], res.body.redirectUrl)
+  const done = await browser(h, 'GET', `/s/${sessionId}?lang=en`)
+  assert.equal(done.status, 200)
+  assert.match(done.text, /Your card has been updated/)
   const again = await browser(h, 'POST', `/v1/public/sessions/${sessionId}/card`, {
     json: { card: buyerCard(CARDS.debit) },
   })

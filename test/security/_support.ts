@@ -385,7 +385,10 @@ export function watchProcess(): { problems: string[] } {
   return { problems }
 }
 
-/** Log lines at error level or above (pino: 50 error, 60 fatal). */
+/**
+ * Log lines at error level or above (pino: 50 error, 60 fatal) written while serving a request
+ * (they carry its requestId). Background job noise is not a request's doing.
+ */
 export function errorLogLines(logs: string[]): string[] {
-  return logs.filter((line) => /"level":(50|60)/.test(line))
+  return logs.filter((line) => /"level":(50|60)/.test(line) && line.includes('"requestId"'))
 }

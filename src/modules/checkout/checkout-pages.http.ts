@@ -106,17 +106,23 @@ function sessionPage(deps: Deps, request: FastifyRequest, v: CheckoutView): [num
     ]
   }
   const kind =
-    s.status === 'completed' ? 'completed' : s.status === 'cancelled' ? 'cancelled' : 'expired'
+    s.status === 'completed'
+      ? s.mode === 'card_update_only'
+        ? 'card_updated'
+        : 'completed'
+      : s.status === 'cancelled'
+        ? 'cancelled'
+        : 'expired'
   const action = v.redirectUrl
     ? { href: v.redirectUrl, label: t(lang, 'return_to', { merchant: v.merchantName }) }
     : undefined
   return [
-    kind === 'completed' ? 200 : 410,
+    s.status === 'completed' ? 200 : 410,
     noticePage({
       lang,
       langHrefs: base.langHrefs,
       sandbox: base.sandbox,
-      tone: kind === 'completed' ? 'success' : 'info',
+      tone: s.status === 'completed' ? 'success' : 'info',
       title: t(lang, `${kind}_title`),
       body: t(lang, `${kind}_body`, { merchant: v.merchantName }),
       ...(action ? { action } : {}),

@@ -1,5 +1,5 @@
 import type { Deps } from '../../database.ts'
-import { safeEqual, sha256Hex } from '../../platform/crypto.ts'
+import { hmacSha256Hex, safeEqual } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { isUuidV4 } from '../../platform/ids.ts'
 import type { AuthContext } from '../../platform/http/auth.ts'
@@ -65,6 +65,16 @@ export type IdempotencyStart =
   | { kind: 'proceed' }
   | { kind: 'replay'; status: number; body: string; contentType: string; requestId: string }
 
+/**
+ * What identifies a request's payload for idempotency: a keyed HMAC, never a plain hash. The
+ * body may hold a card number and CVC (POST /v1/cards/tokens), and a plain hash of a body of
+ * known shape could be brute-forced back to them.
+ */
+export function idempotencyFingerprint(masterKey: Buffer, rawBody: Buffer | undefined): string {
+  const key = hmacSha256Hex(masterKey, 'kurus/gateway/idempotency-fingerprint')
+  return hmacSha256Hex(key, rawBody ?? '')
+}
+
 export function validateIdempotencyKey(key: string): void {
   if (!isUuidV4(key)) throw gatewayError('idempotency_key_invalid')
 }
@@ -79,7 +89,7 @@ export async function beginIdempotentRequest(
   rawBody: Buffer | undefined,
   requestId: string,
 ): Promise<IdempotencyStart> {
-  const fingerprint = sha256Hex(rawBody ?? '')
+  const fingerprint = idempotencyFingerprint(deps.config.masterKey, rawBody)
   const now = deps.clock.now()
   const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS)
   if (await repo.insertIdempotencyKey(deps.db, id, fingerprint, requestId, now, expiresAt)) {
