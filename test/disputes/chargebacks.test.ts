@@ -249,3 +249,26 @@ test("another merchant's chargebacks are 404", async (t) => {
   })
   assert.equal(unknown.status, 404)
 })
+
+test('transactions show chargebacksCount and the chargeback items', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { res } = await charge(m.client, CARDS.frictionless, 6_000)
+  const id = res.body.paymentId
+  const cb = await raise(m, id, { amount: 1_000, reasonCode: '4855' })
+  const list = await m.client.request<{ items: { id: string; chargebacksCount: number }[] }>(
+    'GET',
+    '/v1/transactions',
+  )
+  assert.equal(list.body.items.find((i) => i.id === id)?.chargebacksCount, 1)
+  const detail = await m.client.request<{
+    chargebacksCount: number
+    chargebacks: { chargebackId: string; amount: number; status: string; reasonCode: string }[]
+  }>('GET', `/v1/transactions/${id}`)
+  assert.equal(detail.status, 200)
+  assert.equal(detail.body.chargebacksCount, 1)
+  assert.deepEqual(
+    detail.body.chargebacks.map((c) => [c.chargebackId, c.amount, c.status, c.reasonCode]),
+    [[cb.body.id, 1_000, 'received', '4855']],
+  )
+})

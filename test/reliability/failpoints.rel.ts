@@ -19,6 +19,7 @@ import { CARDS, openSession, tokenize } from '../helpers/payments.ts'
 import {
   assertInvariants,
   drain,
+  exited,
   fastForwardAbandoned,
   newKey,
   newMerchant,
@@ -210,6 +211,15 @@ test('the API process killed at each charge and refund step: retries complete ex
   }
   await service.startApi()
   const m = await newMerchant(service.url)
+  /** The request dies with the process: no answer, and the API was SIGKILLed by its fail point. */
+  const diesOn = async (call: { path: string; body: unknown; key: string }) => {
+    const api = service.api
+    assert.ok(api)
+    const res = await send(m.client, 'POST', call.path, call, { deadlineMs: 0 })
+    assert.equal(res.kind, 'info', JSON.stringify(res))
+    await exited(api)
+    assert.equal(api.signalCode, 'SIGKILL')
+  }
   const cardToken = await tokenize(m.client, CARDS.frictionless)
 
   // A captured payment to refund later.
@@ -233,9 +243,7 @@ test('the API process killed at each charge and refund step: retries complete ex
       key: newKey(),
     }
     pending.push(call)
-    // One attempt: the process dies under it.
-    const died = await send(m.client, 'POST', call.path, call, { deadlineMs: 0 })
-    assert.equal(died.kind, 'info', `${spec}: ${JSON.stringify(died)}`)
+    await diesOn(call)
   }
   await crashAt('refund.after_acquirer:exit*1')
   const refund = {
@@ -244,8 +252,7 @@ test('the API process killed at each charge and refund step: retries complete ex
     key: newKey(),
   }
   pending.push(refund)
-  const died = await send(m.client, 'POST', refund.path, refund, { deadlineMs: 0 })
-  assert.equal(died.kind, 'info')
+  await diesOn(refund)
 
   await crashAt('')
   for (const call of pending) {

@@ -51,3 +51,18 @@ export function resolveChargeback(
     .returningAll()
     .executeTakeFirst()
 }
+
+export async function countChargebacksByPayments(
+  db: Db,
+  merchantId: string,
+  paymentIds: readonly string[],
+): Promise<{ payment_id: string; n: number }[]> {
+  if (paymentIds.length === 0) return []
+  return db
+    .selectFrom('chargebacks')
+    .select(['payment_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('merchant_id', '=', merchantId)
+    .where('payment_id', 'in', paymentIds)
+    .groupBy('payment_id')
+    .execute()
+}

@@ -147,3 +147,13 @@ export async function listChargebacks(
   await getPayment(deps, merchantId, paymentId)
   return (await repo.findChargebacksByPayment(deps.db, merchantId, paymentId)).map(toChargeback)
 }
+
+/** How many chargebacks each of these payments has (absent = none), for transaction lists. */
+export async function countChargebacks(
+  deps: Deps,
+  merchantId: string,
+  paymentIds: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await repo.countChargebacksByPayments(deps.db, merchantId, paymentIds)
+  return new Map(rows.map((r) => [r.payment_id, r.n]))
+}

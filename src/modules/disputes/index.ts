@@ -5,5 +5,6 @@ export {
   acceptChargeback,
   reverseChargeback,
   listChargebacks,
+  countChargebacks,
 } from './disputes.service.ts'
 export type { Chargeback } from './disputes.service.ts'

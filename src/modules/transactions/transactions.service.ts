@@ -1,3 +1,4 @@
+import { countChargebacks, listChargebacks } from '../disputes/index.ts'
 import { createHash, hkdfSync } from 'node:crypto'
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
@@ -37,12 +38,7 @@ export interface TransactionRefund {
   completedAt: Date | null
 }
 
-/**
- * Chargeback inside a transaction detail. The disputes module will supply these; until it
- * exports a per-payment list the array is empty and `chargebacksCount` is 0, while the
- * payment's own chargeback totals (`chargebackOpenAmount`, `chargebackTotalAmount`) are
- * already real.
- */
+/** A chargeback inside a transaction detail, from the disputes module. */
 export interface TransactionChargeback {
   chargebackId: string
   amount: number
@@ -153,7 +149,13 @@ export async function listTransactions(
     page.cursor === undefined ? undefined : readCursor(deps, merchantId, fingerprint, page.cursor)
   // One row more than asked says whether another page exists.
   const rows = await searchPayments(deps, { ...filters, merchantId }, after, page.limit + 1)
-  const items = rows.slice(0, page.limit).map((r) => ({ ...r, chargebacksCount: 0 }))
+  const shown = rows.slice(0, page.limit)
+  const counts = await countChargebacks(
+    deps,
+    merchantId,
+    shown.map((r) => r.id),
+  )
+  const items = shown.map((r) => ({ ...r, chargebacksCount: counts.get(r.id) ?? 0 }))
   const last = items.at(-1)
   const nextCursor =
     rows.length > page.limit && last
@@ -176,7 +178,15 @@ export async function getTransaction(
   const found = await findPaymentWithRefunds(deps, merchantId, paymentId)
   if (!found) throw transactionsError('transaction_not_found')
   const { payment: p, refunds } = found
-  const chargebacks: TransactionChargeback[] = []
+  const chargebacks: TransactionChargeback[] = (
+    await listChargebacks(deps, merchantId, paymentId)
+  ).map((c) => ({
+    chargebackId: c.id,
+    amount: c.amount,
+    status: c.status,
+    reasonCode: c.reasonCode,
+    receivedAt: c.receivedAt,
+  }))
   return {
     id: p.id,
     storeId: p.storeId,
