@@ -138,7 +138,13 @@ ${items || '<p>No messages yet.</p>'}
 </html>`
       return reply
         .header('cache-control', 'no-store')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+        .header(
+          'content-security-policy',
+          "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        )
+        .header('x-content-type-options', 'nosniff')
+        .header('x-frame-options', 'DENY')
+        .header('referrer-policy', 'no-referrer')
         .type('text/html; charset=utf-8')
         .send(html)
     })

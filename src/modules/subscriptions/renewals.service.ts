@@ -1,3 +1,4 @@
+import { createPaidRenewalInvoice } from '../invoices/index.ts'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
@@ -179,7 +180,29 @@ function scheduleAfterSuccess(row: SubscriptionRow, paidCycle: number, now: Date
   return { next_charge_at: addInterval(now, unit, count), anchor_at: now, anchor_cycle: paidCycle }
 }
 
-function recordSuccess(deps: Deps, row: SubscriptionRow, payment: Payment): Promise<boolean> {
+async function recordSuccess(deps: Deps, row: SubscriptionRow, payment: Payment): Promise<boolean> {
+  const recorded = await recordRenewal(deps, row, payment)
+  if (recorded && row.generate_invoices) {
+    // After the renewal's commit, not inside it: the invoice is the invoices module's own
+    // state change. The call is idempotent per (subscription, cycle); a failure here is
+    // logged and does not undo the renewal.
+    await createPaidRenewalInvoice(deps, {
+      merchantId: row.merchant_id,
+      storeId: row.store_id,
+      customerId: row.customer_id,
+      amountMinor: payment.amount,
+      description: row.description ?? `Subscription ${row.id}`,
+      paymentId: payment.id,
+      subscriptionId: row.id,
+      cycleNumber: row.cycle_number + 1,
+    }).catch((error: unknown) => {
+      deps.log.error({ err: error, subscriptionId: row.id }, 'renewal invoice not created')
+    })
+  }
+  return recorded
+}
+
+function recordRenewal(deps: Deps, row: SubscriptionRow, payment: Payment): Promise<boolean> {
   return withClaim(deps, row, async (tx, current, now) => {
     const paidCycle = current.cycle_number + 1
     await repo.insertCharge(tx, {
@@ -199,9 +222,6 @@ function recordSuccess(deps: Deps, row: SubscriptionRow, payment: Payment): Prom
       failed_attempts: 0,
       updated_at: now,
     }
-    // generateInvoices: each renewal is to create its invoice directly as `paid`
-    // (CONTRACT.md). The invoices module did not exist yet, so the flag is stored and
-    // returned only; its (idempotent) call belongs right after this commit (README.md).
     const updated = await repo.updateSubscription(
       tx,
       current.id,
