@@ -18,6 +18,11 @@ export interface Config {
   readonly databaseReadUrl: string | undefined
   readonly databasePoolSize: number
   readonly masterKey: Buffer
+  /**
+   * Earlier master keys (KURUS_MASTER_KEY_PREVIOUS, comma-separated), still able to decrypt
+   * what was sealed under them until `kurus rotate-master-key` has re-wrapped it.
+   */
+  readonly masterKeyPrevious: readonly Buffer[]
   readonly operatorToken: string
   readonly rateLimitRps: number
   readonly rateLimitBurst: number
@@ -104,6 +109,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     secretFrom(env, 'KURUS_OPERATOR_TOKEN', kurusEnv, dataDir, 'operator-token', () =>
       randomBytes(24).toString('base64url'),
     )
+  const masterKeyPrevious =
+    overrides.masterKeyPrevious ??
+    (env['KURUS_MASTER_KEY_PREVIOUS'] ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== '')
+      .map(parseMasterKey)
   const config: Config = {
     env: kurusEnv,
     port,
@@ -115,6 +127,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseReadUrl: env['DATABASE_READ_URL'] || undefined,
     databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     masterKey,
+    masterKeyPrevious,
     operatorToken,
     rateLimitRps: intFrom(env, 'KURUS_RATE_LIMIT_RPS', 100, 1, 10_000_000),
     rateLimitBurst: intFrom(env, 'KURUS_RATE_LIMIT_BURST', 200, 1, 10_000_000),

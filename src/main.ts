@@ -9,6 +9,7 @@ import { migrateToLatest } from './platform/db/migrate.ts'
 import { auditBooks } from './modules/audit/index.ts'
 import { canonicalString, signCanonical } from './modules/gateway/index.ts'
 import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
+import { rotateMasterKey } from './modules/vault/index.ts'
 import { startRuntime, startWorker } from './server.ts'
 
 // Entry point: `serve` (API, pages and, embedded, the worker), `migrate`, and the `kurus` CLI,
@@ -18,6 +19,8 @@ const USAGE = `usage: kurus <command>
   serve [--processes N] [--no-worker] run the API (npm start); N > 1 needs DATABASE_URL
   worker [--concurrency N]            run background jobs and reconcilers
   migrate                             apply database migrations
+  rotate-master-key                   re-wrap card data keys under KURUS_MASTER_KEY (the old
+                                      key(s) in KURUS_MASTER_KEY_PREVIOUS)
   check-ledger [--json]               verify the books (ledger, payments, refunds, events);
                                       exit 1 on any problem
   merchant create --name X [--kyc approved] [--json]
@@ -189,6 +192,27 @@ async function checkLedgerCommand(config: Config, json: boolean): Promise<void> 
   }
 }
 
+/** `kurus rotate-master-key`: re-wraps every card data key under the current master key. */
+async function rotateMasterKeyCommand(config: Config): Promise<void> {
+  const database = await connectDatabase<Database>({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
+  })
+  try {
+    const report = await rotateMasterKey({ db: database.db, config })
+    process.stdout.write(`re-wrapped ${report.rewrapped} card data key(s) under ${report.kekId}\n`)
+    const unknown = Object.entries(report.unknown)
+    for (const [kekId, n] of unknown) {
+      process.stderr.write(
+        `${n} card(s) under ${kekId}: add that key to KURUS_MASTER_KEY_PREVIOUS\n`,
+      )
+    }
+    if (unknown.length > 0) process.exitCode = 1
+  } finally {
+    await database.close()
+  }
+}
+
 /** The server the CLI talks to: KURUS_URL, else this config's PUBLIC_API_URL. */
 function cliBaseUrl(config: Config): string {
   return process.env['KURUS_URL'] ?? config.publicApiUrl
@@ -339,6 +363,8 @@ async function main(): Promise<void> {
     }
     case 'migrate':
       return migrate(config)
+    case 'rotate-master-key':
+      return rotateMasterKeyCommand(config)
     case 'check-ledger':
       return checkLedgerCommand(config, rest.includes('--json'))
     case undefined:

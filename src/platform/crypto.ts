@@ -32,6 +32,22 @@ export function decrypt(key: Buffer, envelope: string, aad = ''): Buffer {
   return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()])
 }
 
+/**
+ * Decrypts with the first key that opens the envelope: the current master key, then the
+ * previous ones (a key rotation in progress). GCM authentication tells a wrong key apart.
+ */
+export function decryptWithAny(keys: readonly Buffer[], envelope: string, aad = ''): Buffer {
+  let last: unknown = new Error('no key to decrypt with')
+  for (const key of keys) {
+    try {
+      return decrypt(key, envelope, aad)
+    } catch (error) {
+      last = error
+    }
+  }
+  throw last
+}
+
 export function sha256Hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex')
 }

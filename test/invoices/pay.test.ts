@@ -54,6 +54,22 @@ test('pay makes a checkout session for the invoice, and hands the same one out a
   assert.equal(await storedStatus(h, invoice.id), 'activated')
 })
 
+test('a customer deleted since the invoice was made is left off the session', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const customer = await m.client.request<{ id: string }>('POST', '/v1/customers', {
+    body: { externalId: `ext-${crypto.randomUUID()}` },
+  })
+  const invoice = await activatedInvoice(m, { customerId: customer.body.id })
+  const deleted = await m.client.request('DELETE', `/v1/customers/${customer.body.id}`)
+  assert.equal(deleted.status, 204)
+  const pay = await publicPay(h, invoice.publicHash)
+  assert.equal(pay.status, 200, pay.text)
+  const session = await getSessionById(h.deps, pay.body.sessionId)
+  assert.equal(session?.customerId, null)
+  assert.equal(session?.amount, invoice.amountMinor)
+})
+
 test('concurrent pays share one session', async (t) => {
   const h = await startTestApp(t)
   const m = await h.newMerchant()

@@ -301,18 +301,20 @@ export class Service {
       .join('\n')
   }
 
-  /** Did a process die of something other than our SIGKILL? (an unhandled crash) */
+  /**
+   * Did a process die of something other than our SIGKILL (an unhandled crash)? A cluster
+   * child that was still starting when its primary was killed dies of EPIPE on its IPC
+   * channel: that one is the kill's doing, not a crash.
+   */
   crashes(): string[] {
+    const crash = /Unhandled 'error' event|unhandledRejection|uncaughtException|^Node\.js v/m
     return readdirSync(this.dir)
       .filter((f) => f.endsWith('.log'))
       .sort()
       .flatMap((f) => {
         const text = readFileSync(join(this.dir, f), 'utf8')
-        return /Unhandled 'error' event|unhandledRejection|uncaughtException|^Node\.js v/m.test(
-          text,
-        )
-          ? [`${f}: ${text.slice(-1500)}`]
-          : []
+        const orphan = /EPIPE/.test(text) && /cluster\._setupWorker/.test(text)
+        return crash.test(text) && !orphan ? [`${f}: ${text.slice(-1500)}`] : []
       })
   }
 }

@@ -519,6 +519,14 @@ async function finalState(db: Db, merchantId: string): Promise<Final> {
   }
 }
 
+/** What the gateway holds for an operation's key (for a refusal that should not happen). */
+async function keyRecord(db: Db, op: Op): Promise<string> {
+  const { rows } = await sql<Json>`
+    select fingerprint, state, request_id, created_at, locked_at, expires_at, response_status
+    from idempotency_keys where idempotency_key = ${op.key ?? ''}`.execute(db)
+  return ` (key records ${JSON.stringify(rows)})`
+}
+
 /** Is `target` the sum of `base` and some subset of `items`? (reachable sums, bounded) */
 function subsetReaches(
   base: number,
@@ -568,7 +576,12 @@ export async function checkHistory(db: Db, world: World, history: History): Prom
     const at = op.outcome === 'info' ? (op.late?.at ?? Infinity) : op.completedAt
     if (a.outcome === 'fail') {
       const code = str(r['code'])
-      if (!(EXPECTED_REFUSALS[op.kind] ?? []).includes(code)) bad(op, `unexpected refusal ${code}`)
+      if (!(EXPECTED_REFUSALS[op.kind] ?? []).includes(code)) {
+        bad(
+          op,
+          `unexpected refusal ${code}${code === 'SVC-GW-2001' ? await keyRecord(db, op) : ''}`,
+        )
+      }
     }
     switch (op.kind) {
       case 'charge': {

@@ -37,7 +37,10 @@ export type Make = (w: World, m: Actor) => Promise<Fixture>
 // ---------------------------------------------------------------- building blocks
 
 function expectOk<T>(res: KurusResponse<T>, what: string): T {
-  assert.ok(res.status >= 200 && res.status < 300, `${what}: ${res.status} ${JSON.stringify(res.body)}`)
+  assert.ok(
+    res.status >= 200 && res.status < 300,
+    `${what}: ${res.status} ${JSON.stringify(res.body)}`,
+  )
   return res.body
 }
 
@@ -73,7 +76,13 @@ export async function session(m: Actor, amount: number, extra: Record<string, un
   const transactionId = `sec-${randomUUID()}`
   const body = expectOk(
     await m.client.request<{ sessionId: string }>('POST', '/v1/payments/sessions', {
-      body: { transactionId, amount, currency: 'TRY', returnUrl: 'https://shop.example/r', ...extra },
+      body: {
+        transactionId,
+        amount,
+        currency: 'TRY',
+        returnUrl: 'https://shop.example/r',
+        ...extra,
+      },
     }),
     'session',
   )
@@ -83,7 +92,12 @@ export async function session(m: Actor, amount: number, extra: Record<string, un
 export async function pay(
   w: World,
   m: Actor,
-  opts: { card?: string; amount?: number; capture?: boolean; session?: Record<string, unknown> } = {},
+  opts: {
+    card?: string
+    amount?: number
+    capture?: boolean
+    session?: Record<string, unknown>
+  } = {},
 ) {
   const amount = opts.amount ?? 10_000
   const { transactionId, sessionId } = await session(m, amount, opts.session)
@@ -170,9 +184,13 @@ export async function subscription(w: World, m: Actor, card: string = CARDS.fric
 async function chargeback(w: World, m: Actor) {
   const paymentId = await captured(w, m)
   const cb = expectOk(
-    await m.client.request<{ id: string }>('POST', `/v1/sandbox/payments/${paymentId}/chargebacks`, {
-      body: { amount: 1_000 },
-    }),
+    await m.client.request<{ id: string }>(
+      'POST',
+      `/v1/sandbox/payments/${paymentId}/chargebacks`,
+      {
+        body: { amount: 1_000 },
+      },
+    ),
     'chargeback',
   )
   return { id: paymentId, cbid: cb.id }
@@ -219,7 +237,13 @@ function draftBody(storeId: string) {
   return {
     storeId,
     rows: [
-      { rail: 'fast', dest: trIban(nextAccount()), holderName: 'Ali Veli', amountMinor: 1_000, currency: 'TRY' },
+      {
+        rail: 'fast',
+        dest: trIban(nextAccount()),
+        holderName: 'Ali Veli',
+        amountMinor: 1_000,
+        currency: 'TRY',
+      },
     ],
   }
 }
@@ -380,7 +404,12 @@ export const CATALOG: Record<string, Make> = {
     const sub = await settledSubmerchant(w, m)
     const body = expectOk(
       await m.client.request<{ payoutId: string }>('POST', '/v1/payouts', {
-        body: { submerchantId: sub.submerchantId, rail: 'fast', amountMinor: 1_000, currency: 'TRY' },
+        body: {
+          submerchantId: sub.submerchantId,
+          rail: 'fast',
+          amountMinor: 1_000,
+          currency: 'TRY',
+        },
       }),
       'payout',
     )

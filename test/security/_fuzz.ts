@@ -103,11 +103,15 @@ function stringValues(schema: JsonSchema): fc.Arbitrary<string> {
     options.push(fc.constantFrom('x'.repeat(schema.maxLength), 'x'.repeat(schema.maxLength + 1)))
   }
   if (schema.format === 'date-time') {
-    options.push(fc.constantFrom(...DATE_TIMES), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()))
+    options.push(
+      fc.constantFrom(...DATE_TIMES),
+      fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    )
   }
   if (schema.format === 'uri') options.push(fc.constantFrom(...URIS))
   if (schema.format === 'email') options.push(fc.constantFrom(...EMAILS))
-  if (schema.pattern?.startsWith('^tok_')) options.push(fc.constantFrom('tok_0', 'tok_' + 'z'.repeat(60)))
+  if (schema.pattern?.startsWith('^tok_'))
+    options.push(fc.constantFrom('tok_0', 'tok_' + 'z'.repeat(60)))
   return fc.oneof(...options)
 }
 
@@ -116,7 +120,12 @@ function numberText(schema: JsonSchema): fc.Arbitrary<string> {
   const max = schema.maximum ?? 1_000_000_000
   const edges = [min - 1, min, max, max + 1].map(String)
   return fc.oneof(
-    fc.integer({ min: Math.max(Number.MIN_SAFE_INTEGER, min - 10), max: Math.min(Number.MAX_SAFE_INTEGER, max + 10) }).map(String),
+    fc
+      .integer({
+        min: Math.max(Number.MIN_SAFE_INTEGER, min - 10),
+        max: Math.min(Number.MAX_SAFE_INTEGER, max + 10),
+      })
+      .map(String),
     fc.constantFrom(...edges),
     fc.constantFrom(...WEIRD_NUMBERS),
     fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
@@ -155,7 +164,10 @@ function objectText(schema: JsonSchema, depth: number): fc.Arbitrary<string> {
 /** A JSON text shaped by `schema` most of the time and by nothing the rest. */
 export function jsonText(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<string> {
   if (!schema || depth > 4) return anyJson
-  return fc.oneof({ arbitrary: typedText(schema, depth), weight: 5 }, { arbitrary: anyJson, weight: 1 })
+  return fc.oneof(
+    { arbitrary: typedText(schema, depth), weight: 5 },
+    { arbitrary: anyJson, weight: 1 },
+  )
 }
 
 function typedText(schema: JsonSchema, depth: number): fc.Arbitrary<string> {
@@ -171,8 +183,12 @@ function typedText(schema: JsonSchema, depth: number): fc.Arbitrary<string> {
   if (type === 'object' || schema.properties) return objectText(schema, depth)
   if (type === 'array') {
     return fc.oneof(
-      fc.array(jsonText(schema.items, depth + 1), { maxLength: 4 }).map((xs) => `[${xs.join(',')}]`),
-      fc.constant(`[${Array.from({ length: (schema.maxItems ?? 100) + 1 }, () => '{}').join(',')}]`),
+      fc
+        .array(jsonText(schema.items, depth + 1), { maxLength: 4 })
+        .map((xs) => `[${xs.join(',')}]`),
+      fc.constant(
+        `[${Array.from({ length: (schema.maxItems ?? 100) + 1 }, () => '{}').join(',')}]`,
+      ),
     )
   }
   if (type === 'integer' || type === 'number') return numberText(schema)
@@ -191,11 +207,13 @@ export function queryText(schema: JsonSchema | undefined): fc.Arbitrary<string> 
       fc.integer().map(String),
     )
   const parts = props.map(([name, s]) =>
-    fc.option(fc.array(value(s), { minLength: 1, maxLength: 2 }), { freq: 2 }).map((vs) =>
-      vs === null ? [] : vs.map((v) => [name, v] as [string, string]),
-    ),
+    fc
+      .option(fc.array(value(s), { minLength: 1, maxLength: 2 }), { freq: 2 })
+      .map((vs) => (vs === null ? [] : vs.map((v) => [name, v] as [string, string]))),
   )
-  const extra = fc.option(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })), { freq: 4 })
+  const extra = fc.option(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })), {
+    freq: 4,
+  })
   return fc.tuple(fc.tuple(...parts), extra).map(([ps, x]) => {
     const q = new URLSearchParams()
     for (const pairs of ps) for (const [k, v] of pairs) q.append(k, v)
@@ -211,8 +229,13 @@ export function paramValue(real: string | undefined): fc.Arbitrary<string> {
     fc.string({ minLength: 1, maxLength: 24 }),
     fc.string({ unit: 'binary', minLength: 1, maxLength: 12 }),
     fc.constantFrom(...WEIRD_STRINGS.filter((s) => s.length > 0)),
-    fc.constantFrom('pay_0123456789abcdefghjkmnpq', '00000000-0000-4000-8000-000000000000', 'x'.repeat(201)),
+    fc.constantFrom(
+      'pay_0123456789abcdefghjkmnpq',
+      '00000000-0000-4000-8000-000000000000',
+      'x'.repeat(201),
+    ),
   ]
-  if (real !== undefined) options.push(fc.constant(real), fc.constant(real.toUpperCase()), fc.constant(`${real} `))
+  if (real !== undefined)
+    options.push(fc.constant(real), fc.constant(real.toUpperCase()), fc.constant(`${real} `))
   return fc.oneof(...options)
 }

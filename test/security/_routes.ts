@@ -34,13 +34,7 @@ export interface JsonSchema {
  * - infra: health, metrics and the API reference
  */
 export type RouteClass =
-  | 'signed'
-  | 'public'
-  | 'dashboard'
-  | 'dashboard-login'
-  | 'operator'
-  | 'page'
-  | 'infra'
+  'signed' | 'public' | 'dashboard' | 'dashboard-login' | 'operator' | 'page' | 'infra'
 
 export interface RouteInfo {
   /** `POST /v1/payments/{id}/capture`: the key of the tenancy catalog. */
@@ -113,7 +107,9 @@ function queryFromParameters(op: OpenApiOperation): JsonSchema | undefined {
   return {
     type: 'object',
     properties: Object.fromEntries(query.map((p) => [p.name, p.schema ?? {}])),
-    required: query.filter((p) => p.required === true && p.schema?.default === undefined).map((p) => p.name),
+    required: query
+      .filter((p) => p.required === true && p.schema?.default === undefined)
+      .map((p) => p.name),
   }
 }
 
@@ -158,7 +154,7 @@ export function encodeParam(value: string): string {
   try {
     return encodeURIComponent(value)
   } catch {
-    return [...value]
+    return Array.from(value)
       .map((ch) => (/^[\ud800-\udfff]$/.test(ch) ? '%ED%A0%80' : encodeURIComponent(ch)))
       .join('')
   }

@@ -57,7 +57,7 @@ export function rawRequest(h: Pick<TestApp, 'url'>, req: RawRequest): Promise<Ra
         res.on('error', reject)
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8')
-          const type = String(res.headers['content-type'] ?? '')
+          const type = res.headers['content-type'] ?? ''
           let json: unknown = undefined
           if (type.includes('json') && text) json = JSON.parse(text) as unknown
           const status = res.statusCode ?? 0
@@ -105,7 +105,8 @@ export function signed(
 const recordingFetch: typeof fetch = async (input, init) => {
   const response = await fetch(input, init)
   const text = await response.clone().text()
-  const what = `${init?.method ?? 'GET'} ${typeof input === 'string' ? input : String(input)}`
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
+  const what = `${init?.method ?? 'GET'} ${url}`
   record(what, response.status, text)
   return response
 }
@@ -295,7 +296,7 @@ export function fabricateId(id: string): string {
   const bytes = randomBytes(64)
   if (m) {
     const rest = m[2] ?? ''
-    return (m[1] ?? '') + [...rest].map((_, i) => BASE32[(bytes[i] ?? 0) % 32]).join('')
+    return (m[1] ?? '') + Array.from(rest, (_, i) => BASE32[(bytes[i] ?? 0) % 32]).join('')
   }
   return randomBytes(id.length).toString('base64url').slice(0, id.length)
 }
@@ -378,7 +379,9 @@ export function scanForCardData(texts: { where: string; text: string }[]): Findi
 /** Collects unhandled rejections and uncaught exceptions of this test process. */
 export function watchProcess(): { problems: string[] } {
   const problems: string[] = []
-  process.on('unhandledRejection', (reason) => problems.push(`unhandledRejection: ${String(reason)}`))
+  process.on('unhandledRejection', (reason) =>
+    problems.push(`unhandledRejection: ${String(reason)}`),
+  )
   process.on('uncaughtExceptionMonitor', (error) =>
     problems.push(`uncaughtException: ${String(error)}`),
   )

@@ -63,7 +63,8 @@ test('rate limits: per key and per IP, one burst does not slow anyone else', asy
 
   await t.test('per API key', async () => {
     const burst: RawResponse[] = []
-    for (let i = 0; i < 10; i++) burst.push(await signed(h, a, { method: 'GET', path: '/v1/auth/whoami' }))
+    for (let i = 0; i < 10; i++)
+      burst.push(await signed(h, a, { method: 'GET', path: '/v1/auth/whoami' }))
     const limited = burst.filter(isRateLimited).length
     assert.ok(limited >= 4, `${limited} of 10 limited with a burst of 6 and a frozen clock`)
     assert.equal(burst.filter((r) => r.status === 200).length, 10 - limited)
@@ -115,7 +116,9 @@ test('card testing: many cards from one checkout session or one IP are blocked w
       method: 'POST',
       path: `/v1/public/sessions/${sessionId}/pay`,
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ card: { number, expMonth: 12, expYear: year, cvc: '123', holderName: 'Kart Deneyen' } }),
+      body: JSON.stringify({
+        card: { number, expMonth: 12, expYear: year, cvc: '123', holderName: 'Kart Deneyen' },
+      }),
       localAddress: ip,
     })
 
@@ -131,28 +134,38 @@ test('card testing: many cards from one checkout session or one IP are blocked w
     assert.match((blocked.json as { message: string }).message, /too many failed attempts/)
   })
 
-  await t.test('per IP: the 21st card in 10 minutes is refused (live), other IPs are not', async () => {
-    const statuses: number[] = []
-    for (let i = 0; i < 21; i++) {
-      const s = await session(m, 1_000 + i)
-      const res = await attempt(s.sessionId, luhn(`41556501${String(1_000_000 + i).padStart(7, '0')}`), '127.0.0.6')
-      statuses.push(res.status)
-      if (i === 20) {
-        assert.equal(res.status, 429, res.text)
-        assertEnvelope(res, 'card testing')
-        assert.match((res.json as { message: string }).message, /too many card attempts/)
-        assert.equal(res.headers['retry-after'], '600')
+  await t.test(
+    'per IP: the 21st card in 10 minutes is refused (live), other IPs are not',
+    async () => {
+      const statuses: number[] = []
+      for (let i = 0; i < 21; i++) {
+        const s = await session(m, 1_000 + i)
+        const res = await attempt(
+          s.sessionId,
+          luhn(`41556501${String(1_000_000 + i).padStart(7, '0')}`),
+          '127.0.0.6',
+        )
+        statuses.push(res.status)
+        if (i === 20) {
+          assert.equal(res.status, 429, res.text)
+          assertEnvelope(res, 'card testing')
+          assert.match((res.json as { message: string }).message, /too many card attempts/)
+          assert.equal(res.headers['retry-after'], '600')
+        }
       }
-    }
-    assert.ok(statuses.slice(0, 20).every((x) => x < 400), statuses.join())
-    const s = await session(m, 2_000)
-    const elsewhere = await attempt(s.sessionId, luhn('415565019999999'), '127.0.0.7')
-    assert.ok(elsewhere.status < 400, elsewhere.text)
-    // The window passes: the same IP may pay again.
-    h.clock.advance(11 * 60_000)
-    const later = await session(m, 3_000)
-    assert.ok((await attempt(later.sessionId, luhn('415565018888888'), '127.0.0.6')).status < 400)
-  })
+      assert.ok(
+        statuses.slice(0, 20).every((x) => x < 400),
+        statuses.join(),
+      )
+      const s = await session(m, 2_000)
+      const elsewhere = await attempt(s.sessionId, luhn('415565019999999'), '127.0.0.7')
+      assert.ok(elsewhere.status < 400, elsewhere.text)
+      // The window passes: the same IP may pay again.
+      h.clock.advance(11 * 60_000)
+      const later = await session(m, 3_000)
+      assert.ok((await attempt(later.sessionId, luhn('415565018888888'), '127.0.0.6')).status < 400)
+    },
+  )
 })
 
 test('webhook destinations: private, link-local and metadata addresses are refused in live', async (t) => {
@@ -199,7 +212,16 @@ test('a session callbackUrl on a metadata address is never called (demo too)', a
   assert.equal(res.status, 201)
   await reconcile(m)
   const deliveries = await m.dash('GET', `/v1/stores/${m.storeId}/webhooks/deliveries`)
-  const items = (deliveries.json as { items: { url: string; status: string; lastStatusCode: number | null; lastError: string | null }[] }).items
+  const items = (
+    deliveries.json as {
+      items: {
+        url: string
+        status: string
+        lastStatusCode: number | null
+        lastError: string | null
+      }[]
+    }
+  ).items
   const toMetadata = items.filter((d) => d.url.includes('169.254.169.254'))
   assert.ok(toMetadata.length >= 1, JSON.stringify(items))
   for (const d of toMetadata) {

@@ -106,7 +106,8 @@ test('fuzzing every route of the route table', async (t) => {
       // Real ids (a resource the fuzz merchant owns) for routes that take input beyond the path.
       let fx: Fixture | undefined
       const make = CATALOG[route.key]
-      const takesInput = route.body?.properties !== undefined || route.query?.properties !== undefined
+      const takesInput =
+        route.body?.properties !== undefined || route.query?.properties !== undefined
       if (make && takesInput && route.cls !== 'operator') fx = await make(w, F)
 
       const params = fc.record(
@@ -130,17 +131,36 @@ test('fuzzing every route of the route table', async (t) => {
         const pattern = route.paramSchemas[p]?.pattern
         return pattern ? (fc.sample(fc.stringMatching(new RegExp(pattern)), 1)[0] ?? 'x1') : 'x1'
       }
-      const path = fillPath(route.path, fx?.params ?? Object.fromEntries(route.params.map((p) => [p, shaped(p)])))
+      const path = fillPath(
+        route.path,
+        fx?.params ?? Object.fromEntries(route.params.map((p) => [p, shaped(p)])),
+      )
       const acceptsBody = MUTATING.has(route.method) && route.method !== 'DELETE'
       if (!acceptsBody) return
       const json = route.cls !== undefined && JSON_CLASSES.has(route.cls)
 
       // Malformed JSON: 400 SVC-VAL-3002 (after authentication on signed routes).
-      for (const bad of ['{', '{"a":1', '[1,2', 'nul', '{"a":1}}', "{'a':1}", '{"a":01}', '{"a":NaN}', '{"a":1,}', '\ufeff{}', '\u0000']) {
+      for (const bad of [
+        '{',
+        '{"a":1',
+        '[1,2',
+        'nul',
+        '{"a":1}}',
+        "{'a':1}",
+        '{"a":01}',
+        '{"a":NaN}',
+        '{"a":1,}',
+        '\ufeff{}',
+        '\u0000',
+      ]) {
         const res = await send(route, { path, body: bad })
         check(route, res, `malformed ${JSON.stringify(bad)}`)
         if (json) {
-          assert.equal(res.status, 400, `${route.key} malformed ${JSON.stringify(bad)}: ${res.text}`)
+          assert.equal(
+            res.status,
+            400,
+            `${route.key} malformed ${JSON.stringify(bad)}: ${res.text}`,
+          )
           assert.equal((res.json as { code: string }).code, 'SVC-VAL-3002', `${route.key} ${bad}`)
         }
       }
@@ -170,7 +190,10 @@ test('fuzzing every route of the route table', async (t) => {
         check(route, res, 'unknown field')
         assert.equal(res.status, 400, `${route.key} unknown field: ${res.text}`)
         const details = (res.json as { details?: { reason: string }[] }).details ?? []
-        assert.ok(details.some((d) => d.reason === 'unknown field'), res.text)
+        assert.ok(
+          details.some((d) => d.reason === 'unknown field'),
+          res.text,
+        )
       }
 
       if (route.cls !== 'signed') return
@@ -182,7 +205,11 @@ test('fuzzing every route of the route table', async (t) => {
           ['no signature', { 'x-signature': '' }, 401],
           ['two keys', { 'x-api-key': [F.publicKey, F.publicKey] }, 401],
           ['two signatures', { 'x-signature': ['0'.repeat(64), '1'.repeat(64)] }, 401],
-          ['two timestamps', { 'x-timestamp': [new Date(0).toISOString(), new Date(0).toISOString()] }, 401],
+          [
+            'two timestamps',
+            { 'x-timestamp': [new Date(0).toISOString(), new Date(0).toISOString()] },
+            401,
+          ],
           ['secret key as the key', { 'x-api-key': F.secretKey }, 401],
           ['live key in demo', { 'x-api-key': F.publicKey.replace('pk_demo_', 'pk_live_') }, 401],
           ['idempotency key not a UUID', { 'idempotency-key': 'not-a-uuid' }, undefined],
@@ -192,12 +219,32 @@ test('fuzzing every route of the route table', async (t) => {
         fc
           .oneof(
             fc.string({ maxLength: 40 }),
-            fc.constantFrom('2026-02-30T00:00:00Z', '1970-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '1763800000', 'now'),
+            fc.constantFrom(
+              '2026-02-30T00:00:00Z',
+              '1970-01-01T00:00:00Z',
+              '9999-12-31T23:59:59Z',
+              '1763800000',
+              'now',
+            ),
           )
-          .map((ts) => ['bad timestamp', { 'x-timestamp': ts }, 401] as [string, Record<string, string>, number]),
+          .map(
+            (ts) =>
+              ['bad timestamp', { 'x-timestamp': ts }, 401] as [
+                string,
+                Record<string, string>,
+                number,
+              ],
+          ),
         fc
           .oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ maxLength: 80 }))
-          .map((sig) => ['bad signature', { 'x-signature': sig }, 401] as [string, Record<string, string>, number]),
+          .map(
+            (sig) =>
+              ['bad signature', { 'x-signature': sig }, 401] as [
+                string,
+                Record<string, string>,
+                number,
+              ],
+          ),
       )
       await fc.assert(
         fc.asyncProperty(mutation, async ([what, headers, expected]) => {
@@ -206,7 +253,8 @@ test('fuzzing every route of the route table', async (t) => {
           )
           const res = await send(route, { path, body: '{}', headers: clean })
           check(route, res, what)
-          if (expected !== undefined) assert.equal(res.status, expected, `${route.key} ${what}: ${res.text}`)
+          if (expected !== undefined)
+            assert.equal(res.status, expected, `${route.key} ${what}: ${res.text}`)
         }),
         { numRuns: HEADER_RUNS },
       )
@@ -217,9 +265,15 @@ test('fuzzing every route of the route table', async (t) => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
-        fc.array(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('v1', 'payments', '..', '%2e%2e', '')), {
-          maxLength: 5,
-        }),
+        fc.array(
+          fc.oneof(
+            fc.string({ maxLength: 12 }),
+            fc.constantFrom('v1', 'payments', '..', '%2e%2e', ''),
+          ),
+          {
+            maxLength: 5,
+          },
+        ),
         async (method, segments) => {
           const path = '/' + segments.map((s) => encodeURIComponent(s)).join('/') + '/zz'
           // A malformed percent-encoding and an over-long segment on a real route, too.
@@ -256,7 +310,8 @@ test('fuzzing every route of the route table', async (t) => {
     assert.deepEqual(leaks.slice(0, 10), [])
     const secrets = [F.secretKey, F.password, OPERATOR_TOKEN, jwt]
     for (const line of h.logs) {
-      for (const s of secrets) assert.ok(!line.includes(s), `a secret in a log line: ${line.slice(0, 200)}`)
+      for (const s of secrets)
+        assert.ok(!line.includes(s), `a secret in a log line: ${line.slice(0, 200)}`)
       assert.doesNotMatch(line, /sk_(demo|live)_[A-Za-z0-9_-]{20,}/)
     }
   })

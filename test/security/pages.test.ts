@@ -34,12 +34,22 @@ async function challenge(ctx: Ctx) {
     path: `/v1/public/sessions/${s.sessionId}/pay`,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      card: { number: CARDS.challenge, expMonth: 12, expYear: 2031, cvc: '123', holderName: 'Ayşe Yılmaz' },
+      card: {
+        number: CARDS.challenge,
+        expMonth: 12,
+        expYear: 2031,
+        cvc: '123',
+        holderName: 'Ayşe Yılmaz',
+      },
     }),
   })
   assert.equal(res.status, 201, res.text)
   const url = new URL((res.json as { challengeUrl: string }).challengeUrl, ctx.w.h.url)
-  return { url, paymentId: url.pathname.split('/').pop() ?? '', correlationId: url.searchParams.get('correlationId') ?? '' }
+  return {
+    url,
+    paymentId: url.pathname.split('/').pop() ?? '',
+    correlationId: url.searchParams.get('correlationId') ?? '',
+  }
 }
 
 function assetOf(ctx: Ctx, prefix: string): PageRequest {
@@ -50,7 +60,9 @@ function assetOf(ctx: Ctx, prefix: string): PageRequest {
 
 /** How to reach each hosted page route with real data. Add new page routes here. */
 const PAGES: Record<string, (ctx: Ctx) => Promise<PageRequest>> = {
-  'GET /s/{sessionId}': async (ctx) => ({ path: `/s/${(await session(ctx.m, 9_900)).sessionId}?lang=en` }),
+  'GET /s/{sessionId}': async (ctx) => ({
+    path: `/s/${(await session(ctx.m, 9_900)).sessionId}?lang=en`,
+  }),
   'GET /s/{sessionId}/qr.svg': async (ctx) => ({
     path: `/s/${(await session(ctx.m, 9_900, { mode: 'qr' })).sessionId}/qr.svg`,
   }),
@@ -60,7 +72,11 @@ const PAGES: Record<string, (ctx: Ctx) => Promise<PageRequest>> = {
   },
   'POST /3ds/{paymentId}': async (ctx) => {
     const c = await challenge(ctx)
-    return { method: 'POST', path: `/3ds/${c.paymentId}`, form: { correlationId: c.correlationId, otp: '123456' } }
+    return {
+      method: 'POST',
+      path: `/3ds/${c.paymentId}`,
+      form: { correlationId: c.correlationId, otp: '123456' },
+    }
   },
   'GET /s/{sessionId}/3ds-complete': async (ctx) => {
     const c = await challenge(ctx)
@@ -76,12 +92,20 @@ const PAGES: Record<string, (ctx: Ctx) => Promise<PageRequest>> = {
   },
   'GET /invoice/{hash}': async (ctx) => {
     const inv = await invoice(ctx.m)
-    await signed(ctx.w.h, ctx.m, { method: 'POST', path: `/v1/invoices/${inv.id}/activate`, body: '{}' })
+    await signed(ctx.w.h, ctx.m, {
+      method: 'POST',
+      path: `/v1/invoices/${inv.id}/activate`,
+      body: '{}',
+    })
     return { path: `/invoice/${inv.publicHash}` }
   },
   'POST /invoice/{hash}/pay': async (ctx) => {
     const inv = await invoice(ctx.m)
-    await signed(ctx.w.h, ctx.m, { method: 'POST', path: `/v1/invoices/${inv.id}/activate`, body: '{}' })
+    await signed(ctx.w.h, ctx.m, {
+      method: 'POST',
+      path: `/v1/invoices/${inv.id}/activate`,
+      body: '{}',
+    })
     return { method: 'POST', path: `/invoice/${inv.publicHash}/pay`, form: {} }
   },
   'GET /subscription/{hash}': async (ctx) => ({
@@ -115,7 +139,10 @@ function checkHeaders(res: RawResponse, where: string, live: boolean): void {
     const script = d.get('script-src') ?? d.get('default-src') ?? []
     assert.ok(script.length > 0, `${where}: CSP names no script source`)
     for (const v of script) {
-      assert.ok(["'self'", "'none'"].includes(v) || v.startsWith("'nonce-") || v.startsWith("'sha256-"), `${where}: script source ${v}`)
+      assert.ok(
+        ["'self'", "'none'"].includes(v) || v.startsWith("'nonce-") || v.startsWith("'sha256-"),
+        `${where}: script source ${v}`,
+      )
     }
     for (const [name, values] of d) {
       // The ACS page names the merchant's return origin: a navigation target, not a resource.
@@ -126,7 +153,10 @@ function checkHeaders(res: RawResponse, where: string, live: boolean): void {
       }
     }
     assert.deepEqual(d.get('frame-ancestors'), ["'none'"], `${where}: frame-ancestors`)
-    assert.ok(d.has('object-src') || (d.get('default-src') ?? []).includes("'none'"), `${where}: object-src`)
+    assert.ok(
+      d.has('object-src') || (d.get('default-src') ?? []).includes("'none'"),
+      `${where}: object-src`,
+    )
     if (html) {
       assert.equal(res.headers['x-frame-options'], 'DENY', where)
       assert.match(String(res.headers['cache-control']), /no-store/, where)
@@ -134,7 +164,11 @@ function checkHeaders(res: RawResponse, where: string, live: boolean): void {
     }
   }
   if (live) {
-    assert.match(String(res.headers['strict-transport-security']), /max-age=(\d{8,}|[3-9]\d{7}|31536000|6307200\d); includeSubDomains/, `${where}: HSTS`)
+    assert.match(
+      String(res.headers['strict-transport-security']),
+      /max-age=(\d{8,}|[3-9]\d{7}|31536000|6307200\d); includeSubDomains/,
+      `${where}: HSTS`,
+    )
   }
   const cookies = [res.headers['set-cookie'] ?? []].flat()
   for (const cookie of cookies) {
@@ -157,7 +191,9 @@ function checkHtml(text: string, where: string, ctx: Ctx, live: boolean): void {
   assert.doesNotMatch(text, /<[^>]+\son[a-z]+\s*=/i, `${where}: inline event handler`)
   assert.doesNotMatch(text, /javascript:/i, `${where}: javascript: URL`)
   assert.doesNotMatch(text, /<iframe|<embed|<object/i, `${where}: embedded content`)
-  for (const m of text.matchAll(/<(script|img|link|source|audio|video)\b[^>]*\b(?:src|href)="([^"]+)"/gi)) {
+  for (const m of text.matchAll(
+    /<(script|img|link|source|audio|video)\b[^>]*\b(?:src|href)="([^"]+)"/gi,
+  )) {
     const url = m[2] ?? ''
     assert.ok(url.startsWith('/') && !url.startsWith('//'), `${where}: ${m[1]} from ${url}`)
     const prefix = /^\/[a-z-]*assets\//.exec(url)?.[0]
@@ -167,7 +203,11 @@ function checkHtml(text: string, where: string, ctx: Ctx, live: boolean): void {
     assert.ok((m[1] ?? '').startsWith('/'), `${where}: form posts to ${m[1]}`)
   }
   if (live) {
-    assert.doesNotMatch(text, /sandbox-hint|4155 ?6501 ?0041 ?6111|123456/, `${where}: sandbox hints in live`)
+    assert.doesNotMatch(
+      text,
+      /sandbox-hint|4155 ?6501 ?0041 ?6111|123456/,
+      `${where}: sandbox hints in live`,
+    )
   }
 }
 
@@ -199,7 +239,11 @@ async function checkAllPages(t: TestContext, live: boolean): Promise<void> {
   const ctx: Ctx = { w: { h, receiverUrl: 'http://127.0.0.1:9/hooks' }, m, assets: new Map() }
   const pages = routeTable(h.app.fastify).filter((r) => r.cls === 'page')
   const missing = pages.filter((r) => !PAGES[r.key]).map((r) => r.key)
-  assert.deepEqual(missing, [], `add these hosted pages to test/security/pages.test.ts: ${missing.join(', ')}`)
+  assert.deepEqual(
+    missing,
+    [],
+    `add these hosted pages to test/security/pages.test.ts: ${missing.join(', ')}`,
+  )
   assert.ok(pages.length >= 8)
   let htmlPages = 0
   for (const route of [...pages].sort((a, b) => ORDER(a.key) - ORDER(b.key))) {
@@ -220,7 +264,11 @@ async function checkAllPages(t: TestContext, live: boolean): Promise<void> {
   }
   assert.ok(htmlPages >= (live ? 5 : 6), `${htmlPages} HTML pages checked`)
   // Error pages carry the same headers.
-  for (const path of ['/s/00000000-0000-4000-8000-000000000000', `/subscription/${'A'.repeat(32)}`, `/invoice/${'A'.repeat(32)}`]) {
+  for (const path of [
+    '/s/00000000-0000-4000-8000-000000000000',
+    `/subscription/${'A'.repeat(32)}`,
+    `/invoice/${'A'.repeat(32)}`,
+  ]) {
     const res = await rawRequest(h, { method: 'GET', path })
     assert.equal(res.status, 404, path)
     checkHeaders(res, `${path} (404)`, live)

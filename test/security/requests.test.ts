@@ -10,6 +10,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { signedHeaders } from '../../sdk/index.ts'
 import { safeEqual } from '../../src/platform/crypto.ts'
 import { OPERATOR_TOKEN, startTestApp } from '../helpers/app.ts'
 import { CATALOG, captured, defaultFixture, callAs, type World } from './_catalog.ts'
@@ -51,7 +52,12 @@ test('signed requests: replay window, tampering, binding to path and method', as
     assert.equal(code(future), 'SVC-GW-1001')
     // Same for a POST with a body: the window applies before anything else.
     const stale = new Date(h.clock.now().getTime() - 6 * 60_000).toISOString()
-    const post = await signed(h, m, { method: 'POST', path: '/v1/customers', body, timestamp: stale })
+    const post = await signed(h, m, {
+      method: 'POST',
+      path: '/v1/customers',
+      body,
+      timestamp: stale,
+    })
     assert.equal(code(post), 'SVC-GW-1001')
   })
 
@@ -59,8 +65,7 @@ test('signed requests: replay window, tampering, binding to path and method', as
     const ts = h.clock.now().toISOString()
     const path = '/v1/customers'
     // Capture the exact headers of a correct request, then send other bytes under them.
-    const { signedHeaders } = await import('../../sdk/index.ts')
-    const headers = signedHeaders(m, 'POST', path, body, ts)
+    const headers: Record<string, string> = { ...signedHeaders(m, 'POST', path, body, ts) }
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: body.length - 1 }),
@@ -109,10 +114,15 @@ test('signed requests: replay window, tampering, binding to path and method', as
   await t.test('a signature is bound to its path and method', async () => {
     const w: World = { h, receiverUrl: 'http://127.0.0.1:9/hooks' }
     const paymentId = await captured(w, m)
-    const { signedHeaders } = await import('../../sdk/index.ts')
     const ts = h.clock.now().toISOString()
-    const forGet = signedHeaders(m, 'GET', `/v1/payments/${paymentId}`, '', ts)
-    const ok = await rawRequest(h, { method: 'GET', path: `/v1/payments/${paymentId}`, headers: forGet })
+    const forGet: Record<string, string> = {
+      ...signedHeaders(m, 'GET', `/v1/payments/${paymentId}`, '', ts),
+    }
+    const ok = await rawRequest(h, {
+      method: 'GET',
+      path: `/v1/payments/${paymentId}`,
+      headers: forGet,
+    })
     assert.equal(ok.status, 200)
     const moves: [string, string][] = [
       ['GET', `/v1/payments/${paymentId}/refunds`],
@@ -125,7 +135,10 @@ test('signed requests: replay window, tampering, binding to path and method', as
       const res = await rawRequest(h, {
         method,
         path,
-        headers: { ...forGet, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          ...forGet,
+          ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+        },
         ...(method === 'POST' ? { body: '' } : {}),
       })
       assert.equal(res.status, 401, `${method} ${path}: ${res.text}`)
@@ -134,7 +147,9 @@ test('signed requests: replay window, tampering, binding to path and method', as
     // A refund signed for one payment, sent for another of the same merchant.
     const other = await captured(w, m)
     const refundBody = JSON.stringify({ amount: 100 })
-    const forRefund = signedHeaders(m, 'POST', `/v1/payments/${paymentId}/refund`, refundBody, ts)
+    const forRefund: Record<string, string> = {
+      ...signedHeaders(m, 'POST', `/v1/payments/${paymentId}/refund`, refundBody, ts),
+    }
     const moved = await rawRequest(h, {
       method: 'POST',
       path: `/v1/payments/${other}/refund`,
@@ -144,8 +159,20 @@ test('signed requests: replay window, tampering, binding to path and method', as
     assert.equal(code(moved), 'SVC-GW-1002')
     // Another merchant's signature over the same request: 1002 under this merchant's key.
     const n = await newActor(h)
-    const foreign = signedHeaders({ publicKey: m.publicKey, secretKey: n.secretKey }, 'GET', '/v1/auth/whoami', '', ts)
-    const asOther = await rawRequest(h, { method: 'GET', path: '/v1/auth/whoami', headers: foreign })
+    const foreign: Record<string, string> = {
+      ...signedHeaders(
+        { publicKey: m.publicKey, secretKey: n.secretKey },
+        'GET',
+        '/v1/auth/whoami',
+        '',
+        ts,
+      ),
+    }
+    const asOther = await rawRequest(h, {
+      method: 'GET',
+      path: '/v1/auth/whoami',
+      headers: foreign,
+    })
     assert.equal(code(asOther), 'SVC-GW-1002')
   })
 })
@@ -205,9 +232,21 @@ test('secret keys, passwords and tokens never reach a log line or a table in cle
   secrets.add(jwt)
 
   // Misplaced secrets: as the key, as a bearer, in a body, in a query string.
-  await rawRequest(h, { method: 'GET', path: '/v1/auth/whoami', headers: { 'x-api-key': m.secretKey } })
-  await rawRequest(h, { method: 'GET', path: '/v1/auth/whoami', headers: { authorization: `Bearer ${m.secretKey}` } })
-  await signed(h, m, { method: 'POST', path: '/v1/customers', body: JSON.stringify({ externalId: 'x', secretKey: m.secretKey }) })
+  await rawRequest(h, {
+    method: 'GET',
+    path: '/v1/auth/whoami',
+    headers: { 'x-api-key': m.secretKey },
+  })
+  await rawRequest(h, {
+    method: 'GET',
+    path: '/v1/auth/whoami',
+    headers: { authorization: `Bearer ${m.secretKey}` },
+  })
+  await signed(h, m, {
+    method: 'POST',
+    path: '/v1/customers',
+    body: JSON.stringify({ externalId: 'x', secretKey: m.secretKey }),
+  })
   await signed(h, m, { method: 'GET', path: `/v1/customers?key=${m.secretKey}` })
   await rawRequest(h, {
     method: 'POST',
@@ -219,20 +258,33 @@ test('secret keys, passwords and tokens never reach a log line or a table in cle
   const issued = await m.dash('POST', `/v1/stores/${m.storeId}/api-keys`, { body: {} })
   assert.equal(issued.status, 201)
   secrets.add((issued.json as { secretKey: string }).secretKey)
-  const rolled = await m.dash('POST', `/v1/stores/${m.storeId}/api-keys/${(issued.json as { apiKeyId: string }).apiKeyId}/roll`, { body: {} })
+  const rolled = await m.dash(
+    'POST',
+    `/v1/stores/${m.storeId}/api-keys/${(issued.json as { apiKeyId: string }).apiKeyId}/roll`,
+    { body: {} },
+  )
   assert.equal(rolled.status, 200, rolled.text)
   secrets.add((rolled.json as { secretKey: string }).secretKey)
-  const hook = await m.dash('POST', `/v1/stores/${m.storeId}/webhooks`, { body: { url: receiver.url } })
+  const hook = await m.dash('POST', `/v1/stores/${m.storeId}/webhooks`, {
+    body: { url: receiver.url },
+  })
   assert.equal(hook.status, 201, hook.text)
   secrets.add((hook.json as { secret: string }).secret)
   const callback = await m.dash('GET', `/v1/stores/${m.storeId}/webhooks/callback-secret`)
   assert.equal(callback.status, 200)
-  secrets.add(Object.values(callback.json as Record<string, string>).find((v) => v.startsWith('whsec_')) ?? '')
-  const sub = await h.operator<{ secretKey: string }>('POST', `/operator/v1/merchants/${m.merchantId}/submerchants`, {
-    name: 'Seller',
-    iban: 'TR330006100519786457841326',
-    holderName: 'Seller Ltd',
-  })
+  secrets.add(
+    Object.values(callback.json as Record<string, string>).find((v) => v.startsWith('whsec_')) ??
+      '',
+  )
+  const sub = await h.operator<{ secretKey: string }>(
+    'POST',
+    `/operator/v1/merchants/${m.merchantId}/submerchants`,
+    {
+      name: 'Seller',
+      iban: 'TR330006100519786457841326',
+      holderName: 'Seller Ltd',
+    },
+  )
   assert.equal(sub.status, 201, JSON.stringify(sub.body))
   secrets.add(sub.body.secretKey)
   // A failing request with a key in flight: the error path logs too.
@@ -242,7 +294,8 @@ test('secret keys, passwords and tokens never reach a log line or a table in cle
   assert.ok(secrets.size >= 8)
   assert.ok(h.logs.length > 20)
   for (const line of h.logs) {
-    for (const s of secrets) assert.ok(!line.includes(s), `a secret in a log line: ${line.slice(0, 300)}`)
+    for (const s of secrets)
+      assert.ok(!line.includes(s), `a secret in a log line: ${line.slice(0, 300)}`)
     assert.doesNotMatch(line, /\b(sk_(demo|live)_|whsec_)[A-Za-z0-9_+/=-]{16,}/, line.slice(0, 300))
     assert.doesNotMatch(line, /"authorization":"Bearer /i)
   }
@@ -286,10 +339,19 @@ test('mass assignment: server-owned fields in any body are 400 unknown field', a
     const base = (fx.body ?? {}) as Record<string, unknown>
     for (const field of FORBIDDEN_FIELDS) {
       if (route.body?.properties?.[field] !== undefined) continue
-      const text = JSON.stringify(base).replace(/^\{/, `{${JSON.stringify(field)}:${JSON.stringify(field === 'status' ? 'captured' : field === 'refundAmount' ? 999_999 : 'x')},`).replace(/,\}$/, '}')
+      const text = JSON.stringify(base)
+        .replace(
+          /^\{/,
+          `{${JSON.stringify(field)}:${JSON.stringify(field === 'status' ? 'captured' : field === 'refundAmount' ? 999_999 : 'x')},`,
+        )
+        .replace(/,\}$/, '}')
       const res = await callAs(w, route, m, { ...fx, body: JSON.parse(text) as unknown })
-      const details = (res.json as { details?: { field: string; reason: string }[] } | undefined)?.details ?? []
-      if (res.status !== 400 || !details.some((d) => d.field === field && d.reason === 'unknown field')) {
+      const details =
+        (res.json as { details?: { field: string; reason: string }[] } | undefined)?.details ?? []
+      if (
+        res.status !== 400 ||
+        !details.some((d) => d.field === field && d.reason === 'unknown field')
+      ) {
         problems.push(`${route.key} +${field}: ${res.status} ${res.text.slice(0, 150)}`)
       }
       checked += 1

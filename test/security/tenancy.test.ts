@@ -24,7 +24,13 @@ import {
   type World,
 } from './_catalog.ts'
 import { startReceiver } from './_receiver.ts'
-import { fillPath, routeTable, type RouteInfo } from './_routes.ts'
+import {
+  fillPath,
+  isDeliberateMap,
+  routeTable,
+  type JsonSchema,
+  type RouteInfo,
+} from './_routes.ts'
 import {
   assertEnvelope,
   errorShape,
@@ -32,9 +38,9 @@ import {
   newActor,
   newSubmerchant,
   rawRequest,
+  seen,
   signed,
   trIban,
-  type Actor,
   type RawResponse,
 } from './_support.ts'
 
@@ -48,7 +54,8 @@ const SUBMERCHANT_ROUTES = new Set([
   'GET /v1/balances',
 ])
 
-const ID_LIKE = /^(?:[a-z]+_[0-9a-z]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/
+const ID_LIKE =
+  /^(?:[a-z]+_[0-9a-z]{16,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/
 
 /** Every id-looking string in a value (params and bodies of A's fixtures). */
 function idsIn(value: unknown, into: Set<string>): void {
@@ -58,6 +65,60 @@ function idsIn(value: unknown, into: Set<string>): void {
     for (const v of value) idsIn(v, into)
   } else if (value && typeof value === 'object') {
     for (const v of Object.values(value)) idsIn(v, into)
+  }
+}
+
+/** Storage-side names that must never be serialised. */
+const INTERNAL_FIELDS = new Set([
+  'fingerprint',
+  'panEnc',
+  'pan',
+  'cardNumber',
+  'cvc',
+  'dekWrapped',
+  'kekId',
+  'secretEnc',
+  'passwordHash',
+  'password',
+  'claimId',
+  'lockedAt',
+])
+
+/** Routes whose answer shows a secret once, by design. */
+const SECRET_ROUTES = [
+  /POST \S*\/v1\/stores\/[^/]+\/api-keys(\/[^/]+\/roll)?$/,
+  /POST \S*\/v1\/dashboard\/submerchants$/,
+  /POST \S*\/v1\/stores\/[^/]+\/webhooks(\/[^/]+\/rotate-secret)?$/,
+  /GET \S*\/v1\/stores\/[^/]+\/webhooks\/callback-secret$/,
+]
+
+/** Object schemas in a response that would pass through fields they do not name. */
+function openResponseObjects(schema: JsonSchema, at: string): string[] {
+  const out: string[] = []
+  const isObject = schema.type === 'object' || schema.properties !== undefined
+  if (isObject && !isDeliberateMap(schema)) {
+    if (schema.properties === undefined || schema.additionalProperties === true) out.push(at)
+  }
+  for (const [k, sub] of Object.entries(schema.properties ?? {})) {
+    // Free-form by contract: the merchant's own metadata/extraData, an event's payload.
+    if (['metadata', 'extraData', 'data', 'filters'].includes(k)) continue
+    out.push(...openResponseObjects(sub, `${at}.${k}`))
+  }
+  if (schema.items) out.push(...openResponseObjects(schema.items, `${at}[]`))
+  for (const b of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])])
+    out.push(...openResponseObjects(b, at))
+  return out
+}
+
+function walkKeys(value: unknown, visit: (key: string, value: unknown) => void): void {
+  if (Array.isArray(value)) {
+    for (const v of value) walkKeys(v, visit)
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (['metadata', 'extraData'].includes(k)) continue
+      visit(k, v)
+      walkKeys(v, visit)
+    }
   }
 }
 
@@ -83,9 +144,17 @@ test('tenancy on every route of the route table', async (t) => {
   await t.test('every signed or dashboard route with a path parameter has a catalog entry', () => {
     assert.ok(tenantRoutes.length >= 40, `route table looks too small: ${tenantRoutes.length}`)
     const missing = tenantRoutes.filter((r) => !CATALOG[r.key]).map((r) => r.key)
-    assert.deepEqual(missing, [], `add these routes to test/security/_catalog.ts: ${missing.join(', ')}`)
+    assert.deepEqual(
+      missing,
+      [],
+      `add these routes to test/security/_catalog.ts: ${missing.join(', ')}`,
+    )
     const unclassified = routes.filter((r) => r.cls === undefined).map((r) => r.key)
-    assert.deepEqual(unclassified, [], `classify these routes in _routes.ts: ${unclassified.join(', ')}`)
+    assert.deepEqual(
+      unclassified,
+      [],
+      `classify these routes in _routes.ts: ${unclassified.join(', ')}`,
+    )
   })
 
   for (const route of tenantRoutes) {
@@ -97,7 +166,9 @@ test('tenancy on every route of the route table', async (t) => {
       idsIn(fx.params, aIds)
       idsIn(fx.body, aIds)
       const ids = Object.values(fx.params)
-      const fake = Object.fromEntries(Object.entries(fx.params).map(([k, v]) => [k, fabricateId(v)]))
+      const fake = Object.fromEntries(
+        Object.entries(fx.params).map(([k, v]) => [k, fabricateId(v)]),
+      )
 
       const missing = await callAs(w, route, B, fx, fake)
       assert.equal(missing.status, 404, `${route.key} with made-up ids: ${missing.text}`)
@@ -119,7 +190,11 @@ test('tenancy on every route of the route table', async (t) => {
           const m = await callAs(w, route, B, mine, mixedFake)
           assert.equal(m.status, 404, `${route.key} {${p}} made up: ${m.text}`)
           const all = [...Object.values(mixed), ...Object.values(mixedFake)]
-          assert.equal(errorShape(a, all), errorShape(m, all), `${route.key}: A's {${p}} under B's parent`)
+          assert.equal(
+            errorShape(a, all),
+            errorShape(m, all),
+            `${route.key}: A's {${p}} under B's parent`,
+          )
         }
       }
 
@@ -184,7 +259,10 @@ test('tenancy on every route of the route table', async (t) => {
     })
     assert.ok([403, 404].includes(forOther.status), JSON.stringify(forOther.body))
     // Another submerchant's payout reads as missing.
-    const read = await signed(h, mine, { method: 'GET', path: `/v1/payouts/${theirs.body.payoutId}` })
+    const read = await signed(h, mine, {
+      method: 'GET',
+      path: `/v1/payouts/${theirs.body.payoutId}`,
+    })
     const madeUp = fabricateId(theirs.body.payoutId)
     const made = await signed(h, mine, { method: 'GET', path: `/v1/payouts/${madeUp}` })
     assert.equal(read.status, 404)
@@ -198,7 +276,10 @@ test('tenancy on every route of the route table', async (t) => {
       method: 'GET',
       path: `/v1/payouts?submerchantId=${other.submerchantId}`,
     })
-    assert.ok(filtered.status >= 400 || !filtered.text.includes(theirs.body.payoutId), filtered.text)
+    assert.ok(
+      filtered.status >= 400 || !filtered.text.includes(theirs.body.payoutId),
+      filtered.text,
+    )
     const balances = await signed(h, mine, { method: 'GET', path: '/v1/balances' })
     const items = (balances.json as { items: { ownerId: string }[] }).items
     assert.deepEqual(
@@ -231,10 +312,13 @@ test('tenancy on every route of the route table', async (t) => {
       const resA = await callAs(w, route, A, fxA)
       if ([...aIds].some((id) => resA.text.includes(id))) aSawOwn += 1
     }
-    assert.ok(aSawOwn >= 5, `A's own lists show A's rows (${aSawOwn}): the check above is not vacuous`)
+    assert.ok(
+      aSawOwn >= 5,
+      `A's own lists show A's rows (${aSawOwn}): the check above is not vacuous`,
+    )
   })
 
-  await t.test("ids of another tenant inside a body or filter are treated as missing", async () => {
+  await t.test('ids of another tenant inside a body or filter are treated as missing', async () => {
     const aCustomer = await customer(A)
     const aToken = await tokenize(w, A)
     const aSub = await newSubmerchant(h, A, nextAccount())
@@ -248,7 +332,12 @@ test('tenancy on every route of the route table', async (t) => {
           return signed(h, B, {
             method: 'POST',
             path: '/v1/payments/card',
-            body: JSON.stringify({ transactionId: s.transactionId, amount: 5_000, currency: 'TRY', cardToken: id }),
+            body: JSON.stringify({
+              transactionId: s.transactionId,
+              amount: 5_000,
+              currency: 'TRY',
+              cardToken: id,
+            }),
           })
         },
       },
@@ -353,7 +442,12 @@ test('tenancy on every route of the route table', async (t) => {
           signed(h, B, {
             method: 'POST',
             path: '/v1/payouts',
-            body: JSON.stringify({ submerchantId: id, rail: 'fast', amountMinor: 1_000, currency: 'TRY' }),
+            body: JSON.stringify({
+              submerchantId: id,
+              rail: 'fast',
+              amountMinor: 1_000,
+              currency: 'TRY',
+            }),
           }),
       },
       {
@@ -365,7 +459,15 @@ test('tenancy on every route of the route table', async (t) => {
             path: '/v1/payout-drafts',
             body: JSON.stringify({
               storeId: id,
-              rows: [{ rail: 'fast', dest: trIban(nextAccount()), holderName: 'X Y', amountMinor: 1_000, currency: 'TRY' }],
+              rows: [
+                {
+                  rail: 'fast',
+                  dest: trIban(nextAccount()),
+                  holderName: 'X Y',
+                  amountMinor: 1_000,
+                  currency: 'TRY',
+                },
+              ],
             }),
           }),
       },
@@ -391,7 +493,10 @@ test('tenancy on every route of the route table', async (t) => {
     ]
     for (const [path, name, id] of filters) {
       const withA = await signed(h, B, { method: 'GET', path: `${path}?${name}=${id}` })
-      const withFake = await signed(h, B, { method: 'GET', path: `${path}?${name}=${fabricateId(id)}` })
+      const withFake = await signed(h, B, {
+        method: 'GET',
+        path: `${path}?${name}=${fabricateId(id)}`,
+      })
       assert.equal(withA.status, withFake.status, `${path}?${name}`)
       if (withA.status === 200) {
         assert.deepEqual((withA.json as { items: unknown[] }).items, [], `${path}?${name}`)
@@ -400,41 +505,97 @@ test('tenancy on every route of the route table', async (t) => {
     }
   })
 
-  await t.test('operator and dashboard APIs refuse merchant keys; the signed API refuses bearer tokens', async () => {
-    const jwt = await A.token()
-    const problems: string[] = []
-    const expect401 = (route: RouteInfo, how: string, res: RawResponse) => {
-      if (res.status !== 401) problems.push(`${route.key} with ${how}: ${res.status} ${res.text.slice(0, 100)}`)
-      else assertEnvelope(res, `${route.key} with ${how}`)
-    }
-    const sample = (route: RouteInfo) =>
-      fillPath(route.path, Object.fromEntries(route.params.map((p) => [p, p === 'storeId' ? A.storeId : A.merchantId])))
-    for (const route of routes) {
-      const path = sample(route)
-      const body = route.body ? '{}' : undefined
-      const json = body === undefined ? {} : { 'content-type': 'application/json' }
-      const plain = (headers: Record<string, string>) =>
-        rawRequest(h, { method: route.method, path, headers: { ...json, ...headers }, ...(body ? { body } : {}) })
-      if (route.cls === 'operator') {
-        expect401(route, 'signed merchant headers', await signed(h, A, { method: route.method, path, ...(body ? { body } : {}) }))
-        expect401(route, 'Bearer secret key', await plain({ authorization: `Bearer ${A.secretKey}` }))
-        expect401(route, 'Bearer dashboard token', await plain({ authorization: `Bearer ${jwt}` }))
-      } else if (route.cls === 'dashboard') {
-        expect401(route, 'signed merchant headers', await signed(h, A, { method: route.method, path, ...(body ? { body } : {}) }))
-        expect401(route, 'Bearer secret key', await plain({ authorization: `Bearer ${A.secretKey}` }))
-        expect401(route, 'Bearer public key', await plain({ authorization: `Bearer ${A.publicKey}` }))
-        expect401(route, 'a dashboard token plus X-Api-Key', await plain({ authorization: `Bearer ${jwt}`, 'x-api-key': A.publicKey }))
-      } else if (route.cls === 'signed') {
-        expect401(route, 'Bearer operator token', await plain({ authorization: `Bearer ${h.config.operatorToken}` }))
-        expect401(route, 'Bearer dashboard token', await plain({ authorization: `Bearer ${jwt}` }))
-        expect401(route, 'Bearer secret key', await plain({ authorization: `Bearer ${A.secretKey}` }))
+  await t.test(
+    'operator and dashboard APIs refuse merchant keys; the signed API refuses bearer tokens',
+    async () => {
+      const jwt = await A.token()
+      const problems: string[] = []
+      const expect401 = (route: RouteInfo, how: string, res: RawResponse) => {
+        if (res.status !== 401)
+          problems.push(`${route.key} with ${how}: ${res.status} ${res.text.slice(0, 100)}`)
+        else assertEnvelope(res, `${route.key} with ${how}`)
       }
-    }
-    assert.deepEqual(problems, [])
-  })
+      const sample = (route: RouteInfo) =>
+        fillPath(
+          route.path,
+          Object.fromEntries(
+            route.params.map((p) => [p, p === 'storeId' ? A.storeId : A.merchantId]),
+          ),
+        )
+      for (const route of routes) {
+        const path = sample(route)
+        const body = route.body ? '{}' : undefined
+        const json = body === undefined ? {} : { 'content-type': 'application/json' }
+        const plain = (headers: Record<string, string>) =>
+          rawRequest(h, {
+            method: route.method,
+            path,
+            headers: { ...json, ...headers },
+            ...(body ? { body } : {}),
+          })
+        if (route.cls === 'operator') {
+          expect401(
+            route,
+            'signed merchant headers',
+            await signed(h, A, { method: route.method, path, ...(body ? { body } : {}) }),
+          )
+          expect401(
+            route,
+            'Bearer secret key',
+            await plain({ authorization: `Bearer ${A.secretKey}` }),
+          )
+          expect401(
+            route,
+            'Bearer dashboard token',
+            await plain({ authorization: `Bearer ${jwt}` }),
+          )
+        } else if (route.cls === 'dashboard') {
+          expect401(
+            route,
+            'signed merchant headers',
+            await signed(h, A, { method: route.method, path, ...(body ? { body } : {}) }),
+          )
+          expect401(
+            route,
+            'Bearer secret key',
+            await plain({ authorization: `Bearer ${A.secretKey}` }),
+          )
+          expect401(
+            route,
+            'Bearer public key',
+            await plain({ authorization: `Bearer ${A.publicKey}` }),
+          )
+          expect401(
+            route,
+            'a dashboard token plus X-Api-Key',
+            await plain({ authorization: `Bearer ${jwt}`, 'x-api-key': A.publicKey }),
+          )
+        } else if (route.cls === 'signed') {
+          expect401(
+            route,
+            'Bearer operator token',
+            await plain({ authorization: `Bearer ${h.config.operatorToken}` }),
+          )
+          expect401(
+            route,
+            'Bearer dashboard token',
+            await plain({ authorization: `Bearer ${jwt}` }),
+          )
+          expect401(
+            route,
+            'Bearer secret key',
+            await plain({ authorization: `Bearer ${A.secretKey}` }),
+          )
+        }
+      }
+      assert.deepEqual(problems, [])
+    },
+  )
 
   await t.test('bearer-id routes (public API, hosted pages): a made-up id is 404', async () => {
-    const bearer = routes.filter((r) => (r.cls === 'public' || r.cls === 'page') && r.params.length > 0)
+    const bearer = routes.filter(
+      (r) => (r.cls === 'public' || r.cls === 'page') && r.params.length > 0,
+    )
     assert.ok(bearer.length >= 8)
     const sampleValue: Record<string, string> = {
       id: fabricateId('00000000-0000-4000-8000-000000000000'),
@@ -444,9 +605,17 @@ test('tenancy on every route of the route table', async (t) => {
       name: 'no-such-asset.js',
     }
     for (const route of bearer) {
-      const params = Object.fromEntries(route.params.map((p) => [p, sampleValue[p] ?? fabricateId('x_0123456789abcdefghjk')]))
+      const params = Object.fromEntries(
+        route.params.map((p) => [p, sampleValue[p] ?? fabricateId('x_0123456789abcdefghjk')]),
+      )
       const query = route.path.includes('installments') ? '?bin=415565' : ''
-      const card = { number: CARDS.frictionless, expMonth: 12, expYear: 2031, cvc: '123', holderName: 'X Y' }
+      const card = {
+        number: CARDS.frictionless,
+        expMonth: 12,
+        expYear: 2031,
+        cvc: '123',
+        holderName: 'X Y',
+      }
       const body =
         route.method === 'POST'
           ? JSON.stringify(route.body?.properties?.['card'] ? { card } : {})
@@ -464,6 +633,37 @@ test('tenancy on every route of the route table', async (t) => {
         assert.match(String(res.headers['content-type']), /text\/html/, route.key)
       }
     }
+  })
+
+  await t.test('responses are allow-lists: declared schemas, no internal or secret fields', () => {
+    // Static: every documented JSON success response has a closed schema (Fastify's serializer
+    // then drops any field the schema does not name).
+    const open: string[] = []
+    for (const r of routes.filter((x) => x.documented)) {
+      for (const [status, schema] of Object.entries(r.responses)) {
+        if (schema === undefined) continue
+        for (const at of openResponseObjects(schema, 'response'))
+          open.push(`${r.key} ${status} ${at}`)
+      }
+    }
+    assert.deepEqual(open, [])
+    // Dynamic: every JSON body this file received, from every route it called.
+    const problems: string[] = []
+    let bodies = 0
+    for (const r of seen) {
+      if (r.status >= 400 || !/^[[{]/.test(r.text) || r.what.includes('/operator/')) continue
+      bodies += 1
+      walkKeys(JSON.parse(r.text), (key, value) => {
+        if (/^[a-z0-9]+(_[a-z0-9]+)+$/.test(key)) problems.push(`${r.what}: internal column ${key}`)
+        if (INTERNAL_FIELDS.has(key)) problems.push(`${r.what}: ${key}`)
+        const shownOnce = SECRET_ROUTES.some((p) => p.test(r.what))
+        if (!shownOnce && typeof value === 'string' && /^(sk_(demo|live)_|whsec_)/.test(value)) {
+          problems.push(`${r.what}: a secret in ${key}`)
+        }
+      })
+    }
+    assert.deepEqual(problems.slice(0, 20), [])
+    assert.ok(bodies > 200, `${bodies} bodies checked`)
   })
 
   // The fixtures are kept for the report of what was covered.

@@ -147,22 +147,29 @@ export async function refreshInvoice(deps: Deps, row: InvoiceRow): Promise<Invoi
 }
 
 const SWEEP_BATCH = 200
+/**
+ * How far back the payment sweep looks: a session lives 30 minutes and an acquirer timeout
+ * is resolved within minutes, so a payment lands well inside a day of its session. Older
+ * sessions are still looked at by every read of the invoice and before it closes.
+ */
+export const PAYMENT_SWEEP_LOOKBACK_MS = 24 * 60 * 60 * 1000
 
-/** The reconciler: every open invoice with a session, checked for a captured payment. */
+/** The reconciler: open invoices with a recent session, checked for a captured payment. */
 export async function reconcileInvoicePayments(deps: Deps): Promise<number> {
+  const since = new Date(deps.clock.now().getTime() - PAYMENT_SWEEP_LOOKBACK_MS)
   let moved = 0
-  let afterId = ''
+  let after: { mintedAt: Date; id: string } | undefined
   for (;;) {
-    const rows = await repo.findOpenInvoicesWithSessions(deps.db, afterId, SWEEP_BATCH)
+    const rows = await repo.findOpenInvoicesWithSessions(deps.db, since, after, SWEEP_BATCH)
     for (const row of rows) {
       const state = await paymentState(deps, row)
       if (!state.paid) continue
       const updated = await markPaid(deps, row, state.paid)
-      if (updated.status === 'paid' && updated.payment_id === state.paid.id) moved++
+      if (updated.payment_id === state.paid.id) moved++
     }
     const last = rows.at(-1)
-    if (!last || rows.length < SWEEP_BATCH) return moved
-    afterId = last.id
+    if (!last?.session_minted_at || rows.length < SWEEP_BATCH) return moved
+    after = { mintedAt: last.session_minted_at, id: last.id }
   }
 }
 

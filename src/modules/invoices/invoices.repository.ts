@@ -79,10 +79,15 @@ export function updateInvoice(tx: Tx, id: string, patch: InvoicePatch): Promise<
  * Records that checkout session n was minted. Never moves backwards: a slow writer of an
  * older n changes nothing once a newer one is recorded.
  */
-export async function recordSession(db: Db, id: string, seq: number, sessionId: string) {
+export async function recordSession(
+  db: Db,
+  id: string,
+  seq: number,
+  session: { id: string; createdAt: Date },
+) {
   await db
     .updateTable('invoices')
-    .set({ session_seq: seq, session_id: sessionId })
+    .set({ session_seq: seq, session_id: session.id, session_minted_at: session.createdAt })
     .where('id', '=', id)
     .where('session_seq', '<=', seq)
     .execute()
@@ -165,21 +170,28 @@ export function findInvoicePage(db: Db, q: InvoicePageQuery): Promise<InvoiceRow
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
 }
 
-/** Open, payable invoices that minted a checkout session, by id after `afterId` (the sweep). */
+/**
+ * Open, payable invoices whose latest checkout session was minted since `since`, in
+ * (session_minted_at, id) order after `after` (the payment sweep's keyset).
+ */
 export function findOpenInvoicesWithSessions(
   db: Db,
-  afterId: string,
+  since: Date,
+  after: { mintedAt: Date; id: string } | undefined,
   limit: number,
 ): Promise<InvoiceRow[]> {
-  return db
+  let query = db
     .selectFrom('invoices')
     .selectAll()
     .where('status', 'in', PAYABLE_STATUSES)
     .where('session_seq', '>', 0)
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute()
+    .where('session_minted_at', '>=', since)
+  if (after) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('session_minted_at', 'id'), '>', eb.tuple(after.mintedAt, after.id)),
+    )
+  }
+  return query.orderBy('session_minted_at').orderBy('id').limit(limit).execute()
 }
 
 /** Open invoices whose link expiry has passed, soonest first (the expiry sweep). */

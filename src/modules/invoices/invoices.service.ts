@@ -206,8 +206,31 @@ export async function sendInvoice(deps: Deps, merchantId: string, id: string): P
       return updated
     },
   )
-  await deliverInvoiceEmail(deps, invoice.id)
+  await deliverSoon(deps, invoice.id)
   return invoice
+}
+
+/** How long `send` waits for the SMTP hand-off before it answers anyway. */
+const SEND_WAIT_MS = 5_000
+
+/**
+ * Delivers the email now, but answers the request after SEND_WAIT_MS at most: a slow SMTP
+ * server finishes in the background (its claim keeps the reconciler off it meanwhile).
+ */
+async function deliverSoon(deps: Deps, invoiceId: string): Promise<void> {
+  const delivery = deliverInvoiceEmail(deps, invoiceId).catch((error: unknown) => {
+    deps.log.error({ err: error, invoiceId }, 'invoice email delivery failed')
+    return false
+  })
+  let timer: NodeJS.Timeout | undefined
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, SEND_WAIT_MS)
+  })
+  try {
+    await Promise.race([delivery, waited])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** draft → activated: the link works, no email is sent (the merchant shares it). */

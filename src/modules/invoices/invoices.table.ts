@@ -33,6 +33,8 @@ export interface InvoicesTable {
   session_seq: ColumnType<number, number | undefined, number>
   /** The id of that latest session. */
   session_id: string | null
+  /** When that latest session was minted (the payment sweep looks back a day from now). */
+  session_minted_at: Date | null
   /** The captured payment that paid the invoice. */
   payment_id: string | null
   /** A subscription's renewal invoice: the subscription and its cycle. */

@@ -1,14 +1,16 @@
 import type { Deps } from '../../database.ts'
 import { AssertionError } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import { assertCustomerExists } from '../customers/index.ts'
 import { assertKycApproved, getMerchant } from '../merchants/index.ts'
-import { createSession, getSessionById, type Session } from '../payments/index.ts'
+import { cancelSession, createSession, getSessionById, type Session } from '../payments/index.ts'
 import { paymentState, refreshInvoice } from './invoice-sync.service.ts'
 import { renderInvoicePdf } from './invoice-pdf.ts'
 import {
   emitInvoiceEvent,
   invoiceRowToInvoice,
   invoiceUrl,
+  isTerminal,
   publicHashDigest,
   sessionTransactionId,
   type Invoice,
@@ -58,6 +60,16 @@ export async function viewInvoice(deps: Deps, publicHash: string): Promise<Publi
   return { merchantName: merchant.name, invoice: invoiceRowToInvoice(deps.config, row) }
 }
 
+async function liveCustomerId(deps: Deps, row: InvoiceRow): Promise<string | undefined> {
+  if (!row.customer_id) return undefined
+  try {
+    await assertCustomerExists(deps, row.merchant_id, row.customer_id)
+    return row.customer_id
+  } catch {
+    return undefined
+  }
+}
+
 function sessionDescription(row: InvoiceRow): string {
   const names = row.line_items.map((l) => l.name).join(', ')
   const text = `${row.id}: ${names}`
@@ -83,6 +95,7 @@ export async function payInvoice(deps: Deps, publicHash: string): Promise<Sessio
   }
   // Normally one round. More only when session n was made but its number not recorded
   // (a crash in between): the fence then hands back that ended session, so n + 1 is tried.
+  const customerId = await liveCustomerId(deps, row)
   for (let round = 0; round < 3; round++) {
     const n = row.session_seq + 1
     const { session } = await createSession(
@@ -94,14 +107,23 @@ export async function payInvoice(deps: Deps, publicHash: string): Promise<Sessio
         currency: 'TRY',
         description: sessionDescription(row),
         returnUrl: invoiceUrl(deps.config, publicHash),
-        ...(row.customer_id ? { customerId: row.customer_id } : {}),
+        // The customer (save-card at checkout), unless the merchant has deleted it since.
+        ...(customerId ? { customerId } : {}),
         metadata: { invoiceId: row.id },
       },
     )
-    await repo.recordSession(deps.db, row.id, n, session.id)
-    if (session.status === 'active') return session
+    await repo.recordSession(deps.db, row.id, n, session)
     const reloaded = await repo.findInvoiceByIdUnscoped(deps.db, row.id)
     if (!reloaded) throw invoicesError('invoice_not_found')
+    if (isTerminal(reloaded.status)) {
+      // Cancelled or expired while the session was being made: it must not take a payment.
+      await cancelSession(deps, reloaded.merchant_id, session.id)
+      throw invoicesError(
+        'not_payable',
+        `this invoice can no longer be paid; it is ${reloaded.status}`,
+      )
+    }
+    if (session.status === 'active') return session
     row = reloaded
   }
   throw new AssertionError('no invoice checkout session could be made in three rounds')

@@ -1,7 +1,7 @@
 import { isValidIBAN, electronicFormatIBAN } from 'ibantools'
 import type { Deps, Tx } from '../../database.ts'
 import {
-  decrypt,
+  decryptWithAny,
   encrypt,
   hashPassword,
   randomToken,
@@ -12,6 +12,11 @@ import { newId, newUuid } from '../../platform/ids.ts'
 import { merchantsError } from './merchants.errors.ts'
 import * as repo from './merchants.repository.ts'
 import type { KycStatus, MerchantRow, Pricing, SubjectScope } from './merchants.table.ts'
+
+/** Secret keys are sealed under the master key; during a rotation, also under a previous one. */
+function masterKeys(deps: Pick<Deps, 'config'>): readonly Buffer[] {
+  return [deps.config.masterKey, ...deps.config.masterKeyPrevious]
+}
 
 export const KYC_STATUSES: readonly KycStatus[] = [
   'none',
@@ -329,7 +334,7 @@ export async function findUsableKey(deps: Deps, publicKey: string): Promise<Auth
               submerchantId: row.submerchant_id,
               scope: row.subject_scope,
               env: row.env,
-              secretKey: decrypt(deps.config.masterKey, row.secret_enc, row.id).toString('utf8'),
+              secretKey: decryptWithAny(masterKeys(deps), row.secret_enc, row.id).toString('utf8'),
               kycStatus: row.kyc_status,
               expiresAt: row.expires_at,
             }
@@ -426,7 +431,7 @@ export async function revealDemoCredentials(
     merchantId: merchant.id,
     storeId: key.store_id,
     publicKey: key.public_key,
-    secretKey: decrypt(deps.config.masterKey, key.secret_enc, key.id).toString('utf8'),
+    secretKey: decryptWithAny(masterKeys(deps), key.secret_enc, key.id).toString('utf8'),
   }
 }
 

@@ -6,6 +6,7 @@ export {
   getCardToken,
   listCardAccess,
   revokeCardToken,
+  rotateMasterKey,
   tokenizeCard,
 } from './vault.service.ts'
 export type {
@@ -14,6 +15,7 @@ export type {
   CardTokenView,
   DetokenizeCaller,
   DetokenizedCard,
+  RotationReport,
   TokenizeCardInput,
 } from './vault.service.ts'
 export { brandByPrefix, cardKindOf, luhnValid } from './cards.ts'

@@ -98,3 +98,43 @@ export function findCardAccessPage(db: Db, q: CardAccessPageQuery): Promise<Card
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
 }
+
+/** Rows wrapped under any key but the listed ones, locked for the re-wrap (others skip them). */
+export function lockRowsToRewrap(
+  tx: Tx,
+  keepKekIds: string[],
+  limit: number,
+): Promise<Pick<CardTokenRow, 'id' | 'dek_wrapped' | 'kek_id'>[]> {
+  return tx
+    .selectFrom('vault_card_tokens')
+    .select(['id', 'dek_wrapped', 'kek_id'])
+    .where('kek_id', 'not in', keepKekIds)
+    .orderBy('id')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute()
+}
+
+export async function updateWrappedDek(
+  tx: Tx,
+  id: string,
+  fromKekId: string,
+  wrapped: { dekWrapped: string; kekId: string },
+): Promise<void> {
+  await tx
+    .updateTable('vault_card_tokens')
+    .set({ dek_wrapped: wrapped.dekWrapped, kek_id: wrapped.kekId })
+    .where('id', '=', id)
+    .where('kek_id', '=', fromKekId)
+    .execute()
+}
+
+export async function countRowsUnderKek(db: Db, kekId: string): Promise<number> {
+  const row = await db
+    .selectFrom('vault_card_tokens')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('kek_id', '=', kekId)
+    .executeTakeFirst()
+  return Number(row?.n ?? 0)
+}

@@ -5,7 +5,14 @@ import { transact } from '../../platform/db/transaction.ts'
 import { validationError, type FieldIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { cardKindOf, luhnValid, type CardBrand, type CardType } from './cards.ts'
-import { cardAccessCursorKey, cardFingerprint, openPan, sealPan } from './vault.crypto.ts'
+import {
+  cardAccessCursorKey,
+  cardFingerprint,
+  masterKeyId,
+  openPan,
+  rewrapDek,
+  sealPan,
+} from './vault.crypto.ts'
 import { vaultError } from './vault.errors.ts'
 import * as repo from './vault.repository.ts'
 import type {
@@ -221,7 +228,7 @@ export async function detokenize(
       created_at: deps.clock.now(),
     })
     if (denial || !row) return { denial: denial ?? 'not_found' }
-    const pan = openPan(deps.config.masterKey, row.id, {
+    const pan = openPan([deps.config.masterKey, ...deps.config.masterKeyPrevious], row.id, {
       panEnc: row.pan_enc,
       dekWrapped: row.dek_wrapped,
       kekId: row.kek_id,
@@ -337,4 +344,56 @@ function accessRowToAuditRow(row: CardAccessRow): AuditRow {
     result: row.result,
     createdAt: row.created_at,
   }
+}
+
+export interface RotationReport {
+  /** The current master key's id: every re-wrapped row is under it now. */
+  kekId: string
+  rewrapped: number
+  /** Rows under a key that is neither current nor in KURUS_MASTER_KEY_PREVIOUS (by kek id). */
+  unknown: Record<string, number>
+}
+
+const REWRAP_BATCH = 500
+
+/**
+ * Master-key rotation: re-wraps the data key of every card token still wrapped under a previous
+ * master key (config.masterKeyPrevious) under the current one, in short batches. PAN ciphertexts
+ * are untouched. Safe to run while serving (rows are locked per batch; detokenization reads
+ * either wrapping) and to run again. Rows under a key it does not hold are reported, not lost.
+ */
+export async function rotateMasterKey(
+  deps: Pick<Deps, 'db' | 'config'>,
+  batchSize = REWRAP_BATCH,
+): Promise<RotationReport> {
+  const current = deps.config.masterKey
+  const kekId = masterKeyId(current)
+  const previous = new Map(deps.config.masterKeyPrevious.map((k) => [masterKeyId(k), k]))
+  const report: RotationReport = { kekId, rewrapped: 0, unknown: {} }
+  for (;;) {
+    const keep = [kekId, ...Object.keys(report.unknown)]
+    const done = await transact(deps.db, async (tx) => {
+      const rows = await repo.lockRowsToRewrap(tx, keep, batchSize)
+      for (const row of rows) {
+        const from = previous.get(row.kek_id)
+        if (!from) {
+          report.unknown[row.kek_id] = (report.unknown[row.kek_id] ?? 0) + 1
+          continue
+        }
+        const wrapped = rewrapDek(from, current, row.id, {
+          dekWrapped: row.dek_wrapped,
+          kekId: row.kek_id,
+        })
+        await repo.updateWrappedDek(tx, row.id, row.kek_id, wrapped)
+        report.rewrapped += 1
+      }
+      return rows.length < batchSize
+    })
+    if (done) break
+  }
+  // Rows under unknown keys were counted once per batch that saw them; count them exactly.
+  for (const id of Object.keys(report.unknown)) {
+    report.unknown[id] = await repo.countRowsUnderKek(deps.db, id)
+  }
+  return report
 }

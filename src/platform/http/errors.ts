@@ -92,7 +92,7 @@ export function sendFrameworkError(
   error: FastifyError,
   request: FastifyRequest,
   reply: FastifyReply,
-) {
+): void {
   const appError =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError('SVC-RES-3301', 404, 'not found')
@@ -101,7 +101,7 @@ export function sendFrameworkError(
         : toAppError(error)
   // No route, so no route hooks: the request id header is set here.
   void reply.header('x-request-id', request.id)
-  return sendError(request, reply, appError)
+  void sendError(request, reply, appError)
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -28,6 +28,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       notes text,
       session_seq integer not null default 0 check (session_seq >= 0),
       session_id uuid,
+      session_minted_at timestamptz,
       payment_id text,
       subscription_id text,
       cycle_number integer,
@@ -51,8 +52,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // The expiry sweep: open invoices with a link expiry, soonest first.
   await sql`create index invoices_expiry_idx on invoices (expires_at, id)
     where status in ('draft','sent','activated','viewed') and expires_at is not null`.execute(db)
-  // The payment sweep: open invoices that have minted a checkout session.
-  await sql`create index invoices_open_sessions_idx on invoices (id)
+  // The payment sweep: open invoices by when they last minted a checkout session.
+  await sql`create index invoices_open_sessions_idx on invoices (session_minted_at, id)
     where status in ('sent','activated','viewed') and session_seq > 0`.execute(db)
   // The email outbox: invoices whose email is due (first try, retry, or a lapsed lease).
   await sql`create index invoices_email_due_idx on invoices (email_next_at)
