@@ -249,6 +249,43 @@ test('an acquirer timeout holds off expiry until the payment is resolved', async
   ])
 })
 
+test('a session made but not recorded (a crash) is found again; its payment counts', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const forget = (id: string) =>
+    h.deps.db
+      .updateTable('invoices')
+      .set({ session_seq: 0, session_id: null, session_minted_at: null })
+      .where('id', '=', id)
+      .execute()
+
+  // Still open: the same session is handed out again and recorded.
+  const open = await activatedInvoice(m)
+  const first = await publicPay(h, open.publicHash)
+  await forget(open.id)
+  const again = await publicPay(h, open.publicHash)
+  assert.equal(again.body.sessionId, first.body.sessionId)
+
+  // Paid through it: never a second session, the invoice is paid.
+  const invoice = await activatedInvoice(m)
+  const pay = await publicPay(h, invoice.publicHash)
+  assert.equal((await payByCard(h, pay.body.sessionId, CARDS.frictionless)).status, 201)
+  await forget(invoice.id)
+  assert.equal(await storedStatus(h, invoice.id), 'activated')
+  const late = await publicPay(h, invoice.publicHash)
+  assert.equal(late.status, 409)
+  assert.equal(await storedStatus(h, invoice.id), 'paid')
+  const sessions = await h.deps.db
+    .selectFrom('payment_sessions')
+    .select('transaction_id')
+    .where('transaction_id', 'like', `${invoice.id}:%`)
+    .execute()
+  assert.deepEqual(
+    sessions.map((s) => s.transaction_id),
+    [`${invoice.id}:1`],
+  )
+})
+
 test('unknown and draft links cannot be paid', async (t) => {
   const h = await startTestApp(t)
   const m = await h.newMerchant()

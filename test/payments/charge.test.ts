@@ -121,7 +121,7 @@ test('declines are 402 with the stored failed payment, and a new attempt may fol
     assert.equal(res.status, 402, JSON.stringify(res.body))
     assert.equal(res.body['code'], 'SVC-PAY-3501')
     assert.equal(res.body['declineCode'], code)
-    const failedId = String(res.body['paymentId'])
+    const failedId = res.body.paymentId
     const stored = await m.client.request<{ status: string; declineCode: string }>(
       'GET',
       `/v1/payments/${failedId}`,

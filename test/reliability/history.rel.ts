@@ -38,6 +38,8 @@ const seeds = fixed
   : Array.from({ length: knob('KURUS_REL_SEEDS', 2) }, () => randomInt(1, 2 ** 31))
 const seconds = knob('KURUS_REL_SECONDS', 10)
 const clients = knob('KURUS_REL_CLIENTS', 4)
+// Operation kinds to leave out of the mix, e.g. KURUS_REL_SKIP=payout (comma-separated).
+const skip = new Set((process.env['KURUS_REL_SKIP'] ?? '').split(',').filter(Boolean))
 
 /**
  * Fail points in the API processes, seeded: every charge and refund step throws now and then
@@ -93,16 +95,18 @@ for (const seed of seeds) {
       {
         seed,
         clients,
-        mix: {
-          charge: 5,
-          capture: 2,
-          void: 1,
-          refund: 3,
-          chargeback: 1,
-          payout: 1,
-          readPayment: 2,
-          readBalances: 2,
-        },
+        mix: Object.fromEntries(
+          Object.entries({
+            charge: 5,
+            capture: 2,
+            void: 1,
+            refund: 3,
+            chargeback: 1,
+            payout: 1,
+            readPayment: 2,
+            readBalances: 2,
+          }).filter(([kind]) => !skip.has(kind)),
+        ),
         opDeadlineMs: 6_000,
       },
       stop,

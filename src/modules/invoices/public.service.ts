@@ -115,16 +115,19 @@ export async function payInvoice(deps: Deps, publicHash: string): Promise<Sessio
     await repo.recordSession(deps.db, row.id, n, session)
     const reloaded = await repo.findInvoiceByIdUnscoped(deps.db, row.id)
     if (!reloaded) throw invoicesError('invoice_not_found')
-    if (isTerminal(reloaded.status)) {
-      // Cancelled or expired while the session was being made: it must not take a payment.
-      await cancelSession(deps, reloaded.merchant_id, session.id)
+    // Looked at again now that session n is recorded: the invoice may have been cancelled
+    // or expired meanwhile, or (after a crash) session n may be an old one that was paid.
+    const current = await refreshInvoice(deps, reloaded)
+    if (isTerminal(current.status)) {
+      if (session.status === 'active') await cancelSession(deps, current.merchant_id, session.id)
       throw invoicesError(
         'not_payable',
-        `this invoice can no longer be paid; it is ${reloaded.status}`,
+        `this invoice can no longer be paid; it is ${current.status}`,
       )
     }
     if (session.status === 'active') return session
-    row = reloaded
+    if ((await paymentState(deps, current)).inFlight) throw invoicesError('payment_in_progress')
+    row = current
   }
   throw new AssertionError('no invoice checkout session could be made in three rounds')
 }

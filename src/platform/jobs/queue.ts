@@ -55,7 +55,7 @@ export class JobQueue {
   }
 
   define<D extends object>(job: JobDefinition<D>): void {
-    this.jobs.set(job.name, job as unknown as JobDefinition<object>)
+    this.jobs.set(job.name, job)
   }
 
   defineReconciler(reconciler: Reconciler): void {
@@ -97,7 +97,7 @@ export class JobQueue {
     const db = {
       executeSql: async (text: string, values?: unknown[]) => {
         const result = await runner.executeQuery(CompiledQuery.raw(text, values ?? []))
-        return { rows: result.rows as unknown[] }
+        return { rows: result.rows }
       },
     }
     await this.boss.send(name, data, { ...options, db })
