@@ -72,6 +72,10 @@ function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
   // An idle client that loses its server (restart, failover) emits here; without a listener
   // Node would crash the process. The pool replaces the client on the next checkout.
   pool.on('error', () => undefined)
+  // pg-pool drops its own error listener while a client is checked out, so a server that
+  // dies mid-transaction would emit an unhandled 'error' and kill the process. The query in
+  // flight still fails (and the pool discards the client); the process stays up.
+  pool.on('connect', (client) => client.on('error', () => undefined))
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) })
   return {
     kind: 'postgres',
