@@ -263,7 +263,8 @@ export class PdfStatement implements StatementRenderer {
     doc.font(BODY_FONT).fontSize(FONT_SIZE)
     const ops: string[] = []
     const fallback: { text: string; at: number }[] = []
-    // PDF space has its origin bottom left; pdfkit's y is the top of the line box.
+    // PDF space has its origin bottom left; pdfkit's y is the top of the line box. These are
+    // page coordinates in points (toFixed formats them for the content stream), never money.
     const baseline = (doc.page.height - this.y - (this.body.ascender / 1000) * FONT_SIZE).toFixed(2)
     COLUMNS.forEach((c, i) => {
       let text = values[i] ?? ''
