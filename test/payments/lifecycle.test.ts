@@ -2,6 +2,8 @@
 // acquirer timeout, and the races (20 captures, capture vs void). Method: signed HTTP.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { sql } from 'kysely'
+import { getAcquirer } from '../../src/modules/acquirer/index.ts'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { legsForPayment } from '../../src/modules/ledger/index.ts'
 import { startTestApp } from '../helpers/app.ts'
@@ -114,6 +116,58 @@ test('a capture racing a void: exactly one of them wins', async (t) => {
     const legs = await legsForPayment(h.deps.db, m.merchantId, id)
     assert.equal(legs.length > 0, final.body.status === 'captured')
   }
+})
+
+test('a capture that died after the bank captured is finished as a capture, never voided', async (t) => {
+  // The request claimed the payment, the bank captured, and the process died before the
+  // row was updated: the row says authorized with a capture claim a minute old.
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const died = async () => {
+    const { res } = await charge(m.client, CARDS.frictionless, 5000, { capture: false })
+    assert.equal(res.body.status, 'authorized')
+    const id = res.body.paymentId
+    const row = await sql<{ acquirer_reference: string }>`select acquirer_reference
+      from payments where id = ${id}`.execute(h.deps.db)
+    const reference = row.rows[0]?.acquirer_reference ?? ''
+    await getAcquirer().capture(h.deps, { paymentId: id, reference, amount: 5000 })
+    await sql`update payments set action_in_flight = 'capture',
+      updated_at = now() - interval '2 minutes' where id = ${id}`.execute(h.deps.db)
+    return id
+  }
+
+  // A void arriving after the claim went stale takes it over as the capture it was.
+  const first = await died()
+  const voided = await m.client.request<{ code: string }>('POST', `/v1/payments/${first}/void`, {
+    body: {},
+  })
+  assert.equal(voided.status, 409, JSON.stringify(voided.body))
+  assert.equal(voided.body.code, 'SVC-STATE-3401')
+  const got = await m.client.request<{ status: string }>('GET', `/v1/payments/${first}`)
+  assert.equal(got.body.status, 'captured')
+  const legs = await legsForPayment(h.deps.db, m.merchantId, first)
+  assert.equal(legs.filter((l) => l.accountType === 'buyer_pending').length, 1)
+  const events = await eventsForResource(h.deps.db, m.merchantId, first)
+  assert.equal(events.filter((e) => e.type === 'payment.captured').length, 1)
+  assert.equal(events.filter((e) => e.type === 'payment.voided').length, 0)
+
+  // With no request coming back, the reconciler finishes it.
+  const second = await died()
+  const ran = await m.client.request<{ ran: Record<string, number> }>(
+    'POST',
+    '/v1/sandbox/reconcile',
+    { body: {} },
+  )
+  assert.equal(ran.status, 200)
+  assert.equal(ran.body.ran['payments.finish_stale_actions'], 1)
+  const after = await m.client.request<{ status: string }>('GET', `/v1/payments/${second}`)
+  assert.equal(after.body.status, 'captured')
+  assert.equal(
+    (await eventsForResource(h.deps.db, m.merchantId, second)).filter(
+      (e) => e.type === 'payment.captured',
+    ).length,
+    1,
+  )
 })
 
 test('a 3DS challenge passes with the right OTP; duplicate callbacks get the same row', async (t) => {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
+import { sql } from 'kysely'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { processPayout } from '../../src/modules/payouts/index.ts'
 import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'
@@ -309,6 +310,60 @@ test('request rules: card rail, currency, KYC, idempotency key replay', async (t
   assert.equal(kyc.body.code, 'SVC-KYC-3101')
   // Reading stays allowed.
   assert.equal((await sub.client.request('GET', '/v1/balances')).status, 200)
+})
+
+test('a payout whose response was never recorded: the retry finds it, not a second payout', async (t) => {
+  // The process died after the payout committed and before the gateway stored the response
+  // (the history checker found this): here the gateway's record is deleted to stand for it.
+  const h = await startTestApp(t)
+  const { m, sub } = await fundedSubmerchant(h, 10_000)
+  const key = randomUUID()
+  const body = {
+    submerchantId: sub.submerchantId,
+    rail: 'fast',
+    amountMinor: 2_000,
+    currency: 'TRY',
+  }
+  const first = await m.client.request<PayoutBody>('POST', '/v1/payouts', {
+    body,
+    idempotencyKey: key,
+  })
+  assert.equal(first.status, 201, JSON.stringify(first.body))
+  const forget = () =>
+    sql`delete from idempotency_keys where idempotency_key = ${key}`.execute(h.deps.db)
+  await forget()
+
+  const retry = await m.client.request<PayoutBody>('POST', '/v1/payouts', {
+    body,
+    idempotencyKey: key.toUpperCase(),
+  })
+  assert.equal(retry.status, 201, JSON.stringify(retry.body))
+  assert.equal(retry.body.payoutId, first.body.payoutId)
+  assert.equal(retry.headers.get('idempotent-replayed'), null)
+  const rows = await sql<{ n: number }>`select count(*)::int as n from payouts
+    where merchant_id = ${m.merchantId}`.execute(h.deps.db)
+  assert.equal(rows.rows[0]?.n, 1)
+  assert.equal((await balanceOf(m.client, sub.submerchantId)).payoutPendingMinor, 2_000)
+
+  // The same key for other terms is refused and changes nothing.
+  await forget()
+  const other = await m.client.request<PayoutBody>('POST', '/v1/payouts', {
+    body: { ...body, amountMinor: 3_000 },
+    idempotencyKey: key,
+  })
+  assert.equal(other.status, 409, JSON.stringify(other.body))
+  assert.equal(other.body.code, 'SVC-GW-2001')
+  assert.equal((await balanceOf(m.client, sub.submerchantId)).payoutPendingMinor, 2_000)
+
+  // Another merchant's identical key is its own.
+  const { m: m2, sub: sub2 } = await fundedSubmerchant(h, 10_000)
+  const theirs = await m2.client.request<PayoutBody>('POST', '/v1/payouts', {
+    body: { ...body, submerchantId: sub2.submerchantId },
+    idempotencyKey: key,
+  })
+  assert.equal(theirs.status, 201, JSON.stringify(theirs.body))
+  assert.notEqual(theirs.body.payoutId, first.body.payoutId)
+  await assertLedgerOk(h)
 })
 
 test('GET /v1/payouts: filters status, submerchantId, from/to and keyset pages', async (t) => {

@@ -3,7 +3,7 @@ import type { Reconciler } from '../../platform/jobs/queue.ts'
 import { getAcquirer } from '../acquirer/index.ts'
 import { settleAuthorization } from './charge.service.ts'
 import * as repo from './payments.repository.ts'
-import { voidPayment } from './payments.service.ts'
+import { finishStaleActions, voidPayment } from './payments.service.ts'
 import { reconcileRefunds } from './refunds.service.ts'
 import { expireSessions } from './sessions.service.ts'
 
@@ -43,6 +43,11 @@ export function paymentsReconcilers(deps: Deps): Reconciler[] {
       name: 'payments.reconcile_pending_payments',
       cron: '* * * * *',
       run: () => reconcilePendingPayments(deps),
+    },
+    {
+      name: 'payments.finish_stale_actions',
+      cron: '* * * * *',
+      run: () => finishStaleActions(deps, BATCH),
     },
     { name: 'payments.reconcile_refunds', cron: '* * * * *', run: () => reconcileRefunds(deps) },
     {

@@ -328,6 +328,10 @@ export async function updatePaymentRefundTotals(
  * the two can never both reach the bank. A claim older than `staleBefore` belongs to a
  * request that died and may be taken over.
  */
+/**
+ * Claims an authorized payment for `action`; a claim older than `staleBefore` is taken over
+ * as it was claimed. Returns the action the caller now owns, or null if another holds it.
+ */
 export async function claimPaymentAction(
   db: Db,
   merchantId: string,
@@ -335,16 +339,32 @@ export async function claimPaymentAction(
   action: 'capture' | 'void',
   now: Date,
   staleBefore: Date,
-): Promise<boolean> {
-  const result = await db
+): Promise<'capture' | 'void' | null> {
+  const row = await db
     .updateTable('payments')
-    .set({ action_in_flight: action, updated_at: now })
+    .set((eb) => ({
+      action_in_flight: eb.fn.coalesce('action_in_flight', eb.val(action)),
+      updated_at: now,
+    }))
     .where('merchant_id', '=', merchantId)
     .where('id', '=', paymentId)
     .where('status', '=', 'authorized')
     .where((eb) => eb.or([eb('action_in_flight', 'is', null), eb('updated_at', '<', staleBefore)]))
+    .returning('action_in_flight')
     .executeTakeFirst()
-  return result.numUpdatedRows === 1n
+  return row?.action_in_flight ?? null
+}
+
+export function findStaleActions(db: Db, staleBefore: Date, limit: number): Promise<PaymentRow[]> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('status', '=', 'authorized')
+    .where('action_in_flight', 'is not', null)
+    .where('updated_at', '<', staleBefore)
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute()
 }
 
 export async function releasePaymentAction(db: Db, paymentId: string): Promise<void> {

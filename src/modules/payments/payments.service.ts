@@ -94,90 +94,144 @@ async function waitWhileClaimed(deps: Deps, merchantId: string, paymentId: strin
   }
 }
 
+type Action = 'capture' | 'void'
+
 /**
  * Runs a capture or a void: claim the authorized payment (so a capture and a void never both
  * reach the bank), call the acquirer outside any transaction, then record the outcome with
  * a conditional update. A request that finds the other action claimed waits for its outcome;
- * one that finds its own action done answers with the row (both are idempotent).
+ * one that finds its own action done answers with the row (both are idempotent). A claim
+ * older than ACTION_STALE_MS belonged to a request that died, possibly after the bank acted:
+ * whoever takes it over finishes *that* action (the bank's capture and void are idempotent
+ * per payment), never its own, so a dead capture can't be followed by a void.
  */
 async function settleAuthorized(
   deps: Deps,
   merchantId: string,
   paymentId: string,
-  action: 'capture' | 'void',
-  finish: (tx: Tx, now: Date) => Promise<Payment | undefined>,
+  action: Action,
+  voidReason: string | null,
 ): Promise<Payment> {
   const done = action === 'capture' ? 'captured' : 'voided'
   const refused = paymentsError(action === 'capture' ? 'not_capturable' : 'not_voidable')
   let row = await repo.findPaymentById(deps.db, merchantId, paymentId)
   if (!row) throw paymentsError('payment_not_found')
-  const now = deps.clock.now()
-  const stale = new Date(now.getTime() - ACTION_STALE_MS)
-  if (
-    row.status === 'authorized' &&
-    !(await repo.claimPaymentAction(deps.db, merchantId, paymentId, action, now, stale))
-  ) {
-    row = await waitWhileClaimed(deps, merchantId, paymentId)
-  } else if (row.status === 'authorized' && row.acquirer_reference) {
-    try {
-      const reference = row.acquirer_reference
-      if (action === 'capture') {
-        await getAcquirer().capture(deps, { paymentId, reference, amount: row.amount })
-      } else {
-        await getAcquirer().void(deps, { paymentId, reference })
-      }
-    } catch (error) {
-      await repo.releasePaymentAction(deps.db, paymentId)
-      throw error
+  if (row.status === 'authorized') {
+    const now = deps.clock.now()
+    const stale = new Date(now.getTime() - ACTION_STALE_MS)
+    const owned = await repo.claimPaymentAction(deps.db, merchantId, paymentId, action, now, stale)
+    if (owned === null) {
+      row = await waitWhileClaimed(deps, merchantId, paymentId)
+    } else if (row.acquirer_reference) {
+      const reason = owned === action ? voidReason : null
+      row = await performAction(deps, row.merchant_id, paymentId, row.acquirer_reference, owned, {
+        amount: row.amount,
+        reason,
+      })
     }
-    const settled = await transact(deps.db, (tx) => finish(tx, deps.clock.now()))
-    if (settled) return settled
-    row = await repo.findPaymentById(deps.db, merchantId, paymentId)
-    if (!row) throw paymentsError('payment_not_found')
   }
   if (row.status === done) return paymentRowToPayment(row)
   throw refused
+}
+
+/** The claimed action at the bank, then its outcome on the row; the row as it then is. */
+async function performAction(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  reference: string,
+  action: Action,
+  input: { amount: number; reason: string | null },
+) {
+  try {
+    if (action === 'capture') {
+      await getAcquirer().capture(deps, { paymentId, reference, amount: input.amount })
+    } else {
+      await getAcquirer().void(deps, { paymentId, reference })
+    }
+  } catch (error) {
+    await repo.releasePaymentAction(deps.db, paymentId)
+    throw error
+  }
+  const now = deps.clock.now()
+  const settled = await transact(deps.db, (tx) =>
+    action === 'capture'
+      ? finishCapture(tx, merchantId, paymentId, now)
+      : finishVoid(tx, merchantId, paymentId, now, input.reason),
+  )
+  if (settled?.status === 'captured') await saveCardIfAsked(deps, settled)
+  const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
+  if (!row) throw paymentsError('payment_not_found')
+  return row
+}
+
+async function finishCapture(tx: Tx, merchantId: string, paymentId: string, now: Date) {
+  const moved = await repo.transitionPayment(tx, merchantId, paymentId, ['authorized'], {
+    status: 'captured',
+    action_in_flight: null,
+    completed_at: now,
+    updated_at: now,
+  })
+  if (!moved) return undefined
+  await postCaptureLegs(tx, moved, now)
+  return emit(tx, moved, 'payment.captured', now)
+}
+
+async function finishVoid(
+  tx: Tx,
+  merchantId: string,
+  paymentId: string,
+  now: Date,
+  reason: string | null,
+) {
+  const moved = await repo.transitionPayment(tx, merchantId, paymentId, ['authorized'], {
+    status: 'voided',
+    action_in_flight: null,
+    void_reason: reason,
+    completed_at: now,
+    updated_at: now,
+  })
+  if (!moved) return undefined
+  return emit(tx, moved, 'payment.voided', now, { reason })
 }
 
 /**
  * Captures the full authorized amount. Idempotent: an already captured payment is returned
  * as it is; of 20 concurrent captures one posts the ledger legs and all answer `captured`.
  */
-export async function capturePayment(deps: Deps, merchantId: string, paymentId: string) {
-  return settleAuthorized(deps, merchantId, paymentId, 'capture', async (tx, now) => {
-    const moved = await repo.transitionPayment(tx, merchantId, paymentId, ['authorized'], {
-      status: 'captured',
-      action_in_flight: null,
-      completed_at: now,
-      updated_at: now,
-    })
-    if (!moved) return undefined
-    await postCaptureLegs(tx, moved, now)
-    return emit(tx, moved, 'payment.captured', now)
-  }).then(async (payment) => {
-    await saveCardIfAsked(deps, payment)
-    return payment
-  })
+export function capturePayment(deps: Deps, merchantId: string, paymentId: string) {
+  return settleAuthorized(deps, merchantId, paymentId, 'capture', null)
 }
 
 /** Voids an uncaptured authorization. Idempotent on a voided row. Posts no ledger legs. */
-export async function voidPayment(
+export function voidPayment(
   deps: Deps,
   merchantId: string,
   paymentId: string,
   reason: string | null,
 ) {
-  return settleAuthorized(deps, merchantId, paymentId, 'void', async (tx, now) => {
-    const moved = await repo.transitionPayment(tx, merchantId, paymentId, ['authorized'], {
-      status: 'voided',
-      action_in_flight: null,
-      void_reason: reason,
-      completed_at: now,
-      updated_at: now,
-    })
-    if (!moved) return undefined
-    return emit(tx, moved, 'payment.voided', now, { reason })
-  })
+  return settleAuthorized(deps, merchantId, paymentId, 'void', reason)
+}
+
+/**
+ * Finishes captures and voids whose request died holding the claim (after the bank may have
+ * acted): each is taken over and completed as claimed. Returns how many were finished.
+ */
+export async function finishStaleActions(deps: Deps, limit: number): Promise<number> {
+  const stale = new Date(deps.clock.now().getTime() - ACTION_STALE_MS)
+  const rows = await repo.findStaleActions(deps.db, stale, limit)
+  let finished = 0
+  for (const row of rows) {
+    const action = row.action_in_flight
+    if (action === null) continue
+    try {
+      await settleAuthorized(deps, row.merchant_id, row.id, action, null)
+      finished++
+    } catch (error) {
+      deps.log.warn({ err: error, paymentId: row.id, action }, 'could not finish a stale action')
+    }
+  }
+  return finished
 }
 
 export interface InstallmentOption {

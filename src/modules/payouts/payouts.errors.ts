@@ -10,6 +10,7 @@ export type PayoutsErrorCode =
   | 'outside_limits'
   | 'scope_forbidden'
   | 'rail_unsupported'
+  | 'idempotency_mismatch'
 
 const table: ErrorTable<PayoutsErrorCode> = {
   draft_not_found: { code: 'SVC-RES-3301', status: 404, message: 'payout draft not found' },
@@ -48,6 +49,12 @@ const table: ErrorTable<PayoutsErrorCode> = {
     code: 'SVC-VAL-3001',
     status: 400,
     message: 'rail: a submerchant is paid to the IBAN on file; use fast or eft',
+  },
+  // The gateway's code: the key's first request made a payout with other terms.
+  idempotency_mismatch: {
+    code: 'SVC-GW-2001',
+    status: 409,
+    message: 'Idempotency-Key was already used with a different payload',
   },
 }
 

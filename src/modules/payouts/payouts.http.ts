@@ -154,11 +154,13 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const { submerchantId, rail, amountMinor, clientReference } = request.body
+        const key = request.headers['idempotency-key']
         const payout = await createSubmerchantPayout(deps, callerOf(request), {
           submerchantId,
           rail,
           amountMinor,
           clientReference,
+          idempotencyKey: typeof key === 'string' ? key : undefined,
         })
         return reply.code(201).send(payoutJson(payout))
       },

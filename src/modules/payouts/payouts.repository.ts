@@ -116,6 +116,19 @@ export function findPayoutById(
     .executeTakeFirst()
 }
 
+export function findPayoutByKey(
+  db: Db,
+  merchantId: string,
+  idempotencyKey: string,
+): Promise<PayoutRow | undefined> {
+  return db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('idempotency_key', '=', idempotencyKey)
+    .executeTakeFirst()
+}
+
 export function lockPayoutById(
   tx: Tx,
   merchantId: string,

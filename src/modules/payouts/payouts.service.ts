@@ -2,7 +2,7 @@ import { hkdfSync } from 'node:crypto'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
-import { transact } from '../../platform/db/transaction.ts'
+import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { newUuid } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
@@ -158,9 +158,15 @@ export async function createSubmerchantPayout(
     rail: PayoutRail
     amountMinor: number
     clientReference?: string | undefined
+    idempotencyKey?: string | undefined
   },
 ): Promise<Payout> {
   assertActsFor(caller, input.submerchantId)
+  const key = input.idempotencyKey?.toLowerCase()
+  if (key) {
+    const existing = await repo.findPayoutByKey(deps.db, caller.merchantId, key)
+    if (existing) return samePayout(deps, caller, existing, input)
+  }
   const sub = await getSubmerchant(deps, caller.merchantId, input.submerchantId)
   if (input.rail === 'card') throw payoutsError('rail_unsupported')
   const limits = sub.payoutLimits
@@ -188,6 +194,7 @@ export async function createSubmerchantPayout(
     currency: 'TRY',
     status: 'pending',
     client_reference: input.clientReference ?? null,
+    idempotency_key: key ?? null,
     failure_code: null,
     rail_reference: null,
     created_at: now,
@@ -196,41 +203,74 @@ export async function createSubmerchantPayout(
     failed_at: null,
     updated_at: now,
   }
-  await transact(deps.db, async (tx) => {
-    // Lock, then sum the day: two concurrent payouts can't both fit under the daily total.
-    await repo.lockPayoutOwner(tx, `submerchant:${sub.id}`)
-    const today = await repo.sumOwnerPayoutsSince(
-      tx,
-      caller.merchantId,
-      'submerchant',
-      sub.id,
-      istanbulDayStart(now),
-    )
-    if (today + input.amountMinor > limits.dailyMaxMinor) {
-      throw payoutsError(
-        'outside_limits',
-        `the daily payout total of ${String(limits.dailyMaxMinor)} kuruş would be exceeded (${String(today)} already today)`,
+  try {
+    await transact(deps.db, async (tx) => {
+      // Lock, then sum the day: two concurrent payouts can't both fit under the daily total.
+      await repo.lockPayoutOwner(tx, `submerchant:${sub.id}`)
+      const today = await repo.sumOwnerPayoutsSince(
+        tx,
+        caller.merchantId,
+        'submerchant',
+        sub.id,
+        istanbulDayStart(now),
       )
-    }
-    await repo.insertPayouts(tx, [row])
-    try {
-      await postPayoutCreated(tx, {
-        merchantId: caller.merchantId,
-        ownerType: 'submerchant',
-        ownerId: sub.id,
-        payoutId: row.id,
-        amount: input.amountMinor,
-        at: now,
-      })
-    } catch (error) {
-      // The ledger's insufficient_balance becomes this module's insufficient_funds.
-      if (error instanceof AppError && error.code === 'SVC-PAY-3502') {
-        throw payoutsError('insufficient_funds')
+      if (today + input.amountMinor > limits.dailyMaxMinor) {
+        throw payoutsError(
+          'outside_limits',
+          `the daily payout total of ${String(limits.dailyMaxMinor)} kuruş would be exceeded (${String(today)} already today)`,
+        )
       }
-      throw error
+      await repo.insertPayouts(tx, [row])
+      try {
+        await postPayoutCreated(tx, {
+          merchantId: caller.merchantId,
+          ownerType: 'submerchant',
+          ownerId: sub.id,
+          payoutId: row.id,
+          amount: input.amountMinor,
+          at: now,
+        })
+      } catch (error) {
+        // The ledger's insufficient_balance becomes this module's insufficient_funds.
+        if (error instanceof AppError && error.code === 'SVC-PAY-3502') {
+          throw payoutsError('insufficient_funds')
+        }
+        throw error
+      }
+      await recordPayoutsCreated(deps, tx, [row])
+    })
+  } catch (error) {
+    // The same Idempotency-Key raced us to the insert: report that payout.
+    if (key && isUniqueViolation(error, 'payouts_idempotency')) {
+      const winner = await repo.findPayoutByKey(deps.db, caller.merchantId, key)
+      if (winner) return samePayout(deps, caller, winner, input)
     }
-    await recordPayoutsCreated(deps, tx, [row])
-  })
+    throw error
+  }
+  return getPayout(deps, caller, row.id)
+}
+
+/**
+ * The payout an Idempotency-Key already made, if the retry asks for the same one; the
+ * gateway's own record answers most retries, this covers a response that was never recorded.
+ */
+function samePayout(
+  deps: Deps,
+  caller: PayoutCaller,
+  row: PayoutRow,
+  input: {
+    submerchantId: string
+    rail: PayoutRail
+    amountMinor: number
+    clientReference?: string | undefined
+  },
+): Promise<Payout> {
+  const same =
+    row.submerchant_id === input.submerchantId &&
+    row.rail === input.rail &&
+    row.amount_minor === input.amountMinor &&
+    row.client_reference === (input.clientReference ?? null)
+  if (!same) throw payoutsError('idempotency_mismatch')
   return getPayout(deps, caller, row.id)
 }
 

@@ -55,6 +55,8 @@ export interface PayoutsTable {
   currency: 'TRY'
   status: PayoutStatus
   client_reference: string | null
+  /** The Idempotency-Key of the request that created it (lower case), if it had one. */
+  idempotency_key: string | null
   failure_code: string | null
   rail_reference: string | null
   created_at: Date
