@@ -47,6 +47,27 @@ export async function insertPaymentOperationOnce(db: Db, row: NewOperation): Pro
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n
 }
 
+/** Inserts the payment's operation of this kind unless one exists; the one stored either way. */
+export async function insertPaymentOperationOrGet(
+  db: Db,
+  row: NewOperation,
+): Promise<OperationRow> {
+  const inserted = await db
+    .insertInto('acquirer_sandbox_operations')
+    .values(row)
+    .onConflict((oc) => oc.column('payment_id').where('op', '=', row.op).doNothing())
+    .returningAll()
+    .executeTakeFirst()
+  if (inserted) return inserted
+  const stored = await findPaymentOperation(
+    db,
+    row.op as Exclude<OperationKind, 'refund'>,
+    row.payment_id,
+  )
+  if (!stored) throw new Error(`operation ${row.op} of ${row.payment_id} vanished`)
+  return stored
+}
+
 export async function insertRefundOperation(tx: Tx, row: NewOperation): Promise<void> {
   await tx.insertInto('acquirer_sandbox_operations').values(row).execute()
 }
@@ -118,12 +139,18 @@ export function findThreeDsByCorrelation(
     .executeTakeFirst()
 }
 
-export async function insertThreeDsOnce(db: Db, row: NewThreeDs): Promise<void> {
-  await db
+/** Inserts the payment's 3-D Secure row unless one exists; the one stored either way. */
+export async function insertThreeDsOrGet(db: Db, row: NewThreeDs): Promise<ThreeDsRow> {
+  const inserted = await db
     .insertInto('acquirer_sandbox_3ds')
     .values(row)
     .onConflict((oc) => oc.column('payment_id').doNothing())
-    .execute()
+    .returningAll()
+    .executeTakeFirst()
+  if (inserted) return inserted
+  const stored = await findThreeDsByPayment(db, row.payment_id)
+  if (!stored) throw new Error(`3-D Secure row of ${row.payment_id} vanished`)
+  return stored
 }
 
 export async function updateThreeDsResult(

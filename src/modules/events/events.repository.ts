@@ -1,18 +1,19 @@
-import type { Insertable } from 'kysely'
+import { sql, type Insertable } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
 import type { EventRow, EventsTable } from './events.table.ts'
 
-export async function findLastSequence(tx: Tx, resourceId: string): Promise<number> {
-  const row = await tx
-    .selectFrom('events')
-    .select((eb) => eb.fn.max('sequence').as('seq'))
-    .where('resource_id', '=', resourceId)
-    .executeTakeFirst()
-  return row?.seq ?? 0
-}
-
-export async function insertEvent(tx: Tx, row: Insertable<EventsTable>): Promise<void> {
-  await tx.insertInto('events').values(row).execute()
+/** Inserts the event as its resource's next in sequence: one statement, no read first. */
+export async function insertNextEvent(
+  tx: Tx,
+  row: Omit<Insertable<EventsTable>, 'sequence'>,
+): Promise<void> {
+  await sql`
+    insert into events (id, merchant_id, store_id, type, resource_type, resource_id, sequence,
+      data, callback_url, created_at)
+    select ${row.id}, ${row.merchant_id}, ${row.store_id}, ${row.type}, ${row.resource_type},
+      ${row.resource_id}, coalesce(max(sequence), 0) + 1, ${row.data}::jsonb,
+      ${row.callback_url ?? null}, ${row.created_at}::timestamptz
+    from events where resource_id = ${row.resource_id}`.execute(tx)
 }
 
 export function findEventsByResource(

@@ -54,15 +54,13 @@ export async function recordEvent(
   options: { jobs?: EventJobs } = {},
 ): Promise<string> {
   const id = newId('evt')
-  const sequence = (await repo.findLastSequence(tx, event.resourceId)) + 1
-  await repo.insertEvent(tx, {
+  await repo.insertNextEvent(tx, {
     id,
     merchant_id: event.merchantId,
     store_id: event.storeId,
     type: event.type,
     resource_type: event.resourceType,
     resource_id: event.resourceId,
-    sequence,
     data: JSON.stringify(event.data),
     callback_url: event.callbackUrl ?? null,
     created_at: event.at,

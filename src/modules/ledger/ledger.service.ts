@@ -83,6 +83,7 @@ async function writeEntry(
   tx: Tx,
   header: EntryHeader,
   legs: readonly LegSpec[],
+  options: { reserveCredits?: boolean } = {},
 ): Promise<string | undefined> {
   // The first half of the pair assertion; the deferred trigger checks again at COMMIT.
   assertBalanced(legs)
@@ -101,23 +102,17 @@ async function writeEntry(
       created_at: header.at,
     })
   }
-  await repo.insertAccountsIfAbsent(tx, [...accounts.values()])
-  const entryId = await repo.insertEntryIfAbsent(tx, {
-    id: newId('jrn'),
-    merchant_id: header.merchantId,
-    kind: header.kind,
-    reference: header.reference,
-    payment_id: header.paymentId,
-    created_at: header.at,
-  })
-  if (entryId === undefined) {
-    await isPosted(tx, header) // asserts that the existing entry is this posting
-    return undefined
-  }
-  await repo.insertLegs(
-    tx,
-    legs.map((leg) => ({
-      entry_id: entryId,
+  const entryId = await repo.insertPosting(tx, {
+    accounts: [...accounts.values()],
+    entry: {
+      id: newId('jrn'),
+      merchant_id: header.merchantId,
+      kind: header.kind,
+      reference: header.reference,
+      payment_id: header.paymentId,
+      created_at: header.at,
+    },
+    legs: legs.map((leg) => ({
       merchant_id: header.merchantId,
       payment_id: header.paymentId,
       account_id: accountIdFor(leg.ownerType, leg.ownerId, leg.accountType),
@@ -129,20 +124,20 @@ async function writeEntry(
       currency: 'TRY',
       created_at: header.at,
     })),
-  )
+    credits: options.reserveCredits ? reserveCredits(header, legs) : [],
+  })
+  if (entryId === undefined) {
+    await isPosted(tx, header) // asserts that the existing entry is this posting
+    return undefined
+  }
   return entryId
 }
 
 /**
- * Puts the entry's credits to owners' merchant_reserve on the settlement work list
- * (`ledger_reserve_credits`), one row per owner, in the posting's own transaction.
+ * The entry's credits to owners' merchant_reserve, for the settlement work list
+ * (`ledger_reserve_credits`): one row per owner, written with the posting itself.
  */
-async function recordReserveCredits(
-  tx: Tx,
-  header: EntryHeader,
-  entryId: string,
-  legs: readonly LegSpec[],
-): Promise<void> {
+function reserveCredits(header: EntryHeader, legs: readonly LegSpec[]) {
   const byOwner = new Map<string, { owner: Owner; amount: number }>()
   for (const leg of legs) {
     if (leg.accountType !== 'merchant_reserve' || leg.direction !== 'CREDIT') continue
@@ -152,21 +147,14 @@ async function recordReserveCredits(
     current.amount += leg.amount
     byOwner.set(ownerKey(owner), current)
   }
-  await repo.insertReserveCredits(
-    tx,
-    [...byOwner.values()].map(({ owner, amount }) => ({
-      entry_id: entryId,
-      merchant_id: header.merchantId,
-      owner_type: owner.ownerType,
-      owner_id: owner.ownerId,
-      source_reference: header.reference,
-      amount,
-      credited_at: header.at,
-      settled_at: null,
-      settled_minor: null,
-      settlement_entry_id: null,
-    })),
-  )
+  return [...byOwner.values()].map(({ owner, amount }) => ({
+    merchant_id: header.merchantId,
+    owner_type: owner.ownerType,
+    owner_id: owner.ownerId,
+    source_reference: header.reference,
+    amount,
+    credited_at: header.at,
+  }))
 }
 
 /** Current reserve balances of these owners, read after locking them. */
@@ -210,8 +198,7 @@ export async function postCapture(
     paymentId: p.paymentId,
     at: p.at,
   }
-  const entryId = await writeEntry(tx, header, legs)
-  if (entryId !== undefined) await recordReserveCredits(tx, header, entryId, legs)
+  await writeEntry(tx, header, legs, { reserveCredits: true })
 }
 
 /**
@@ -310,9 +297,8 @@ export async function postChargebackReversal(
     amount: l.amount,
   }))
   const mirrored = mirrorLegs(specs)
-  const entryId = await writeEntry(tx, header, mirrored)
   // Reserve money handed back is settled like a capture's share, after the owner's delay.
-  if (entryId !== undefined) await recordReserveCredits(tx, header, entryId, mirrored)
+  await writeEntry(tx, header, mirrored, { reserveCredits: true })
 }
 
 /**

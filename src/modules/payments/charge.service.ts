@@ -81,9 +81,12 @@ export async function chargeCard(
   if (!sessionRow) throw paymentsError('session_not_found')
   const session = sessionRowToSession(sessionRow, deps.clock.now())
   if (session.mode !== 'payment') throw paymentsError('session_mode_mismatch')
-  const fenced = await repo.findFencedPayment(deps.db, merchantId, input.transactionId)
-  if (fenced) return replayOrConflict(deps, fenced, fingerprint)
-  if (session.status !== 'active') throw paymentsError('session_not_active')
+  if (session.status !== 'active') {
+    // A session is completed by its payment: a repeat of that charge is answered from it.
+    const fenced = await repo.findFencedPayment(deps.db, merchantId, input.transactionId)
+    if (fenced) return replayOrConflict(deps, fenced, fingerprint)
+    throw paymentsError('session_not_active')
+  }
   if (input.amount !== session.amount) throw paymentsError('amount_mismatch')
   if (session.failedAttempts >= FAILED_ATTEMPTS_MAX) throw paymentsError('too_many_failed_attempts')
 
@@ -100,8 +103,11 @@ export async function chargeCard(
   const merchant = await getMerchant(deps, merchantId)
   const now = deps.clock.now()
   const paymentId = newId('pay')
+  let intent: PaymentRow
   try {
-    await repo.insertPayment(deps.db, {
+    // A payment still in flight (pending, or waiting for 3DS) keeps its session active; a
+    // repeat of its charge meets the fence here and is answered from it.
+    intent = await repo.insertPaymentReturning(deps.db, {
       id: paymentId,
       merchant_id: merchantId,
       store_id: session.storeId,
@@ -170,17 +176,21 @@ export async function chargeCard(
       return { payment, replay: false, challengeUrl: challengeUrlFor(deps, payment) }
     }
   }
-  const payment = await authorizeAndSettle(deps, merchantId, paymentId)
+  const payment = await authorizeAndSettle(deps, merchantId, paymentId, intent)
   return { payment, replay: false, challengeUrl: null }
 }
 
-/** Steps 2 and 3 of a charge, shared by the 3DS callback. Throws 402 on a decline. */
+/**
+ * Steps 2 and 3 of a charge, shared by the 3DS callback. Throws 402 on a decline. `intent`
+ * is the payment row when the caller has just written it (saves a read).
+ */
 export async function authorizeAndSettle(
   deps: Deps,
   merchantId: string,
   paymentId: string,
+  intent?: PaymentRow,
 ): Promise<Payment> {
-  const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
+  const row = intent ?? (await repo.findPaymentById(deps.db, merchantId, paymentId))
   if (!row?.card_token) throw paymentsError('payment_not_found')
   const result = await getAcquirer().authorize(deps, {
     paymentId,
@@ -191,7 +201,13 @@ export async function authorizeAndSettle(
     capture: row.capture_requested,
   })
   failpoint('charge.after_acquirer')
-  const settled = await settleAuthorization(deps, merchantId, paymentId, result)
+  const settled = await settleAuthorization(
+    deps,
+    merchantId,
+    paymentId,
+    result,
+    row.capture_requested,
+  )
   if (settled.status === 'failed')
     throw declinedError(settled.id, settled.declineCode ?? 'declined')
   return settled
@@ -208,8 +224,10 @@ export async function settleAuthorization(
   merchantId: string,
   paymentId: string,
   result: AuthorizeResult,
+  /** The payment's capture_requested (fixed when it was created). */
+  capture: boolean,
 ): Promise<Payment> {
-  const settled = await recordAuthorization(deps, merchantId, paymentId, result)
+  const settled = await recordAuthorization(deps, merchantId, paymentId, result, capture)
   countPaymentOutcome(settled.status)
   if (settled.status === 'captured') await saveCardIfAsked(deps, settled)
   return settled
@@ -234,6 +252,7 @@ async function recordAuthorization(
   merchantId: string,
   paymentId: string,
   result: AuthorizeResult,
+  capture: boolean,
 ): Promise<Payment> {
   if (result.status === 'unknown') {
     await repo.markOutcomeUnknown(deps.db, paymentId, deps.clock.now())
@@ -243,9 +262,13 @@ async function recordAuthorization(
   }
   return transact(deps.db, async (tx) => {
     const now = deps.clock.now()
-    const current = await repo.lockPaymentById(tx, merchantId, paymentId)
-    if (!current) throw paymentsError('payment_not_found')
-    if (current.status !== 'pending') return paymentRowToPayment(current)
+    // The conditional update is the claim: whoever records second (the charge path or the
+    // reconciler) moves nothing and answers with the row as the first one left it.
+    const settledBefore = async () => {
+      const current = await repo.findPaymentById(tx, merchantId, paymentId)
+      if (!current) throw paymentsError('payment_not_found')
+      return paymentRowToPayment(current)
+    }
     if (result.status === 'declined') {
       const row = await repo.transitionPayment(tx, merchantId, paymentId, ['pending'], {
         status: 'failed',
@@ -253,11 +276,10 @@ async function recordAuthorization(
         completed_at: now,
         updated_at: now,
       })
-      if (!row) throw paymentsError('payment_not_found')
+      if (!row) return settledBefore()
       if (row.session_id) await repo.incrementSessionFailures(tx, row.session_id)
       return emit(tx, row, 'payment.failed', now)
     }
-    const capture = current.capture_requested
     const row = await repo.transitionPayment(tx, merchantId, paymentId, ['pending'], {
       status: capture ? 'captured' : 'authorized',
       auth_code: result.authCode,
@@ -266,7 +288,7 @@ async function recordAuthorization(
       completed_at: capture ? now : null,
       updated_at: now,
     })
-    if (!row) throw paymentsError('payment_not_found')
+    if (!row) return settledBefore()
     if (row.session_id)
       await repo.updateSessionStatus(tx, row.session_id, 'active', 'completed', now)
     if (capture) await postCaptureLegs(tx, row, now)

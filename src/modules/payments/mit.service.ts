@@ -89,7 +89,7 @@ export async function chargeSavedCard(deps: Deps, input: SavedCardCharge): Promi
     installmentCount: 1,
     capture: true,
   })
-  return settleAuthorization(deps, input.merchantId, paymentId, result)
+  return settleAuthorization(deps, input.merchantId, paymentId, result, true)
 }
 
 /** The payment behind a fence, if any: the live one, else the latest failed attempt. */

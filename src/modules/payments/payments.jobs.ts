@@ -24,7 +24,13 @@ export async function reconcilePendingPayments(deps: Deps): Promise<number> {
   for (const row of rows) {
     const answer = await getAcquirer().inquire(deps, { paymentId: row.id })
     if (answer.status === 'unknown') continue
-    const settled = await settleAuthorization(deps, row.merchant_id, row.id, answer)
+    const settled = await settleAuthorization(
+      deps,
+      row.merchant_id,
+      row.id,
+      answer,
+      row.capture_requested,
+    )
     if (settled.status !== 'pending') moved++
   }
   return moved

@@ -87,6 +87,10 @@ export async function insertPayment(db: Db, row: NewPayment): Promise<void> {
   await db.insertInto('payments').values(row).execute()
 }
 
+export function insertPaymentReturning(db: Db, row: NewPayment): Promise<PaymentRow> {
+  return db.insertInto('payments').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
 export function findPaymentById(
   db: Db,
   merchantId: string,

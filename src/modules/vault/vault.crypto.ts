@@ -10,13 +10,34 @@ import { decrypt, encrypt } from '../../platform/crypto.ts'
 // Every ciphertext's additional data names its token, so a ciphertext pasted onto another
 // row does not decrypt.
 
+// Derived once per master key and purpose: every detokenization needs the key id and the
+// KEK, and a master key never changes inside a process (rotation restarts with a new config).
+const derivedKeys = new WeakMap<Buffer, Map<string, Buffer>>()
+
 function derive(masterKey: Buffer, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `kurus/vault/${purpose}`, 32))
+  let byPurpose = derivedKeys.get(masterKey)
+  if (!byPurpose) {
+    byPurpose = new Map()
+    derivedKeys.set(masterKey, byPurpose)
+  }
+  let key = byPurpose.get(purpose)
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), `kurus/vault/${purpose}`, 32))
+    byPurpose.set(purpose, key)
+  }
+  return key
 }
+
+const keyIds = new WeakMap<Buffer, string>()
 
 /** A public, non-reversible id of the master key: which KEK wrapped a row. */
 export function masterKeyId(masterKey: Buffer): string {
-  return `mk_${createHmac('sha256', masterKey).update('kurus/key-id').digest('hex').slice(0, 16)}`
+  let id = keyIds.get(masterKey)
+  if (!id) {
+    id = `mk_${createHmac('sha256', masterKey).update('kurus/key-id').digest('hex').slice(0, 16)}`
+    keyIds.set(masterKey, id)
+  }
+  return id
 }
 
 export interface SealedPan {

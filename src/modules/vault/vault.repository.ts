@@ -19,19 +19,36 @@ export function findCardTokenById(
     .executeTakeFirst()
 }
 
-/** FOR SHARE: a revoke (an UPDATE) waits for an in-flight detokenization, and vice versa. */
-export function findCardTokenForShare(
-  tx: Tx,
-  merchantId: string,
-  id: string,
+/**
+ * Reads a token and writes its detokenization audit row in one statement (so one round trip
+ * and one implicit transaction): the row comes back only if the audit insert succeeded.
+ * `allowed` false (a caller the vault refuses) is audited as denied; so is a missing or
+ * revoked token. The statement reads one snapshot: a revoke committing meanwhile is ordered
+ * after this read, as it would be after a locked read's commit.
+ */
+export async function findCardTokenAudited(
+  db: Db,
+  p: {
+    merchantId: string
+    id: string
+    auditedToken: string
+    callerService: string
+    allowed: boolean
+    at: Date
+  },
 ): Promise<CardTokenRow | undefined> {
-  return tx
-    .selectFrom('vault_card_tokens')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('id', '=', id)
-    .forShare()
-    .executeTakeFirst()
+  const result = await sql<CardTokenRow>`
+    with token as (
+      select * from vault_card_tokens where merchant_id = ${p.merchantId} and id = ${p.id}
+    ), audit as (
+      insert into vault_card_access (op, card_token, merchant_id, caller_service, result, created_at)
+      select 'detokenize', ${p.auditedToken}, ${p.merchantId}, ${p.callerService},
+        case when ${p.allowed}::boolean and exists (select 1 from token where status = 'active')
+          then 'ok' else 'denied' end,
+        ${p.at}::timestamptz
+    )
+    select * from token`.execute(db)
+  return result.rows[0]
 }
 
 export function lockCardTokenById(

@@ -210,34 +210,38 @@ export async function detokenize(
   deps: Deps,
   p: { merchantId: string; cardToken: string; callerService: DetokenizeCaller },
 ): Promise<DetokenizedCard> {
-  const outcome = await transact(deps.db, async (tx) => {
-    const row = await repo.findCardTokenForShare(tx, p.merchantId, p.cardToken)
-    const denial = !DETOKENIZE_CALLERS.has(p.callerService)
-      ? ('caller' as const)
-      : !row
-        ? ('not_found' as const)
-        : row.status !== 'active'
-          ? ('revoked' as const)
-          : undefined
-    await repo.insertCardAccess(tx, {
-      op: 'detokenize',
-      card_token: auditedToken(p.cardToken),
-      merchant_id: p.merchantId,
-      caller_service: p.callerService,
-      result: denial || !row ? 'denied' : 'ok',
-      created_at: deps.clock.now(),
-    })
-    if (denial || !row) return { denial: denial ?? 'not_found' }
-    const pan = openPan([deps.config.masterKey, ...deps.config.masterKeyPrevious], row.id, {
-      panEnc: row.pan_enc,
-      dekWrapped: row.dek_wrapped,
-      kekId: row.kek_id,
-    })
-    return {
-      card: { pan, expMonth: row.exp_month, expYear: row.exp_year, holderName: row.holder_name },
-    }
+  const allowed = DETOKENIZE_CALLERS.has(p.callerService)
+  const row = await repo.findCardTokenAudited(deps.db, {
+    merchantId: p.merchantId,
+    id: p.cardToken,
+    auditedToken: auditedToken(p.cardToken),
+    callerService: p.callerService,
+    allowed,
+    at: deps.clock.now(),
   })
-  // The denial is thrown after the commit so that its audit row is kept.
+  const denial = !allowed
+    ? ('caller' as const)
+    : !row
+      ? ('not_found' as const)
+      : row.status !== 'active'
+        ? ('revoked' as const)
+        : undefined
+  const outcome =
+    denial || !row
+      ? { denial: denial ?? 'not_found' }
+      : {
+          card: {
+            pan: openPan([deps.config.masterKey, ...deps.config.masterKeyPrevious], row.id, {
+              panEnc: row.pan_enc,
+              dekWrapped: row.dek_wrapped,
+              kekId: row.kek_id,
+            }),
+            expMonth: row.exp_month,
+            expYear: row.exp_year,
+            holderName: row.holder_name,
+          },
+        }
+  // The denial is thrown after the audit row is written, so that it is kept.
   if ('card' in outcome) return outcome.card
   assert(outcome.denial !== 'caller', `detokenize refused for caller ${p.callerService}`)
   throw vaultError(outcome.denial === 'revoked' ? 'card_token_revoked' : 'card_token_not_found')
