@@ -9,7 +9,7 @@ import { migrateToLatest } from './platform/db/migrate.ts'
 import { auditBooks } from './modules/audit/index.ts'
 import { canonicalString, signCanonical } from './modules/gateway/index.ts'
 import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
-import { rotateMasterKey } from './modules/vault/index.ts'
+import { rotateMasterKeyEverywhere } from './rotation.ts'
 import { startRuntime, startWorker } from './server.ts'
 
 // Entry point: `serve` (API, pages and, embedded, the worker), `migrate`, and the `kurus` CLI,
@@ -19,8 +19,9 @@ const USAGE = `usage: kurus <command>
   serve [--processes N] [--no-worker] run the API (npm start); N > 1 needs DATABASE_URL
   worker [--concurrency N]            run background jobs and reconcilers
   migrate                             apply database migrations
-  rotate-master-key                   re-wrap card data keys under KURUS_MASTER_KEY (the old
-                                      key(s) in KURUS_MASTER_KEY_PREVIOUS)
+  rotate-master-key                   bring card data keys, API key and webhook secrets and
+                                      invoice links under KURUS_MASTER_KEY (the old key(s) in
+                                      KURUS_MASTER_KEY_PREVIOUS); safe to re-run
   check-ledger [--json]               verify the books (ledger, payments, refunds, events);
                                       exit 1 on any problem
   merchant create --name X [--kyc approved] [--json]
@@ -192,22 +193,33 @@ async function checkLedgerCommand(config: Config, json: boolean): Promise<void> 
   }
 }
 
-/** `kurus rotate-master-key`: re-wraps every card data key under the current master key. */
+/**
+ * `kurus rotate-master-key`: re-wraps every card data key and re-encrypts every secret sealed
+ * under the master key (src/rotation.ts). Exit 1 while something is left that no held key opens.
+ */
 async function rotateMasterKeyCommand(config: Config): Promise<void> {
   const database = await connectDatabase<Database>({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
   })
   try {
-    const report = await rotateMasterKey({ db: database.db, config })
-    process.stdout.write(`re-wrapped ${report.rewrapped} card data key(s) under ${report.kekId}\n`)
-    const unknown = Object.entries(report.unknown)
-    for (const [kekId, n] of unknown) {
+    const report = await rotateMasterKeyEverywhere({ db: database.db, config })
+    const { vault } = report
+    process.stdout.write(`re-wrapped ${vault.rewrapped} card data key(s) under ${vault.kekId}\n`)
+    for (const [kekId, n] of Object.entries(vault.unknown)) {
       process.stderr.write(
         `${n} card(s) under ${kekId}: add that key to KURUS_MASTER_KEY_PREVIOUS\n`,
       )
     }
-    if (unknown.length > 0) process.exitCode = 1
+    for (const [what, r] of Object.entries(report.secrets)) {
+      process.stdout.write(`${what}: re-encrypted ${r.reencrypted} of ${r.scanned} row(s)\n`)
+      if (r.unreadable > 0) {
+        process.stderr.write(
+          `${what}: ${r.unreadable} row(s) no held key opens: add that key to KURUS_MASTER_KEY_PREVIOUS\n`,
+        )
+      }
+    }
+    if (!report.complete) process.exitCode = 1
   } finally {
     await database.close()
   }

@@ -434,7 +434,7 @@ test('card data never leaves the vault', async (t) => {
   )
 
   await t.test(
-    'the detokenization audit is append-only and a failed audit write fails the detokenization',
+    'the detokenization audit is append-only (no UPDATE, DELETE or TRUNCATE) and a failed audit write fails the detokenization',
     async () => {
       const token = await tokenize(w, m, CARDS.frictionless)
       const card = await detokenize(h.deps, {
@@ -455,6 +455,18 @@ test('card data never leaves the vault', async (t) => {
       await assert.rejects(
         sql`delete from vault_card_access where card_token = ${token}`.execute(h.deps.db),
         /append-only/,
+      )
+      // TRUNCATE fires no row trigger: a statement-level trigger refuses it (migration 0140).
+      await assert.rejects(sql`truncate vault_card_access`.execute(h.deps.db), (error: unknown) => {
+        assert.match(String(error), /append-only \(TRUNCATE refused\)/)
+        assert.equal((error as { code?: string }).code, '42501') // insufficient_privilege
+        return true
+      })
+      assert.ok(
+        (
+          await signed(h, m, { method: 'GET', path: '/v1/transactions/card-access?limit=100' })
+        ).text.includes(token),
+        'the audit rows are still there',
       )
       await sql`create function sec_fail_audit() returns trigger language plpgsql as $$
       begin raise exception 'audit store unavailable'; end $$`.execute(h.deps.db)

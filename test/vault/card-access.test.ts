@@ -196,7 +196,7 @@ test('pages newest first with limit and cursor; from/to filter; bad cursors are 
   assert.equal(window.body.items.length, 2)
 })
 
-test('audit rows cannot be updated or deleted', async (t) => {
+test('audit rows cannot be updated, deleted or truncated', async (t) => {
   const h = await startTestApp(t)
   const a = await h.newMerchant()
   const token = await tokenize(h, a, '4155650100416111')
@@ -206,6 +206,7 @@ test('audit rows cannot be updated or deleted', async (t) => {
     /append-only/,
   )
   await assert.rejects(sql`delete from vault_card_access`.execute(h.deps.db), /append-only/)
+  await assert.rejects(sql`truncate vault_card_access`.execute(h.deps.db), /TRUNCATE refused/)
   assert.equal((await list(a)).body.items.length, 1)
 })
 

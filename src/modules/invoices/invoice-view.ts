@@ -1,7 +1,8 @@
 import { hkdfSync, randomBytes } from 'node:crypto'
 import type { Config } from '../../config.ts'
 import type { Tx } from '../../database.ts'
-import { decrypt, encrypt, sha256Hex } from '../../platform/crypto.ts'
+import { decryptWithAny, encrypt, sha256Hex } from '../../platform/crypto.ts'
+import { deriveRing, keyRing, ringKeys, type KeyRing } from '../../platform/key-rotation.ts'
 import { recordEvent } from '../events/index.ts'
 import type { InvoiceRow, InvoiceStatus, LineItem } from './invoices.table.ts'
 
@@ -57,19 +58,27 @@ export function publicHashDigest(publicHash: string): string {
   return sha256Hex(publicHash)
 }
 
-function hashKey(config: Config): Buffer {
+function hashKey(masterKey: Buffer): Buffer {
   return Buffer.from(
-    hkdfSync('sha256', config.masterKey, Buffer.alloc(0), 'kurus/invoices/public-hash', 32),
+    hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/invoices/public-hash', 32),
   )
+}
+
+/** The keys bearers are sealed under: derived from the current, then the previous master keys. */
+export function publicHashRing(config: Config): KeyRing {
+  return deriveRing(keyRing(config), hashKey)
 }
 
 /** The bearer encrypted for its row (the invoice id is the additional data). */
 export function sealPublicHash(config: Config, invoiceId: string, publicHash: string): string {
-  return encrypt(hashKey(config), publicHash, invoiceId)
+  return encrypt(hashKey(config.masterKey), publicHash, invoiceId)
 }
 
+/** Opens under the current master key or a previous one (a rotation in progress). */
 export function openPublicHash(config: Config, row: InvoiceRow): string {
-  return decrypt(hashKey(config), row.public_hash_enc, row.id).toString('utf8')
+  return decryptWithAny(ringKeys(publicHashRing(config)), row.public_hash_enc, row.id).toString(
+    'utf8',
+  )
 }
 
 /** `{checkout_url}/invoice/<publicHash>`: the buyer's page. */

@@ -214,3 +214,42 @@ export function findExpiredOpenInvoices(
   }
   return query.orderBy('expires_at').orderBy('id').limit(limit).execute()
 }
+
+// ---- master-key rotation: every invoice's sealed bearer, in id order
+
+export function findPublicHashesAfter(
+  db: Db,
+  afterId: string | null,
+  limit: number,
+): Promise<Pick<InvoiceRow, 'id' | 'public_hash_enc'>[]> {
+  let query = db.selectFrom('invoices').select(['id', 'public_hash_enc'])
+  if (afterId !== null) query = query.where('id', '>', afterId)
+  return query.orderBy('id').limit(limit).execute()
+}
+
+export function findPublicHash(
+  db: Db,
+  id: string,
+): Promise<Pick<InvoiceRow, 'id' | 'public_hash_enc'> | undefined> {
+  return db
+    .selectFrom('invoices')
+    .select(['id', 'public_hash_enc'])
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** Conditional: false if the sealed bearer changed since `from` was read. */
+export async function updatePublicHashIfUnchanged(
+  db: Db,
+  id: string,
+  from: string,
+  to: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('invoices')
+    .set({ public_hash_enc: to })
+    .where('id', '=', id)
+    .where('public_hash_enc', '=', from)
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}

@@ -5,6 +5,11 @@ import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/c
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError, type FieldIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
+import {
+  reencryptSealedRows,
+  type ReencryptionReport,
+  type SealedRow,
+} from '../../platform/key-rotation.ts'
 import { assertMinor } from '../../platform/money.ts'
 import { assertCustomerExists, getCustomer } from '../customers/index.ts'
 import { getStore } from '../merchants/index.ts'
@@ -15,6 +20,7 @@ import {
   invoiceRowToInvoice,
   newPublicHash,
   publicHashDigest,
+  publicHashRing,
   sealPublicHash,
   type Invoice,
 } from './invoice-view.ts'
@@ -406,4 +412,36 @@ export async function createPaidRenewalInvoice(
     if (!winner) throw error
     return invoiceRowToInvoice(deps.config, winner)
   }
+}
+
+function publicHashRow(row: { id: string; public_hash_enc: string }): SealedRow {
+  return { key: row.id, fields: [{ envelope: row.public_hash_enc, aad: row.id }] }
+}
+
+/**
+ * Master-key rotation: re-seals every invoice's public-link bearer still under a key derived
+ * from a previous master key under the current one. The bearer itself (and so its digest and
+ * the buyer's link) does not change. Idempotent, restartable, conditional per row.
+ */
+export async function reencryptInvoicePublicHashes(
+  deps: Pick<Deps, 'db' | 'config'>,
+  batchSize = 500,
+): Promise<ReencryptionReport> {
+  return reencryptSealedRows(
+    publicHashRing(deps.config),
+    {
+      page: async (after, limit) =>
+        (await repo.findPublicHashesAfter(deps.db, after, limit)).map(publicHashRow),
+      reload: async (id) => {
+        const row = await repo.findPublicHash(deps.db, id)
+        return row && publicHashRow(row)
+      },
+      update: async (row, [to]) => {
+        const from = row.fields[0]?.envelope
+        if (typeof from !== 'string' || typeof to !== 'string') return false
+        return repo.updatePublicHashIfUnchanged(deps.db, row.key, from, to)
+      },
+    },
+    batchSize,
+  )
 }

@@ -17,6 +17,7 @@ export {
   listApiKeys,
   listDashboardEmails,
   normalizeIban,
+  reencryptApiKeySecrets,
   revealDemoCredentials,
   revokeApiKey,
   rollApiKey,

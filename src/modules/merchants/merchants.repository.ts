@@ -202,3 +202,42 @@ export function findDashboardUsersByMerchant(
     .orderBy('created_at')
     .execute()
 }
+
+// ---- master-key rotation: every key's sealed secret, in id order
+
+export function findApiKeySecretsAfter(
+  db: Db,
+  afterId: string | null,
+  limit: number,
+): Promise<Pick<ApiKeyRow, 'id' | 'secret_enc'>[]> {
+  let query = db.selectFrom('api_keys').select(['id', 'secret_enc'])
+  if (afterId !== null) query = query.where('id', '>', afterId)
+  return query.orderBy('id').limit(limit).execute()
+}
+
+export function findApiKeySecret(
+  db: Db,
+  id: string,
+): Promise<Pick<ApiKeyRow, 'id' | 'secret_enc'> | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'secret_enc'])
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** Conditional: false if the secret was replaced since `from` was read. */
+export async function updateApiKeySecretIfUnchanged(
+  db: Db,
+  id: string,
+  from: string,
+  to: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ secret_enc: to })
+    .where('id', '=', id)
+    .where('secret_enc', '=', from)
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}

@@ -8,6 +8,13 @@ import {
   verifyPassword,
 } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import {
+  keyRing,
+  reencryptSealedRows,
+  ringKeys,
+  type ReencryptionReport,
+  type SealedRow,
+} from '../../platform/key-rotation.ts'
 import { newId, newUuid } from '../../platform/ids.ts'
 import { merchantsError } from './merchants.errors.ts'
 import * as repo from './merchants.repository.ts'
@@ -15,7 +22,39 @@ import type { KycStatus, MerchantRow, Pricing, SubjectScope } from './merchants.
 
 /** Secret keys are sealed under the master key; during a rotation, also under a previous one. */
 function masterKeys(deps: Pick<Deps, 'config'>): readonly Buffer[] {
-  return [deps.config.masterKey, ...deps.config.masterKeyPrevious]
+  return ringKeys(keyRing(deps.config))
+}
+
+function apiKeySecretRow(row: { id: string; secret_enc: string }): SealedRow {
+  return { key: row.id, fields: [{ envelope: row.secret_enc, aad: row.id }] }
+}
+
+/**
+ * Master-key rotation: re-encrypts every API key's secret (revoked and rolled keys too) still
+ * sealed under a previous master key under the current one. Idempotent, restartable, safe
+ * while serving (readers try every key of the ring; updates are conditional).
+ */
+export async function reencryptApiKeySecrets(
+  deps: Pick<Deps, 'db' | 'config'>,
+  batchSize = 500,
+): Promise<ReencryptionReport> {
+  return reencryptSealedRows(
+    keyRing(deps.config),
+    {
+      page: async (after, limit) =>
+        (await repo.findApiKeySecretsAfter(deps.db, after, limit)).map(apiKeySecretRow),
+      reload: async (id) => {
+        const row = await repo.findApiKeySecret(deps.db, id)
+        return row && apiKeySecretRow(row)
+      },
+      update: async (row, [to]) => {
+        const from = row.fields[0]?.envelope
+        if (typeof from !== 'string' || typeof to !== 'string') return false
+        return repo.updateApiKeySecretIfUnchanged(deps.db, row.key, from, to)
+      },
+    },
+    batchSize,
+  )
 }
 
 export const KYC_STATUSES: readonly KycStatus[] = [

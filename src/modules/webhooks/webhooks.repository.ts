@@ -233,3 +233,71 @@ export function findDeliveriesPage(db: Db, q: DeliveryPageQuery): Promise<Delive
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
 }
+
+// ---- master-key rotation: sealed signing secrets, in key order
+
+export type EndpointSecrets = Pick<EndpointRow, 'id' | 'secret_enc' | 'previous_secret_enc'>
+
+export function findEndpointSecretsAfter(
+  db: Db,
+  afterId: string | null,
+  limit: number,
+): Promise<EndpointSecrets[]> {
+  let query = db.selectFrom('webhook_endpoints').select(['id', 'secret_enc', 'previous_secret_enc'])
+  if (afterId !== null) query = query.where('id', '>', afterId)
+  return query.orderBy('id').limit(limit).execute()
+}
+
+export function findEndpointSecrets(db: Db, id: string): Promise<EndpointSecrets | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'secret_enc', 'previous_secret_enc'])
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
+/** Conditional on both columns: false if the endpoint's secrets changed since `from` was read. */
+export async function updateEndpointSecretsIfUnchanged(
+  db: Db,
+  from: EndpointSecrets,
+  to: { secret_enc: string; previous_secret_enc: string | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set(to)
+    .where('id', '=', from.id)
+    .where('secret_enc', '=', from.secret_enc)
+    .where((eb) =>
+      from.previous_secret_enc === null
+        ? eb('previous_secret_enc', 'is', null)
+        : eb('previous_secret_enc', '=', from.previous_secret_enc),
+    )
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+export function findStoreSecretsAfter(
+  db: Db,
+  afterStoreId: string | null,
+  limit: number,
+): Promise<{ store_id: string; secret_enc: string }[]> {
+  let query = db.selectFrom('webhook_store_secrets').select(['store_id', 'secret_enc'])
+  if (afterStoreId !== null) query = query.where('store_id', '>', afterStoreId)
+  return query.orderBy('store_id').limit(limit).execute()
+}
+
+/** Conditional: false if the store's secret changed since `from` was read. */
+export async function updateStoreSecretIfUnchanged(
+  db: Db,
+  storeId: string,
+  from: string,
+  to: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_store_secrets')
+    .set({ secret_enc: to })
+    .where('store_id', '=', storeId)
+    .where('secret_enc', '=', from)
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
