@@ -4,7 +4,9 @@
 // in the same run (a bare Fastify hello world; a raw SQL "charge-like" transaction through
 // `pg`). Absolute numbers drift ±40% on this 2-core machine, so every target is a ratio.
 // Needs PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
-// Knobs: BENCH_SECONDS (per phase, default 15), BENCH_MERCHANTS (default 100).
+// Knobs: BENCH_SECONDS (per phase, default 15), BENCH_MERCHANTS (default 100),
+// BENCH_NODE_ARGS (extra node flags for the server and the worker, e.g.
+// "--cpu-prof --cpu-prof-dir=/tmp/prof": Node refuses --cpu-prof in NODE_OPTIONS).
 import { randomUUID } from 'node:crypto'
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -26,6 +28,7 @@ import {
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 15)
 const MERCHANTS = Number(process.env['BENCH_MERCHANTS'] ?? 100)
+const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean)
 const OPERATOR_TOKEN = 'bench-operator-token-0123456789'
 const CARD = '4155650100416111'
 
@@ -249,8 +252,8 @@ async function main(): Promise<void> {
     ],
     {},
   )
-  const server = startProcess(['src/main.ts', 'serve', '--no-worker'], env)
-  const worker = startProcess(['src/main.ts', 'worker'], env)
+  const server = startProcess([...NODE_ARGS, 'src/main.ts', 'serve', '--no-worker'], env)
+  const worker = startProcess([...NODE_ARGS, 'src/main.ts', 'worker'], env)
   const report: Record<string, unknown> = { machine: machine() }
   const lines: string[] = []
   const log = (line: string) => {

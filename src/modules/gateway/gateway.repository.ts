@@ -8,7 +8,14 @@ export interface IdempotencyIdentity {
   key: string
 }
 
-/** Claims a fresh key; false when a record for it already exists. */
+/**
+ * Claims a fresh key; false when a record for it already exists.
+ *
+ * The claim's commit does not wait for the WAL flush (synchronous_commit off for its own
+ * implicit transaction, as the rate limiter does): whatever the request then commits, its
+ * effect or its recorded answer, is a synchronous commit later in the WAL, which makes the
+ * claim durable with it. A crash can only forget a claim whose request left nothing durable.
+ */
 export async function insertIdempotencyKey(
   db: Db,
   id: IdempotencyIdentity,
@@ -17,25 +24,15 @@ export async function insertIdempotencyKey(
   now: Date,
   expiresAt: Date,
 ): Promise<boolean> {
-  const result = await db
-    .insertInto('idempotency_keys')
-    .values({
-      api_key_id: id.apiKeyId,
-      endpoint: id.endpoint,
-      idempotency_key: id.key,
-      fingerprint,
-      state: 'processing',
-      locked_at: now,
-      response_status: null,
-      response_body: null,
-      response_content_type: null,
-      request_id: requestId,
-      created_at: now,
-      expires_at: expiresAt,
-    })
-    .onConflict((oc) => oc.columns(['api_key_id', 'endpoint', 'idempotency_key']).doNothing())
-    .executeTakeFirst()
-  return result.numInsertedOrUpdatedRows === 1n
+  const result = await sql<{ claimed: number }>`
+    insert into idempotency_keys (api_key_id, endpoint, idempotency_key, fingerprint, state,
+      locked_at, request_id, created_at, expires_at)
+    select ${id.apiKeyId}, ${id.endpoint}, ${id.key}::uuid, ${fingerprint}, 'processing',
+      ${now}::timestamptz, ${requestId}, ${now}::timestamptz, ${expiresAt}::timestamptz
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit
+    on conflict (api_key_id, endpoint, idempotency_key) do nothing
+    returning 1 as claimed`.execute(db)
+  return result.rows.length === 1
 }
 
 export function lockIdempotencyKey(
