@@ -9,7 +9,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { Config } from './config.ts'
 import type { Db, Deps } from './database.ts'
 import type { Clock } from './platform/clock.ts'
-import type { DbKind, SqlExecutor } from './platform/db/connect.ts'
+import { connectReadDatabase, type DbKind, type SqlExecutor } from './platform/db/connect.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { registerJobs } from './jobs.ts'
 import { AppError } from './platform/errors.ts'
@@ -98,7 +98,13 @@ function rejectUnparsedBody(ctx: FastifyInstance): void {
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, db, clock, log } = options
   const jobs = new JobQueue(options.raw, log)
-  const deps: Deps = { db, clock, config, log, jobs }
+  const read = connectReadDatabase(
+    { kind: options.dbKind, db },
+    config.databaseReadUrl,
+    config.databasePoolSize,
+  )
+  if (read.separate) log.info('list, search and export queries read from DATABASE_READ_URL')
+  const deps: Deps = { db, readDb: read.db, clock, config, log, jobs }
   registerJobs(jobs, deps)
   await jobs.start()
   if (options.runWorker) await jobs.work()
@@ -247,6 +253,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   })
   app.addHook('onClose', async () => {
     await jobs.stop()
+    await read.close()
   })
   await app.ready()
   return { fastify: app, deps }

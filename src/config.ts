@@ -15,6 +15,7 @@ export interface Config {
   readonly dataDir: string
   /** PostgreSQL URL; undefined selects embedded PGlite in dataDir. */
   readonly databaseUrl: string | undefined
+  /** A read replica for list, search and export queries (Deps.readDb); needs databaseUrl. */
   readonly databaseReadUrl: string | undefined
   readonly databasePoolSize: number
   readonly masterKey: Buffer
@@ -116,6 +117,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .map((k) => k.trim())
       .filter((k) => k !== '')
       .map(parseMasterKey)
+  const databaseUrl = env['DATABASE_URL'] || undefined
+  const databaseReadUrl = env['DATABASE_READ_URL'] || undefined
+  // A replica is of a PostgreSQL primary; embedded PGlite is one database in this process.
+  if (databaseReadUrl !== undefined && databaseUrl === undefined) {
+    throw new ConfigError(
+      'DATABASE_READ_URL needs DATABASE_URL: embedded PGlite has no read replicas',
+    )
+  }
   const config: Config = {
     env: kurusEnv,
     port,
@@ -123,8 +132,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     publicApiUrl: env['PUBLIC_API_URL'] ?? base,
     checkoutUrl: env['CHECKOUT_URL'] ?? base,
     dataDir,
-    databaseUrl: env['DATABASE_URL'] || undefined,
-    databaseReadUrl: env['DATABASE_READ_URL'] || undefined,
+    databaseUrl,
+    databaseReadUrl,
     databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     masterKey,
     masterKeyPrevious,

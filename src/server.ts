@@ -5,7 +5,7 @@ import type { Database, Deps } from './database.ts'
 import { registerJobs } from './jobs.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { systemClock, type Clock } from './platform/clock.ts'
-import { connectDatabase, type DatabaseHandle } from './platform/db/connect.ts'
+import { connectDatabase, connectReadDatabase, type DatabaseHandle } from './platform/db/connect.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
 import { createLogger, type Logger } from './platform/logger.ts'
 
@@ -68,7 +68,9 @@ export async function startWorker(
   })
   await migrateToLatest(database.db as Kysely<unknown>)
   const jobs = new JobQueue(database.raw, log)
-  const deps: Deps = { db: database.db, clock: systemClock, config, log, jobs }
+  // Exports are built here: their payment search reads from the replica when there is one.
+  const read = connectReadDatabase(database, config.databaseReadUrl, config.databasePoolSize)
+  const deps: Deps = { db: database.db, readDb: read.db, clock: systemClock, config, log, jobs }
   registerJobs(jobs, deps)
   await jobs.start()
   await jobs.work(options.concurrency ?? 2)
@@ -76,6 +78,7 @@ export async function startWorker(
   return {
     close: async () => {
       await jobs.stop()
+      await read.close()
       await database.close()
     },
   }

@@ -138,7 +138,7 @@ export async function listEvents(
     before = { createdAt: new Date(decoded.t), id: decoded.i }
   }
   // One row more than asked tells whether another page exists.
-  const rows = await repo.findEventsPage(deps.db, {
+  const rows = await repo.findEventsPage(deps.readDb, {
     merchantId,
     type: q.type,
     resourceId: q.resourceId,
