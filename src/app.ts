@@ -20,9 +20,11 @@ import { installValidators } from './platform/http/validation.ts'
 import type { Logger } from './platform/logger.ts'
 import { createMetrics, installMetrics, type Metrics } from './platform/metrics.ts'
 import { installLoadShedding } from './platform/http/load-shedding.ts'
+import { connectRedis, type RedisHandle } from './platform/redis.ts'
 import {
   memoryRateLimiter,
   postgresRateLimiter,
+  redisRateLimiter,
   signedApi,
   type RateLimiter,
 } from './modules/gateway/index.ts'
@@ -114,11 +116,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
       raw: options.raw,
       ...(options.poolStats ? { poolStats: options.poolStats } : {}),
     })
+  const databaseRateLimiter =
+    options.dbKind === 'postgres'
+      ? postgresRateLimiter(db, clock, config.rateLimitRps, config.rateLimitBurst)
+      : memoryRateLimiter(clock, config.rateLimitRps, config.rateLimitBurst)
+  // With REDIS_URL the buckets live in Redis, and the database's limiter takes over while
+  // Redis does not answer (fail open to it, not to no limit at all).
+  let redis: RedisHandle | undefined
+  if (config.redisUrl !== undefined && options.rateLimiter === undefined) {
+    redis = await connectRedis(config.redisUrl, log)
+  }
   const rateLimiter =
     options.rateLimiter ??
-    (options.dbKind === 'postgres'
-      ? postgresRateLimiter(db, clock, config.rateLimitRps, config.rateLimitBurst)
-      : memoryRateLimiter(clock, config.rateLimitRps, config.rateLimitBurst))
+    (redis
+      ? redisRateLimiter({
+          redis: redis.redis,
+          keyPrefix: config.redisKeyPrefix + 'rl:',
+          clock,
+          ratePerSecond: config.rateLimitRps,
+          burst: config.rateLimitBurst,
+          fallback: databaseRateLimiter,
+          log,
+        })
+      : databaseRateLimiter)
 
   // Explicit generics: the pino Logger type is wider than Fastify's base logger type.
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-arguments
@@ -254,6 +274,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onClose', async () => {
     await jobs.stop()
     await read.close()
+    await redis?.close()
   })
   await app.ready()
   return { fastify: app, deps }

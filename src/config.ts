@@ -28,7 +28,10 @@ export interface Config {
   readonly rateLimitRps: number
   readonly rateLimitBurst: number
   readonly logLevel: string
+  /** Redis for the shared rate limiter; unset keeps the buckets in PostgreSQL. */
   readonly redisUrl: string | undefined
+  /** Prepended to every Redis key, so deployments can share one Redis. */
+  readonly redisKeyPrefix: string
   readonly smtpUrl: string | undefined
   /** Requests in flight in this process beyond which new ones are shed with 503. */
   readonly inflightMax: number
@@ -142,6 +145,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimitBurst: intFrom(env, 'KURUS_RATE_LIMIT_BURST', 200, 1, 10_000_000),
     logLevel: logLevelFrom(env),
     redisUrl: env['REDIS_URL'] || undefined,
+    redisKeyPrefix: env['REDIS_KEY_PREFIX'] ?? 'kurus:',
     smtpUrl: env['SMTP_URL'] || undefined,
     inflightMax: intFrom(env, 'KURUS_INFLIGHT_MAX', 512, 1, 1_000_000),
     keyRollGraceSeconds: intFrom(env, 'KURUS_KEY_ROLL_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
