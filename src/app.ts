@@ -31,7 +31,10 @@ import {
 import { merchantsRoutes } from './modules/merchants/index.ts'
 import { dashboardApi } from './modules/dashboard/index.ts'
 import { eventsRoutes } from './modules/events/index.ts'
-import { webhooksDashboardRoutes } from './modules/webhooks/index.ts'
+import {
+  oldestUndeliveredEventAgeSeconds,
+  webhooksDashboardRoutes,
+} from './modules/webhooks/index.ts'
 import { devMailboxRoutes } from './platform/mail.ts'
 import { disputesRoutes, disputesSandboxRoutes } from './modules/disputes/index.ts'
 import { operatorRoutes } from './modules/operator/index.ts'
@@ -115,6 +118,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     createMetrics({
       raw: options.raw,
       ...(options.poolStats ? { poolStats: options.poolStats } : {}),
+      oldestUndeliveredEventSeconds: () => oldestUndeliveredEventAgeSeconds(deps),
     })
   const databaseRateLimiter =
     options.dbKind === 'postgres'

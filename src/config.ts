@@ -37,6 +37,8 @@ export interface Config {
   readonly inflightMax: number
   /** Grace period during which a rolled API key keeps working. */
   readonly keyRollGraceSeconds: number
+  /** `kurus worker` serves /metrics on this port (0: any free port); undefined: none. */
+  readonly workerMetricsPort: number | undefined
 }
 
 export class ConfigError extends Error {
@@ -149,6 +151,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     smtpUrl: env['SMTP_URL'] || undefined,
     inflightMax: intFrom(env, 'KURUS_INFLIGHT_MAX', 512, 1, 1_000_000),
     keyRollGraceSeconds: intFrom(env, 'KURUS_KEY_ROLL_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
+    workerMetricsPort: env['KURUS_WORKER_METRICS_PORT']
+      ? intFrom(env, 'KURUS_WORKER_METRICS_PORT', 0, 0, 65535)
+      : undefined,
     ...overrides,
   }
   return Object.freeze(config)

@@ -8,6 +8,8 @@ import { systemClock, type Clock } from './platform/clock.ts'
 import { connectDatabase, connectReadDatabase, type DatabaseHandle } from './platform/db/connect.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
 import { createLogger, type Logger } from './platform/logger.ts'
+import { createMetrics, serveMetrics } from './platform/metrics.ts'
+import { oldestUndeliveredEventAgeSeconds } from './modules/webhooks/index.ts'
 
 export interface Runtime {
   app: App
@@ -49,6 +51,8 @@ export async function startRuntime(
 }
 
 export interface WorkerRuntime {
+  /** Where this worker serves /metrics (KURUS_WORKER_METRICS_PORT), if it does. */
+  metricsUrl: string | undefined
   close(): Promise<void>
 }
 
@@ -74,9 +78,23 @@ export async function startWorker(
   registerJobs(jobs, deps)
   await jobs.start()
   await jobs.work(options.concurrency ?? 2)
-  log.info({ concurrency: options.concurrency ?? 2 }, 'worker started')
+  const metrics =
+    config.workerMetricsPort === undefined
+      ? undefined
+      : await serveMetrics(
+          createMetrics({
+            raw: database.raw,
+            ...(database.poolStats ? { poolStats: database.poolStats } : {}),
+            oldestUndeliveredEventSeconds: () => oldestUndeliveredEventAgeSeconds(deps),
+          }),
+          config.host,
+          config.workerMetricsPort,
+        )
+  log.info({ concurrency: options.concurrency ?? 2, metrics: metrics?.url }, 'worker started')
   return {
+    metricsUrl: metrics?.url,
     close: async () => {
+      await metrics?.close()
       await jobs.stop()
       await read.close()
       await database.close()

@@ -220,3 +220,8 @@ export async function eventTypeCounts(
   }
   return out
 }
+
+/** When the oldest event still waiting for the dispatcher was recorded (null: none waits). */
+export async function oldestUndispatchedEventAt(db: Db): Promise<Date | null> {
+  return (await repo.findOldestUndispatchedEvent(db))?.created_at ?? null
+}

@@ -233,3 +233,16 @@ export function findDeliveriesPage(db: Db, q: DeliveryPageQuery): Promise<Delive
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
 }
+
+/** The pending delivery created first (its event is the oldest one still undelivered). */
+export function findOldestPendingDelivery(
+  db: Db,
+): Promise<{ merchant_id: string; event_id: string } | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['merchant_id', 'event_id'])
+    .where('status', '=', 'pending')
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst()
+}
