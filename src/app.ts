@@ -21,6 +21,7 @@ import type { Logger } from './platform/logger.ts'
 import { createMetrics, installMetrics, type Metrics } from './platform/metrics.ts'
 import { installLoadShedding } from './platform/http/load-shedding.ts'
 import { connectRedis, type RedisHandle } from './platform/redis.ts'
+import { nameRequestSpan } from './platform/tracing.ts'
 import {
   memoryRateLimiter,
   postgresRateLimiter,
@@ -176,6 +177,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     request.log = request.log.child({ route: request.routeOptions.url ?? 'unmatched' })
     reply.log = request.log
+    nameRequestSpan(request.method, request.routeOptions.url ?? 'unmatched')
   })
   app.addHook('onSend', async (request, reply, payload) => {
     void reply.header('x-request-id', reply.replayedRequestId ?? request.id)

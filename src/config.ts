@@ -39,6 +39,8 @@ export interface Config {
   readonly keyRollGraceSeconds: number
   /** `kurus worker` serves /metrics on this port (0: any free port); undefined: none. */
   readonly workerMetricsPort: number | undefined
+  /** OTLP/HTTP collector base URL: traces go to `<url>/v1/traces`; undefined: no tracing. */
+  readonly otelExporterOtlpEndpoint: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     workerMetricsPort: env['KURUS_WORKER_METRICS_PORT']
       ? intFrom(env, 'KURUS_WORKER_METRICS_PORT', 0, 0, 65535)
       : undefined,
+    otelExporterOtlpEndpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] || undefined,
     ...overrides,
   }
   return Object.freeze(config)
