@@ -264,7 +264,7 @@ async function openDeps(database: string): Promise<{ deps: Deps; close(): Promis
   // The build job is run directly; the queue only has to accept the enqueue.
   jobs.define({ name: 'transactions.build_export', handler: async () => undefined })
   return {
-    deps: { db: handle.db, clock: systemClock, config, log, jobs },
+    deps: { db: handle.db, readDb: handle.db, clock: systemClock, config, log, jobs },
     close: async () => {
       await jobs.stop()
       await handle.close()

@@ -67,7 +67,7 @@ async function worker(clock: TestClock): Promise<Worker> {
   )
   // Renewals enqueue nothing; the queue only has to exist in Deps.
   const jobs = new JobQueue(handle.raw, log)
-  return { deps: { db: handle.db, clock, config, log, jobs }, handle }
+  return { deps: { db: handle.db, readDb: handle.db, clock, config, log, jobs }, handle }
 }
 
 async function inParallel<T>(items: T[], lanes: number, fn: (item: T) => Promise<void>) {

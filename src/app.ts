@@ -9,7 +9,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { Config } from './config.ts'
 import type { Db, Deps } from './database.ts'
 import type { Clock } from './platform/clock.ts'
-import type { DbKind, SqlExecutor } from './platform/db/connect.ts'
+import { connectReadDatabase, type DbKind, type SqlExecutor } from './platform/db/connect.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { registerJobs } from './jobs.ts'
 import { AppError } from './platform/errors.ts'
@@ -20,16 +20,22 @@ import { installValidators } from './platform/http/validation.ts'
 import type { Logger } from './platform/logger.ts'
 import { createMetrics, installMetrics, type Metrics } from './platform/metrics.ts'
 import { installLoadShedding } from './platform/http/load-shedding.ts'
+import { connectRedis, type RedisHandle } from './platform/redis.ts'
+import { nameRequestSpan } from './platform/tracing.ts'
 import {
   memoryRateLimiter,
   postgresRateLimiter,
+  redisRateLimiter,
   signedApi,
   type RateLimiter,
 } from './modules/gateway/index.ts'
 import { merchantsRoutes } from './modules/merchants/index.ts'
 import { dashboardApi } from './modules/dashboard/index.ts'
 import { eventsRoutes } from './modules/events/index.ts'
-import { webhooksDashboardRoutes } from './modules/webhooks/index.ts'
+import {
+  oldestUndeliveredEventAgeSeconds,
+  webhooksDashboardRoutes,
+} from './modules/webhooks/index.ts'
 import { devMailboxRoutes } from './platform/mail.ts'
 import { disputesRoutes, disputesSandboxRoutes } from './modules/disputes/index.ts'
 import { operatorRoutes } from './modules/operator/index.ts'
@@ -98,7 +104,13 @@ function rejectUnparsedBody(ctx: FastifyInstance): void {
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, db, clock, log } = options
   const jobs = new JobQueue(options.raw, log)
-  const deps: Deps = { db, clock, config, log, jobs }
+  const read = connectReadDatabase(
+    { kind: options.dbKind, db },
+    config.databaseReadUrl,
+    config.databasePoolSize,
+  )
+  if (read.separate) log.info('list, search and export queries read from DATABASE_READ_URL')
+  const deps: Deps = { db, readDb: read.db, clock, config, log, jobs }
   registerJobs(jobs, deps)
   await jobs.start()
   if (options.runWorker) await jobs.work()
@@ -107,12 +119,31 @@ export async function buildApp(options: AppOptions): Promise<App> {
     createMetrics({
       raw: options.raw,
       ...(options.poolStats ? { poolStats: options.poolStats } : {}),
+      oldestUndeliveredEventSeconds: () => oldestUndeliveredEventAgeSeconds(deps),
     })
+  const databaseRateLimiter =
+    options.dbKind === 'postgres'
+      ? postgresRateLimiter(db, clock, config.rateLimitRps, config.rateLimitBurst)
+      : memoryRateLimiter(clock, config.rateLimitRps, config.rateLimitBurst)
+  // With REDIS_URL the buckets live in Redis, and the database's limiter takes over while
+  // Redis does not answer (fail open to it, not to no limit at all).
+  let redis: RedisHandle | undefined
+  if (config.redisUrl !== undefined && options.rateLimiter === undefined) {
+    redis = await connectRedis(config.redisUrl, log)
+  }
   const rateLimiter =
     options.rateLimiter ??
-    (options.dbKind === 'postgres'
-      ? postgresRateLimiter(db, clock, config.rateLimitRps, config.rateLimitBurst)
-      : memoryRateLimiter(clock, config.rateLimitRps, config.rateLimitBurst))
+    (redis
+      ? redisRateLimiter({
+          redis: redis.redis,
+          keyPrefix: config.redisKeyPrefix + 'rl:',
+          clock,
+          ratePerSecond: config.rateLimitRps,
+          burst: config.rateLimitBurst,
+          fallback: databaseRateLimiter,
+          log,
+        })
+      : databaseRateLimiter)
 
   // Explicit generics: the pino Logger type is wider than Fastify's base logger type.
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-arguments
@@ -146,6 +177,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     request.log = request.log.child({ route: request.routeOptions.url ?? 'unmatched' })
     reply.log = request.log
+    nameRequestSpan(request.method, request.routeOptions.url ?? 'unmatched')
   })
   app.addHook('onSend', async (request, reply, payload) => {
     void reply.header('x-request-id', reply.replayedRequestId ?? request.id)
@@ -247,6 +279,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   })
   app.addHook('onClose', async () => {
     await jobs.stop()
+    await read.close()
+    await redis?.close()
   })
   await app.ready()
   return { fastify: app, deps }

@@ -15,6 +15,7 @@ export interface Config {
   readonly dataDir: string
   /** PostgreSQL URL; undefined selects embedded PGlite in dataDir. */
   readonly databaseUrl: string | undefined
+  /** A read replica for list, search and export queries (Deps.readDb); needs databaseUrl. */
   readonly databaseReadUrl: string | undefined
   readonly databasePoolSize: number
   readonly masterKey: Buffer
@@ -27,12 +28,19 @@ export interface Config {
   readonly rateLimitRps: number
   readonly rateLimitBurst: number
   readonly logLevel: string
+  /** Redis for the shared rate limiter; unset keeps the buckets in PostgreSQL. */
   readonly redisUrl: string | undefined
+  /** Prepended to every Redis key, so deployments can share one Redis. */
+  readonly redisKeyPrefix: string
   readonly smtpUrl: string | undefined
   /** Requests in flight in this process beyond which new ones are shed with 503. */
   readonly inflightMax: number
   /** Grace period during which a rolled API key keeps working. */
   readonly keyRollGraceSeconds: number
+  /** `kurus worker` serves /metrics on this port (0: any free port); undefined: none. */
+  readonly workerMetricsPort: number | undefined
+  /** OTLP/HTTP collector base URL: traces go to `<url>/v1/traces`; undefined: no tracing. */
+  readonly otelExporterOtlpEndpoint: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -116,6 +124,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .map((k) => k.trim())
       .filter((k) => k !== '')
       .map(parseMasterKey)
+  const databaseUrl = env['DATABASE_URL'] || undefined
+  const databaseReadUrl = env['DATABASE_READ_URL'] || undefined
+  // A replica is of a PostgreSQL primary; embedded PGlite is one database in this process.
+  if (databaseReadUrl !== undefined && databaseUrl === undefined) {
+    throw new ConfigError(
+      'DATABASE_READ_URL needs DATABASE_URL: embedded PGlite has no read replicas',
+    )
+  }
   const config: Config = {
     env: kurusEnv,
     port,
@@ -123,8 +139,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     publicApiUrl: env['PUBLIC_API_URL'] ?? base,
     checkoutUrl: env['CHECKOUT_URL'] ?? base,
     dataDir,
-    databaseUrl: env['DATABASE_URL'] || undefined,
-    databaseReadUrl: env['DATABASE_READ_URL'] || undefined,
+    databaseUrl,
+    databaseReadUrl,
     databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     masterKey,
     masterKeyPrevious,
@@ -133,9 +149,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimitBurst: intFrom(env, 'KURUS_RATE_LIMIT_BURST', 200, 1, 10_000_000),
     logLevel: logLevelFrom(env),
     redisUrl: env['REDIS_URL'] || undefined,
+    redisKeyPrefix: env['REDIS_KEY_PREFIX'] ?? 'kurus:',
     smtpUrl: env['SMTP_URL'] || undefined,
     inflightMax: intFrom(env, 'KURUS_INFLIGHT_MAX', 512, 1, 1_000_000),
     keyRollGraceSeconds: intFrom(env, 'KURUS_KEY_ROLL_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
+    workerMetricsPort: env['KURUS_WORKER_METRICS_PORT']
+      ? intFrom(env, 'KURUS_WORKER_METRICS_PORT', 0, 0, 65535)
+      : undefined,
+    otelExporterOtlpEndpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] || undefined,
     ...overrides,
   }
   return Object.freeze(config)

@@ -45,6 +45,12 @@ export type Tx = Transaction<Database>
 /** What every use case receives: built once in app.ts (the composition root). */
 export interface Deps {
   readonly db: Db
+  /**
+   * Where list, search and export queries read: a read replica's pool when DATABASE_READ_URL
+   * is set, else `db` itself. Replicas lag, so never for a read that decides money or state,
+   * nor for one that must see the caller's own write (docs/operations.md, "Read replicas").
+   */
+  readonly readDb: Db
   readonly clock: Clock
   readonly config: Config
   readonly log: Logger

@@ -5,9 +5,11 @@ import type { Database, Deps } from './database.ts'
 import { registerJobs } from './jobs.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { systemClock, type Clock } from './platform/clock.ts'
-import { connectDatabase, type DatabaseHandle } from './platform/db/connect.ts'
+import { connectDatabase, connectReadDatabase, type DatabaseHandle } from './platform/db/connect.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
 import { createLogger, type Logger } from './platform/logger.ts'
+import { createMetrics, serveMetrics } from './platform/metrics.ts'
+import { oldestUndeliveredEventAgeSeconds } from './modules/webhooks/index.ts'
 
 export interface Runtime {
   app: App
@@ -49,6 +51,8 @@ export async function startRuntime(
 }
 
 export interface WorkerRuntime {
+  /** Where this worker serves /metrics (KURUS_WORKER_METRICS_PORT), if it does. */
+  metricsUrl: string | undefined
   close(): Promise<void>
 }
 
@@ -68,14 +72,31 @@ export async function startWorker(
   })
   await migrateToLatest(database.db as Kysely<unknown>)
   const jobs = new JobQueue(database.raw, log)
-  const deps: Deps = { db: database.db, clock: systemClock, config, log, jobs }
+  // Exports are built here: their payment search reads from the replica when there is one.
+  const read = connectReadDatabase(database, config.databaseReadUrl, config.databasePoolSize)
+  const deps: Deps = { db: database.db, readDb: read.db, clock: systemClock, config, log, jobs }
   registerJobs(jobs, deps)
   await jobs.start()
   await jobs.work(options.concurrency ?? 2)
-  log.info({ concurrency: options.concurrency ?? 2 }, 'worker started')
+  const metrics =
+    config.workerMetricsPort === undefined
+      ? undefined
+      : await serveMetrics(
+          createMetrics({
+            raw: database.raw,
+            ...(database.poolStats ? { poolStats: database.poolStats } : {}),
+            oldestUndeliveredEventSeconds: () => oldestUndeliveredEventAgeSeconds(deps),
+          }),
+          config.host,
+          config.workerMetricsPort,
+        )
+  log.info({ concurrency: options.concurrency ?? 2, metrics: metrics?.url }, 'worker started')
   return {
+    metricsUrl: metrics?.url,
     close: async () => {
+      await metrics?.close()
       await jobs.stop()
+      await read.close()
       await database.close()
     },
   }

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { SqlExecutor } from './db/connect.ts'
@@ -21,9 +23,25 @@ export function countPaymentOutcome(outcome: string): void {
   paymentOutcomes.labels(outcome).inc()
 }
 
+// Observed where the delivery succeeds: in the process that runs the job (the API process in
+// embedded mode, else a worker, which serves it on KURUS_WORKER_METRICS_PORT).
+const webhookDeliveryLag = new Histogram({
+  name: 'kurus_webhook_delivery_lag_seconds',
+  help: "Seconds from an outbox event's creation to its delivery's success (2xx from the receiver)",
+  // From a prompt delivery (well under a second) to the end of the 3-day retry window.
+  buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21_600, 86_400, 259_200],
+  registers: [domainRegistry],
+})
+
+export function observeWebhookDeliveryLag(seconds: number): void {
+  webhookDeliveryLag.observe(Math.max(0, seconds))
+}
+
 export interface MetricsSources {
   poolStats?: () => { total: number; idle: number; waiting: number }
   raw?: SqlExecutor
+  /** Age of the oldest event not yet delivered to its webhook receivers (0: none waits). */
+  oldestUndeliveredEventSeconds?: () => Promise<number>
 }
 
 export interface Metrics {
@@ -80,6 +98,19 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
       },
     })
   }
+  if (sources.oldestUndeliveredEventSeconds) {
+    const read = sources.oldestUndeliveredEventSeconds
+    new Gauge({
+      name: 'kurus_webhook_oldest_undelivered_event_seconds',
+      help: 'Age of the oldest outbox event not yet delivered (undispatched, or a delivery pending)',
+      registers: [registry],
+      async collect() {
+        // A scrape that cannot read the database keeps the last value rather than failing.
+        const seconds = await read().catch(() => undefined)
+        if (seconds !== undefined) this.set(seconds)
+      },
+    })
+  }
   return {
     registry,
     httpDuration: new Histogram({
@@ -92,6 +123,42 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
   }
 }
 
+async function scrape(metrics: Metrics): Promise<{ contentType: string; body: string }> {
+  const merged = Registry.merge([metrics.registry, domainRegistry])
+  return { contentType: merged.contentType, body: await merged.metrics() }
+}
+
+/**
+ * /metrics for a process without the API (`kurus worker`): webhook deliveries, job handlers
+ * and their counters run there, so their series are scraped there. Nothing else is served.
+ */
+export async function serveMetrics(
+  metrics: Metrics,
+  host: string,
+  port: number,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url !== '/metrics') {
+      response.writeHead(404).end()
+      return
+    }
+    scrape(metrics).then(
+      ({ contentType, body }) => response.writeHead(200, { 'content-type': contentType }).end(body),
+      () => response.writeHead(500).end(),
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(port, host, resolve))
+  const address = server.address() as AddressInfo
+  return {
+    url: `http://${host}:${address.port}/metrics`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
 export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the concrete URL: ids would explode the label set.
@@ -101,7 +168,7 @@ export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
       .observe(reply.elapsedTime / 1000)
   })
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    const merged = Registry.merge([metrics.registry, domainRegistry])
-    return reply.type(merged.contentType).send(await merged.metrics())
+    const { contentType, body } = await scrape(metrics)
+    return reply.type(contentType).send(body)
   })
 }

@@ -316,8 +316,8 @@ export async function listCustomers(
     if (!isCustomersCursor(decoded, merchantId)) throw invalidCursorError()
     before = { createdAt: new Date(decoded.t), id: decoded.i }
   }
-  // One row more than asked tells whether another page exists.
-  const rows = await repo.findCustomerPage(deps.db, {
+  // One row more than asked tells whether another page exists. A list: the read pool.
+  const rows = await repo.findCustomerPage(deps.readDb, {
     merchantId,
     email: q.email,
     phone: q.phone === undefined ? undefined : normalizePhone('phone', q.phone),

@@ -154,6 +154,7 @@ export async function countChargebacks(
   merchantId: string,
   paymentIds: readonly string[],
 ): Promise<Map<string, number>> {
-  const rows = await repo.countChargebacksByPayments(deps.db, merchantId, paymentIds)
+  // The transaction list's rows come from the read pool: their counts come from it too.
+  const rows = await repo.countChargebacksByPayments(deps.readDb, merchantId, paymentIds)
   return new Map(rows.map((r) => [r.payment_id, r.n]))
 }

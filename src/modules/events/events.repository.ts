@@ -108,3 +108,14 @@ export function countEventsByResource(db: Db, resourceIds: readonly string[]) {
     .groupBy(['resource_id', 'type'])
     .execute()
 }
+
+/** The oldest event not yet fanned out (events_undispatched_idx), for /metrics. */
+export function findOldestUndispatchedEvent(db: Db): Promise<{ created_at: Date } | undefined> {
+  return db
+    .selectFrom('events')
+    .select('created_at')
+    .where('dispatched_at', 'is', null)
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst()
+}

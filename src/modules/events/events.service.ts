@@ -136,7 +136,7 @@ export async function listEvents(
     before = { createdAt: new Date(decoded.t), id: decoded.i }
   }
   // One row more than asked tells whether another page exists.
-  const rows = await repo.findEventsPage(deps.db, {
+  const rows = await repo.findEventsPage(deps.readDb, {
     merchantId,
     type: q.type,
     resourceId: q.resourceId,
@@ -217,4 +217,9 @@ export async function eventTypeCounts(
     out.set(row.resource_id, counts)
   }
   return out
+}
+
+/** When the oldest event still waiting for the dispatcher was recorded (null: none waits). */
+export async function oldestUndispatchedEventAt(db: Db): Promise<Date | null> {
+  return (await repo.findOldestUndispatchedEvent(db))?.created_at ?? null
 }

@@ -7,6 +7,7 @@ export {
   eventTypeCounts,
   getEvent,
   listEvents,
+  oldestUndispatchedEventAt,
   recordEvent,
 } from './events.service.ts'
 export type { DispatchableEvent, DomainEvent, EventJobs, NewEvent } from './events.service.ts'

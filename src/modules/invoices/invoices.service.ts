@@ -319,7 +319,8 @@ export async function listInvoices(
     if (!isInvoicesCursor(decoded, merchantId)) throw invalidCursorError()
     before = { createdAt: new Date(decoded.t), id: decoded.i }
   }
-  const rows = await repo.findInvoicePage(deps.db, {
+  // A list: the read pool (Deps.readDb).
+  const rows = await repo.findInvoicePage(deps.readDb, {
     merchantId,
     storeId: q.storeId,
     status: q.status,

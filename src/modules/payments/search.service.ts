@@ -60,7 +60,8 @@ export async function searchPayments(
   limit: number,
 ): Promise<PaymentSearchEntry[]> {
   assert(Number.isInteger(limit) && limit >= 1 && limit <= SEARCH_LIMIT_MAX, 'search limit')
-  const rows = await search.findPaymentPage(deps.db, filter, after, limit)
+  // Lists and exports only: the read replica's pool when there is one (Deps.readDb).
+  const rows = await search.findPaymentPage(deps.readDb, filter, after, limit)
   return rows.map((r) => ({
     id: r.id,
     storeId: r.store_id,

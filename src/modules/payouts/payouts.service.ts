@@ -346,8 +346,9 @@ export async function listPayouts(
     if (!isPayoutsCursor(decoded, caller.merchantId)) throw invalidCursorError()
     before = { createdAt: new Date(decoded.t), id: decoded.i }
   }
-  // One row more than asked tells whether another page exists.
-  const rows = await repo.findPayoutsPage(deps.db, {
+  // One row more than asked tells whether another page exists. A list: the read pool (never
+  // for the balance a payout is checked against).
+  const rows = await repo.findPayoutsPage(deps.readDb, {
     merchantId: caller.merchantId,
     submerchantId: caller.submerchantId ?? q.submerchantId,
     status: q.status,

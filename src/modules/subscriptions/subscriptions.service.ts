@@ -440,8 +440,8 @@ export async function listSubscriptions(
     if (!isSubscriptionsCursor(decoded, merchantId)) throw invalidCursorError()
     before = { createdAt: new Date(decoded.t), id: decoded.i }
   }
-  // One row more than asked tells whether another page exists.
-  const rows = await repo.findSubscriptionPage(deps.db, {
+  // One row more than asked tells whether another page exists. A list: the read pool.
+  const rows = await repo.findSubscriptionPage(deps.readDb, {
     merchantId,
     storeId: q.storeId,
     customerId: q.customerId,

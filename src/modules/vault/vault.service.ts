@@ -319,7 +319,7 @@ export async function listCardAccess(
     before = { createdAt: new Date(decoded.t), id: decoded.i }
   }
   // One row more than asked tells whether another page exists.
-  const rows = await repo.findCardAccessPage(deps.db, {
+  const rows = await repo.findCardAccessPage(deps.readDb, {
     merchantId,
     from: q.from,
     to: q.to,

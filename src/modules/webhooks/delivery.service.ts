@@ -3,11 +3,13 @@ import type { Deps, Tx } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { sendMail } from '../../platform/mail.ts'
+import { observeWebhookDeliveryLag } from '../../platform/metrics.ts'
 import {
   EVENT_DISPATCH_JOB,
   claimEventForDispatch,
   claimEventsForDispatch,
   getEvent,
+  oldestUndispatchedEventAt,
   type DispatchableEvent,
 } from '../events/index.ts'
 import { listDashboardEmails } from '../merchants/index.ts'
@@ -293,15 +295,44 @@ export async function attemptDelivery(deps: Deps, job: DeliverJob): Promise<void
     deliveryFaults.crashBeforeRecordOnce = false
     throw new Error('injected fault: crashed after sending, before recording')
   }
-  await recordOutcome(deps, job, outcome)
+  const deliveredAt = await recordOutcome(deps, job, outcome)
+  // From the event's commit to the receiver's 2xx: dispatch, queueing, retries and all.
+  if (deliveredAt) {
+    observeWebhookDeliveryLag((deliveredAt.getTime() - event.createdAt.getTime()) / 1000)
+  }
 }
 
-/** Step 3 of an attempt: the outcome, the next retry or the end, the endpoint's health. */
-async function recordOutcome(deps: Deps, job: DeliverJob, outcome: SendOutcome): Promise<void> {
-  await transact(deps.db, async (tx) => {
+/**
+ * Seconds since the oldest event not yet delivered was recorded: one still waiting for the
+ * dispatcher, or one with a delivery still pending (retrying). 0 when nothing waits. For
+ * /metrics, read at scrape time.
+ */
+export async function oldestUndeliveredEventAgeSeconds(deps: Deps): Promise<number> {
+  const [undispatchedAt, pending] = await Promise.all([
+    oldestUndispatchedEventAt(deps.db),
+    repo.findOldestPendingDelivery(deps.db),
+  ])
+  const pendingAt = pending
+    ? (await getEvent(deps, pending.merchant_id, pending.event_id)).createdAt
+    : null
+  const times = [undispatchedAt, pendingAt].filter((d) => d !== null).map((d) => d.getTime())
+  if (times.length === 0) return 0
+  return Math.max(0, (deps.clock.now().getTime() - Math.min(...times)) / 1000)
+}
+
+/**
+ * Step 3 of an attempt: the outcome, the next retry or the end, the endpoint's health.
+ * Returns when the delivery succeeded if this call recorded that success, else undefined.
+ */
+async function recordOutcome(
+  deps: Deps,
+  job: DeliverJob,
+  outcome: SendOutcome,
+): Promise<Date | undefined> {
+  return transact(deps.db, async (tx) => {
     const d = await repo.lockDeliveryById(tx, job.deliveryId)
     // Someone recorded this attempt already (a duplicate job): keep theirs.
-    if (d?.status !== 'pending' || d.attempt_count !== job.attempt) return
+    if (d?.status !== 'pending' || d.attempt_count !== job.attempt) return undefined
     const now = deps.clock.now()
     const attempts = d.attempt_count + 1
     const common = {
@@ -319,7 +350,7 @@ async function recordOutcome(deps: Deps, job: DeliverJob, outcome: SendOutcome):
         delivered_at: now,
       })
       if (d.endpoint_id !== null) await noteEndpointSuccess(tx, d.endpoint_id, now)
-      return
+      return now
     }
     const windowClosed = now.getTime() >= d.retry_until.getTime()
     await repo.updateDelivery(tx, d.id, {
@@ -330,6 +361,7 @@ async function recordOutcome(deps: Deps, job: DeliverJob, outcome: SendOutcome):
         : new Date(Math.min(now.getTime() + backoffMs(attempts), d.retry_until.getTime())),
     })
     if (d.endpoint_id !== null) await noteEndpointFailure(deps, tx, d.endpoint_id, now)
+    return undefined
   })
 }
 

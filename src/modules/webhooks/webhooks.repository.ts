@@ -301,3 +301,15 @@ export async function updateStoreSecretIfUnchanged(
     .executeTakeFirst()
   return result.numUpdatedRows === 1n
 }
+/** The pending delivery created first (its event is the oldest one still undelivered). */
+export function findOldestPendingDelivery(
+  db: Db,
+): Promise<{ merchant_id: string; event_id: string } | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select(['merchant_id', 'event_id'])
+    .where('status', '=', 'pending')
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst()
+}

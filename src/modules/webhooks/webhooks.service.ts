@@ -292,8 +292,8 @@ export async function listDeliveries(
     if (!isDeliveryCursor(decoded, merchantId, storeId)) throw invalidCursorError()
     before = { createdAt: new Date(decoded.t), id: decoded.i }
   }
-  // One row more than asked tells whether another page exists.
-  const rows = await repo.findDeliveriesPage(deps.db, {
+  // One row more than asked tells whether another page exists. A list: the read pool.
+  const rows = await repo.findDeliveriesPage(deps.readDb, {
     merchantId,
     storeId,
     status: q.status,

@@ -46,6 +46,13 @@ export interface ConnectOptions {
   statementTimeoutMs?: number
   /** For tests: start PGlite from a dump of an already-migrated database. */
   loadDataDir?: Blob | File | undefined
+  /**
+   * PostgreSQL: every transaction of this pool is read-only (a read replica's pool). A write
+   * sent through it by mistake fails loudly, even when the URL points at the primary.
+   */
+  readOnly?: boolean
+  /** PostgreSQL: the name this pool's sessions show in pg_stat_activity. */
+  applicationName?: string
 }
 
 export async function connectDatabase<DB>(options: ConnectOptions): Promise<DatabaseHandle<DB>> {
@@ -60,6 +67,8 @@ function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     statement_timeout: timeoutMs,
+    ...(options.applicationName ? { application_name: options.applicationName } : {}),
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
     // A transaction left open by a crashed request must not hold its locks for long.
     idle_in_transaction_session_timeout: 60_000,
     types: {
@@ -130,4 +139,39 @@ async function connectPglite<DB>(options: ConnectOptions): Promise<DatabaseHandl
       await mutex.run(() => pglite.close())
     },
   }
+}
+
+/** Where list, search and export queries read (Deps.readDb) and how to let it go. */
+export interface ReadDatabase<DB> {
+  readonly db: Kysely<DB>
+  /** True when `db` is a pool of its own (DATABASE_READ_URL), false when it is the primary. */
+  readonly separate: boolean
+  close(): Promise<void>
+}
+
+/**
+ * The read pool: a read replica's when `readUrl` is set, else the primary's own `db` (one
+ * pool, nothing to close). The replica's sessions are read-only and named `kurus-read`, so a
+ * write sent to it by mistake fails and pg_stat_activity tells the two pools apart. PGlite is
+ * one embedded database with no replicas: the configuration refuses DATABASE_READ_URL without
+ * DATABASE_URL, and this refuses it for a PGlite primary all the same.
+ */
+export function connectReadDatabase<DB>(
+  primary: { kind: DbKind; db: Kysely<DB> },
+  readUrl: string | undefined,
+  poolSize: number,
+): ReadDatabase<DB> {
+  if (readUrl === undefined) {
+    return { db: primary.db, separate: false, close: () => Promise.resolve() }
+  }
+  if (primary.kind !== 'postgres') {
+    throw new Error('DATABASE_READ_URL needs a PostgreSQL primary (DATABASE_URL), not PGlite')
+  }
+  const replica = connectPostgres<DB>({
+    databaseUrl: readUrl,
+    poolSize,
+    readOnly: true,
+    applicationName: 'kurus-read',
+  })
+  return { db: replica.db, separate: true, close: replica.close }
 }

@@ -1,0 +1,394 @@
+import cluster from 'node:cluster'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ConfigError, type Config } from './config.ts'
+import type { Database, Deps } from './database.ts'
+import { connectDatabase } from './platform/db/connect.ts'
+import { migrateToLatest } from './platform/db/migrate.ts'
+import { auditBooks } from './modules/audit/index.ts'
+import { canonicalString, signCanonical } from './modules/gateway/index.ts'
+import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
+import { rotateMasterKeyEverywhere } from './rotation.ts'
+import { startRuntime, startWorker } from './server.ts'
+import { stopTracing } from './platform/tracing.ts'
+
+// The commands behind src/main.ts: `serve` (API, pages and, embedded, the worker), `worker`,
+// `migrate`, and the `kurus` CLI, which is a thin client of the operator API.
+
+const USAGE = `usage: kurus <command>
+  serve [--processes N] [--no-worker] run the API (npm start); N > 1 needs DATABASE_URL
+  worker [--concurrency N]            run background jobs and reconcilers
+  migrate                             apply database migrations
+  rotate-master-key                   bring card data keys, API key and webhook secrets and
+                                      invoice links under KURUS_MASTER_KEY (the old key(s) in
+                                      KURUS_MASTER_KEY_PREVIOUS); safe to re-run
+  check-ledger [--json]               verify the books (ledger, payments, refunds, events);
+                                      exit 1 on any problem
+  merchant create --name X [--kyc approved] [--json]
+  store create --merchant mrc_… [--json]
+  submerchant create --merchant mrc_… --name X --iban TR… --holder "Name" [--json]
+  kyc set --merchant mrc_… --status approved|pending|rejected|suspended|expired|none
+  sign METHOD PATH [BODY]             print a signed curl (keys from KURUS_PUBLIC_KEY /
+                                      KURUS_SECRET_KEY or the demo merchant)`
+
+interface DemoFile {
+  merchantId: string
+  storeId: string
+  publicKey: string
+  dashboard: { email: string; password: string }
+}
+
+async function seedDemo(deps: Deps, config: Config): Promise<void> {
+  if (config.env !== 'demo') return
+  const file = join(config.dataDir, 'demo.json')
+  if ((await countMerchants(deps)) === 0) {
+    const created = await createMerchant(deps, { name: 'Demo Merchant', kycStatus: 'approved' })
+    const demo: DemoFile = {
+      merchantId: created.merchantId,
+      storeId: created.storeId,
+      publicKey: created.key.publicKey,
+      dashboard: created.dashboard,
+    }
+    writeFileSync(file, JSON.stringify(demo, null, 2) + '\n', { mode: 0o600 })
+  }
+}
+
+function signedCurl(
+  baseUrl: string,
+  keys: { publicKey: string; secretKey: string },
+  method: string,
+  path: string,
+  body?: string,
+): string {
+  const timestamp = new Date().toISOString()
+  const signature = signCanonical(keys.secretKey, canonicalString(timestamp, method, path, body))
+  const parts = [
+    `curl -sS -X ${method} '${baseUrl}${path}'`,
+    `-H 'X-Api-Key: ${keys.publicKey}'`,
+    `-H 'X-Timestamp: ${timestamp}'`,
+    `-H 'X-Signature: ${signature}'`,
+  ]
+  if (body !== undefined) {
+    parts.push(`-H 'Content-Type: application/json'`, `--data-raw '${body.replace(/'/g, "'\\''")}'`)
+  }
+  return parts.join(' \\\n  ')
+}
+
+async function printDemoBanner(deps: Deps, config: Config, url: string): Promise<void> {
+  if (config.env !== 'demo') return
+  const creds = await revealDemoCredentials(deps)
+  if (!creds) return
+  const demoFile = join(config.dataDir, 'demo.json')
+  const demo = existsSync(demoFile)
+    ? (JSON.parse(readFileSync(demoFile, 'utf8')) as DemoFile)
+    : undefined
+  const lines = [
+    '',
+    `Kuruş sandbox is running at ${url}  (API reference: ${url}/docs)`,
+    `  merchant     ${creds.merchantId}   store ${creds.storeId}`,
+    `  public key   ${creds.publicKey}`,
+    `  secret key   ${creds.secretKey}`,
+    ...(demo ? [`  dashboard    ${demo.dashboard.email} / ${demo.dashboard.password}`] : []),
+    `  operator     Bearer ${config.operatorToken}`,
+    '',
+    'Try it (the signature is valid for 5 minutes; `npx kurus sign GET /v1/auth/whoami` makes a fresh one):',
+    signedCurl(url, creds, 'GET', '/v1/auth/whoami'),
+    '',
+  ]
+  process.stdout.write(lines.join('\n') + '\n')
+}
+
+function onShutdown(log: { info: (o: object, m: string) => void }, close: () => Promise<void>) {
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) return
+    closing = true
+    log.info({ signal }, 'shutting down: finishing in-flight requests and jobs')
+    // Spans still buffered leave before the process does (a no-op without tracing).
+    close()
+      .then(stopTracing)
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
+  }
+  process.once('SIGINT', () => shutdown('SIGINT'))
+  process.once('SIGTERM', () => shutdown('SIGTERM'))
+}
+
+interface ServeOptions {
+  processes: number
+  worker: boolean
+}
+
+async function serve(config: Config, options: ServeOptions): Promise<void> {
+  if (options.processes > 1) {
+    if (!config.databaseUrl) {
+      throw new ConfigError(
+        '--processes needs PostgreSQL (DATABASE_URL): embedded PGlite is one process by construction',
+      )
+    }
+    if (cluster.isPrimary) return servePrimary(config, options)
+  }
+  // In a cluster the API processes leave background work to `kurus worker` processes;
+  // a single process (the sandbox) runs its own worker unless told not to.
+  const runWorker = options.worker && options.processes <= 1
+  const runtime = await startRuntime(config, { runWorker, migrate: !cluster.isWorker })
+  const { fastify, deps } = runtime.app
+  if (!cluster.isWorker) await seedDemo(deps, config)
+  const address = await fastify.listen({ port: config.port, host: config.host })
+  if (!cluster.isWorker) await printDemoBanner(deps, config, config.publicApiUrl || address)
+  onShutdown(fastify.log, runtime.close)
+}
+
+/** The cluster's primary: migrates once, then forks the API processes and keeps them up. */
+async function servePrimary(config: Config, options: ServeOptions): Promise<void> {
+  await migrate(config)
+  for (let i = 0; i < options.processes; i++) cluster.fork()
+  let stopping = false
+  cluster.on('exit', (worker, code) => {
+    if (stopping) return
+    process.stderr.write(`API process ${worker.process.pid} exited (${code}); starting another\n`)
+    cluster.fork()
+  })
+  const stop = () => {
+    stopping = true
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM')
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}
+
+async function worker(config: Config, concurrency: number): Promise<void> {
+  const runtime = await startWorker(config, { concurrency })
+  onShutdown({ info: () => undefined }, runtime.close)
+}
+
+async function migrate(config: Config): Promise<void> {
+  const database = await connectDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
+  })
+  const applied = await migrateToLatest(database.db)
+  process.stdout.write(`applied ${applied.length} migration(s)\n`)
+  await database.close()
+}
+
+/** `kurus check-ledger`: the books' invariants (src/modules/audit), read-only; exit 1 on problems. */
+async function checkLedgerCommand(config: Config, json: boolean): Promise<void> {
+  const database = await connectDatabase<Database>({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
+  })
+  try {
+    const report = await auditBooks(database.db)
+    if (json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
+    else {
+      for (const problem of report.problems) process.stdout.write(`problem: ${problem}\n`)
+      process.stdout.write(
+        `checked ${report.payments} payment(s), ${report.refunds} refund(s) and the ledger: ` +
+          `${report.ok ? 'ok' : `${report.problems.length} problem(s)`}\n`,
+      )
+    }
+    if (!report.ok) process.exitCode = 1
+  } finally {
+    await database.close()
+  }
+}
+
+/**
+ * `kurus rotate-master-key`: re-wraps every card data key and re-encrypts every secret sealed
+ * under the master key (src/rotation.ts). Exit 1 while something is left that no held key opens.
+ */
+async function rotateMasterKeyCommand(config: Config): Promise<void> {
+  const database = await connectDatabase<Database>({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
+  })
+  try {
+    const report = await rotateMasterKeyEverywhere({ db: database.db, config })
+    const { vault } = report
+    process.stdout.write(`re-wrapped ${vault.rewrapped} card data key(s) under ${vault.kekId}\n`)
+    for (const [kekId, n] of Object.entries(vault.unknown)) {
+      process.stderr.write(
+        `${n} card(s) under ${kekId}: add that key to KURUS_MASTER_KEY_PREVIOUS\n`,
+      )
+    }
+    for (const [what, r] of Object.entries(report.secrets)) {
+      process.stdout.write(`${what}: re-encrypted ${r.reencrypted} of ${r.scanned} row(s)\n`)
+      if (r.unreadable > 0) {
+        process.stderr.write(
+          `${what}: ${r.unreadable} row(s) no held key opens: add that key to KURUS_MASTER_KEY_PREVIOUS\n`,
+        )
+      }
+    }
+    if (!report.complete) process.exitCode = 1
+  } finally {
+    await database.close()
+  }
+}
+
+/** The server the CLI talks to: KURUS_URL, else this config's PUBLIC_API_URL. */
+function cliBaseUrl(config: Config): string {
+  return process.env['KURUS_URL'] ?? config.publicApiUrl
+}
+
+async function operatorCall(config: Config, method: string, path: string, body?: unknown) {
+  const response = await fetch(cliBaseUrl(config) + path, {
+    method,
+    headers: {
+      authorization: `Bearer ${config.operatorToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${response.status} ${text}`)
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {}
+}
+
+function print(result: Record<string, unknown>, json: boolean | undefined): void {
+  if (json) process.stdout.write(JSON.stringify(result, null, 2) + '\n')
+  else
+    for (const [k, v] of Object.entries(result))
+      process.stdout.write(`${k}: ${JSON.stringify(v)}\n`)
+}
+
+async function cli(config: Config, argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      kyc: { type: 'string' },
+      merchant: { type: 'string' },
+      status: { type: 'string' },
+      iban: { type: 'string' },
+      holder: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  })
+  const [noun, verb, ...rest] = positionals
+  const need = (v: string | undefined, flag: string): string => {
+    if (!v) throw new ConfigError(`--${flag} is required\n${USAGE}`)
+    return v
+  }
+  switch (`${noun} ${verb}`) {
+    case 'merchant create':
+      return print(
+        await operatorCall(config, 'POST', '/operator/v1/merchants', {
+          name: need(values.name, 'name'),
+          ...(values.kyc ? { kycStatus: values.kyc } : {}),
+        }),
+        values.json,
+      )
+    case 'store create':
+      return print(
+        await operatorCall(
+          config,
+          'POST',
+          `/operator/v1/merchants/${need(values.merchant, 'merchant')}/stores`,
+          {},
+        ),
+        values.json,
+      )
+    case 'submerchant create':
+      return print(
+        await operatorCall(
+          config,
+          'POST',
+          `/operator/v1/merchants/${need(values.merchant, 'merchant')}/submerchants`,
+          {
+            name: need(values.name, 'name'),
+            iban: need(values.iban, 'iban'),
+            holderName: need(values.holder, 'holder'),
+          },
+        ),
+        values.json,
+      )
+    case 'kyc set':
+      return print(
+        await operatorCall(
+          config,
+          'PUT',
+          `/operator/v1/merchants/${need(values.merchant, 'merchant')}/kyc`,
+          { status: need(values.status, 'status') },
+        ),
+        values.json,
+      )
+    default:
+      break
+  }
+  if (noun === 'sign' && verb) {
+    const [path, body] = rest
+    const keys = await signingKeys(config)
+    process.stdout.write(
+      signedCurl(cliBaseUrl(config), keys, verb.toUpperCase(), need(path, 'PATH'), body) + '\n',
+    )
+    return
+  }
+  throw new ConfigError(USAGE)
+}
+
+async function signingKeys(config: Config): Promise<{ publicKey: string; secretKey: string }> {
+  const publicKey = process.env['KURUS_PUBLIC_KEY']
+  const secretKey = process.env['KURUS_SECRET_KEY']
+  if (publicKey && secretKey) return { publicKey, secretKey }
+  if (config.env !== 'demo') throw new ConfigError('set KURUS_PUBLIC_KEY and KURUS_SECRET_KEY')
+  // Ask the running server first: opening its embedded PGlite from a second process would
+  // share one data directory between two database instances.
+  let fromServer: Record<string, unknown> | undefined
+  try {
+    fromServer = await operatorCall(config, 'GET', '/operator/v1/demo/credentials')
+  } catch (error) {
+    // Only "nothing is listening" falls back to opening the database ourselves.
+    if (!(error instanceof TypeError)) throw error
+  }
+  if (fromServer) {
+    const { publicKey: pk, secretKey: sk } = fromServer
+    if (typeof pk === 'string' && typeof sk === 'string') return { publicKey: pk, secretKey: sk }
+  }
+  const runtime = await startRuntime(config, { migrate: false })
+  try {
+    const creds = await revealDemoCredentials(runtime.app.deps)
+    if (!creds) throw new ConfigError('set KURUS_PUBLIC_KEY and KURUS_SECRET_KEY')
+    return creds
+  } finally {
+    await runtime.close()
+  }
+}
+
+/** Runs one command line (without `node src/main.ts`) under a loaded configuration. */
+export async function runCommand(config: Config, argv: string[]): Promise<void> {
+  const [command, ...rest] = argv
+  switch (command) {
+    case 'serve': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { processes: { type: 'string' }, 'no-worker': { type: 'boolean' } },
+      })
+      return serve(config, {
+        processes: Number(values.processes ?? '1') || 1,
+        worker: !values['no-worker'],
+      })
+    }
+    case 'worker': {
+      const { values } = parseArgs({ args: rest, options: { concurrency: { type: 'string' } } })
+      return worker(config, Number(values.concurrency ?? '2') || 2)
+    }
+    case 'migrate':
+      return migrate(config)
+    case 'rotate-master-key':
+      return rotateMasterKeyCommand(config)
+    case 'check-ledger':
+      return checkLedgerCommand(config, rest.includes('--json'))
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(USAGE + '\n')
+      return
+    default:
+      return cli(config, [command, ...rest])
+  }
+}
