@@ -16,6 +16,15 @@ export function testBackend(): TestBackend {
   return process.env['KURUS_TEST_DB'] === 'postgres' ? 'postgres' : 'pglite'
 }
 
+/**
+ * True in the one pass of `npm test` that runs checks independent of the database (page
+ * rendering at several widths, accessibility): the PGlite pass, which every run has. They
+ * run once per `npm test` instead of once per backend; nothing else about them changes.
+ */
+export function runsBackendIndependentChecks(): boolean {
+  return testBackend() === 'pglite'
+}
+
 /** The migrated template this run's files clone; named by scripts/test.ts per run. */
 export function templateDb(): string {
   return process.env['KURUS_TEST_TEMPLATE_DB'] ?? 'kurus_tpl_default'
