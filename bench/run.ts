@@ -5,7 +5,7 @@
 // `pg`). Absolute numbers drift ±40% on this 2-core machine, so every target is a ratio.
 // Needs PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test).
 // Knobs: BENCH_SECONDS (per phase, default 15), BENCH_MERCHANTS (default 100),
-// BENCH_NODE_ARGS (extra node flags for the server and the worker, e.g.
+// BENCH_PROCESSES (API processes, default 1), BENCH_NODE_ARGS (extra node flags for the server and the worker, e.g.
 // "--cpu-prof --cpu-prof-dir=/tmp/prof": Node refuses --cpu-prof in NODE_OPTIONS).
 import { randomUUID } from 'node:crypto'
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
@@ -31,6 +31,8 @@ const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 15)
 const MERCHANTS = Number(process.env['BENCH_MERCHANTS'] ?? 100)
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean)
+// API processes (`kurus serve --processes N`): 1 on the 2-core machine, one per core on more.
+const PROCESSES = Number(process.env['BENCH_PROCESSES'] ?? 1)
 // Rate limits in Redis, as a multi-process deployment runs them, when Redis answers here;
 // BENCH_REDIS_URL=none measures the PostgreSQL limiter instead.
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379'
@@ -325,7 +327,10 @@ async function main(): Promise<void> {
     ],
     {},
   )
-  const server = startProcess([...NODE_ARGS, 'src/main.ts', 'serve', '--no-worker'], env)
+  const server = startProcess(
+    [...NODE_ARGS, 'src/main.ts', 'serve', '--no-worker', '--processes', String(PROCESSES)],
+    env,
+  )
   const worker = startProcess([...NODE_ARGS, 'src/main.ts', 'worker'], env)
   const report: Record<string, unknown> = {
     machine: machine(),
@@ -506,7 +511,7 @@ async function main(): Promise<void> {
   appendFileSync(
     join(ROOT, 'bench/RESULTS.md'),
     `\n## npm run bench — ${m['date']}\n\nMachine: ${m['cpu']}, ${m['memory']}, Node ${m['node']}, ${m['postgres']}; ` +
-      `server, worker, PostgreSQL and load generator share the machine. ${SECONDS} s per phase; ` +
+      `server (${PROCESSES} process(es)), worker, PostgreSQL and load generator share the machine. ${SECONDS} s per phase; ` +
       `rate limiter: ${String(report['rateLimiter'])}.\n\n` +
       '```\n' +
       lines.join('\n') +
