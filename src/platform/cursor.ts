@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto'
 import { AppError } from './errors.ts'
 
 // Opaque, tamper-evident list cursors: "<base64url JSON>.<base64url HMAC-SHA256>". The payload
@@ -43,5 +43,61 @@ export function decodeCursor<T>(key: Buffer, cursor: string, field = 'cursor'): 
     return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as T
   } catch {
     throw invalidCursorError(field)
+  }
+}
+
+/** A position in a newest-first list ordered by (created_at, id). */
+export interface KeysetPosition {
+  createdAt: Date
+  id: string
+}
+
+interface KeysetPayload {
+  k: string
+  m: string
+  t: string
+  i: string
+}
+
+/**
+ * The signed cursor of one merchant-scoped list ordered by (created_at, id): `kind` names the
+ * list inside the payload and `purpose` the HKDF label of its key, so a cursor of another list
+ * or another merchant is refused (400 SVC-VAL-3001) as if it were forged.
+ */
+export function keysetCursor(kind: string, purpose: string) {
+  const keys = new WeakMap<Buffer, Buffer>()
+  const keyOf = (masterKey: Buffer): Buffer => {
+    let key = keys.get(masterKey)
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), purpose, 32))
+      keys.set(masterKey, key)
+    }
+    return key
+  }
+  return {
+    encode(masterKey: Buffer, merchantId: string, at: KeysetPosition): string {
+      const payload: KeysetPayload = {
+        k: kind,
+        m: merchantId,
+        t: at.createdAt.toISOString(),
+        i: at.id,
+      }
+      return encodeCursor(keyOf(masterKey), payload)
+    },
+    decode(masterKey: Buffer, merchantId: string, cursor: string): KeysetPosition {
+      const c = decodeCursor<Partial<KeysetPayload> | null>(keyOf(masterKey), cursor)
+      if (
+        typeof c !== 'object' ||
+        c === null ||
+        c.k !== kind ||
+        c.m !== merchantId ||
+        typeof c.t !== 'string' ||
+        Number.isNaN(Date.parse(c.t)) ||
+        typeof c.i !== 'string'
+      ) {
+        throw invalidCursorError()
+      }
+      return { createdAt: new Date(c.t), id: c.i }
+    },
   }
 }

@@ -1,9 +1,8 @@
-import { hkdfSync } from 'node:crypto'
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import type { Updateable } from 'kysely'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { keysetCursor } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
@@ -12,6 +11,9 @@ import { revokeCardToken } from '../vault/index.ts'
 import { customersError } from './customers.errors.ts'
 import * as repo from './customers.repository.ts'
 import type { CustomerRow, CustomersTable } from './customers.table.ts'
+
+// The list's cursor: signed with a key of its own, names its merchant.
+const CUSTOMERS_CURSOR = keysetCursor('customers', 'kurus/customers/list')
 
 export interface Customer {
   id: string
@@ -270,31 +272,6 @@ export async function deleteCustomer(
   })
 }
 
-// The list cursor is signed with a key of its own (derived from the master key), so a
-// cursor of another list does not verify here, and it names its merchant.
-function listCursorKey(masterKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/customers/list', 32))
-}
-
-interface CustomersCursor {
-  k: 'customers'
-  m: string
-  t: string
-  i: string
-}
-
-function isCustomersCursor(value: unknown, merchantId: string): value is CustomersCursor {
-  if (typeof value !== 'object' || value === null) return false
-  const c = value as Partial<CustomersCursor>
-  return (
-    c.k === 'customers' &&
-    c.m === merchantId &&
-    typeof c.t === 'string' &&
-    !Number.isNaN(Date.parse(c.t)) &&
-    typeof c.i === 'string'
-  )
-}
-
 export interface CustomerListQuery {
   email?: string
   phone?: string
@@ -309,12 +286,9 @@ export async function listCustomers(
   q: CustomerListQuery,
 ): Promise<{ items: Customer[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= CUSTOMERS_LIMIT_MAX, 'limit')
-  const key = listCursorKey(deps.config.masterKey)
   let before: repo.CustomerPageQuery['before']
   if (q.cursor !== undefined) {
-    const decoded = decodeCursor<unknown>(key, q.cursor)
-    if (!isCustomersCursor(decoded, merchantId)) throw invalidCursorError()
-    before = { createdAt: new Date(decoded.t), id: decoded.i }
+    before = CUSTOMERS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
   }
   // One row more than asked tells whether another page exists. A list: the read pool.
   const rows = await repo.findCustomerPage(deps.readDb, {
@@ -328,12 +302,10 @@ export async function listCustomers(
   const last = page.at(-1)
   const nextCursor =
     rows.length > q.limit && last
-      ? encodeCursor(key, {
-          k: 'customers',
-          m: merchantId,
-          t: last.created_at.toISOString(),
-          i: last.id,
-        } satisfies CustomersCursor)
+      ? CUSTOMERS_CURSOR.encode(deps.config.masterKey, merchantId, {
+          createdAt: last.created_at,
+          id: last.id,
+        })
       : null
   return { items: page.map(customerRowToCustomer), nextCursor }
 }

@@ -1,7 +1,6 @@
-import { hkdfSync } from 'node:crypto'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { keysetCursor } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError, type FieldIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
@@ -27,6 +26,9 @@ import {
 import { invoicesError } from './invoices.errors.ts'
 import * as repo from './invoices.repository.ts'
 import type { InvoiceRow, InvoiceStatus, LineItem, NewInvoice } from './invoices.table.ts'
+
+// The list's cursor: signed with a key of its own, names its merchant.
+const INVOICES_CURSOR = keysetCursor('invoices', 'kurus/invoices/list')
 
 // The merchant's use cases. Every state change locks the row, re-checks its status and
 // writes the new state with its outbox event in one transaction. Paid detection and expiry
@@ -275,29 +277,6 @@ export async function cancelInvoice(deps: Deps, merchantId: string, id: string):
 
 // The list. Its cursor is signed with a key of its own and names its merchant.
 
-function cursorKey(masterKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/invoices/list', 32))
-}
-
-interface InvoicesCursor {
-  k: 'invoices'
-  m: string
-  t: string
-  i: string
-}
-
-function isInvoicesCursor(value: unknown, merchantId: string): value is InvoicesCursor {
-  if (typeof value !== 'object' || value === null) return false
-  const c = value as Partial<InvoicesCursor>
-  return (
-    c.k === 'invoices' &&
-    c.m === merchantId &&
-    typeof c.t === 'string' &&
-    !Number.isNaN(Date.parse(c.t)) &&
-    typeof c.i === 'string'
-  )
-}
-
 export interface InvoiceListQuery {
   storeId?: string | undefined
   status?: InvoiceStatus | undefined
@@ -312,12 +291,9 @@ export async function listInvoices(
   q: InvoiceListQuery,
 ): Promise<{ items: Invoice[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= INVOICES_LIMIT_MAX, 'limit')
-  const key = cursorKey(deps.config.masterKey)
   let before: repo.InvoicePageQuery['before']
   if (q.cursor !== undefined) {
-    const decoded = decodeCursor<unknown>(key, q.cursor)
-    if (!isInvoicesCursor(decoded, merchantId)) throw invalidCursorError()
-    before = { createdAt: new Date(decoded.t), id: decoded.i }
+    before = INVOICES_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
   }
   // A list: the read pool (Deps.readDb).
   const rows = await repo.findInvoicePage(deps.readDb, {
@@ -331,12 +307,10 @@ export async function listInvoices(
   const last = page.at(-1)
   const nextCursor =
     rows.length > q.limit && last
-      ? encodeCursor(key, {
-          k: 'invoices',
-          m: merchantId,
-          t: last.created_at.toISOString(),
-          i: last.id,
-        } satisfies InvoicesCursor)
+      ? INVOICES_CURSOR.encode(deps.config.masterKey, merchantId, {
+          createdAt: last.created_at,
+          id: last.id,
+        })
       : null
   return { items: page.map((r) => invoiceRowToInvoice(deps.config, r)), nextCursor }
 }

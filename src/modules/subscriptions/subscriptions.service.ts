@@ -2,7 +2,12 @@ import { hkdfSync, randomBytes } from 'node:crypto'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
-import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import {
+  decodeCursor,
+  encodeCursor,
+  invalidCursorError,
+  keysetCursor,
+} from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
@@ -27,6 +32,9 @@ import {
   type Subscription,
   type SubscriptionCharge,
 } from './subscription-view.ts'
+
+// The list's cursor: signed with a key of its own, names its merchant.
+const SUBSCRIPTIONS_CURSOR = keysetCursor('subscriptions', 'kurus/subscriptions/list')
 
 // The merchant's use cases. State changes lock the row, re-check its status, write the new
 // state and its outbox event in one transaction. The renewal engine (renewals.service.ts)
@@ -397,25 +405,6 @@ function cursorKey(masterKey: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), purpose, 32))
 }
 
-interface SubscriptionsCursor {
-  k: 'subscriptions'
-  m: string
-  t: string
-  i: string
-}
-
-function isSubscriptionsCursor(value: unknown, merchantId: string): value is SubscriptionsCursor {
-  if (typeof value !== 'object' || value === null) return false
-  const c = value as Partial<SubscriptionsCursor>
-  return (
-    c.k === 'subscriptions' &&
-    c.m === merchantId &&
-    typeof c.t === 'string' &&
-    !Number.isNaN(Date.parse(c.t)) &&
-    typeof c.i === 'string'
-  )
-}
-
 export interface SubscriptionListQuery {
   storeId?: string | undefined
   customerId?: string | undefined
@@ -433,12 +422,9 @@ export async function listSubscriptions(
   q: SubscriptionListQuery,
 ): Promise<{ items: Subscription[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= SUBSCRIPTIONS_LIMIT_MAX, 'limit')
-  const key = cursorKey(deps.config.masterKey, 'kurus/subscriptions/list')
   let before: repo.SubscriptionPageQuery['before']
   if (q.cursor !== undefined) {
-    const decoded = decodeCursor<unknown>(key, q.cursor)
-    if (!isSubscriptionsCursor(decoded, merchantId)) throw invalidCursorError()
-    before = { createdAt: new Date(decoded.t), id: decoded.i }
+    before = SUBSCRIPTIONS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
   }
   // One row more than asked tells whether another page exists. A list: the read pool.
   const rows = await repo.findSubscriptionPage(deps.readDb, {
@@ -455,12 +441,10 @@ export async function listSubscriptions(
   const last = page.at(-1)
   const nextCursor =
     rows.length > q.limit && last
-      ? encodeCursor(key, {
-          k: 'subscriptions',
-          m: merchantId,
-          t: last.created_at.toISOString(),
-          i: last.id,
-        } satisfies SubscriptionsCursor)
+      ? SUBSCRIPTIONS_CURSOR.encode(deps.config.masterKey, merchantId, {
+          createdAt: last.created_at,
+          id: last.id,
+        })
       : null
   return { items: page.map(subscriptionRowToSubscription), nextCursor }
 }
