@@ -217,7 +217,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   installMetrics(app, metrics)
-  installLoadShedding(app, config.inflightMax)
+  installLoadShedding(app, config.inflightMax, metrics.registry)
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     const ok = await options.ping()

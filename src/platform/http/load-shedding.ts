@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { Gauge, type Registry } from 'prom-client'
 import { AppError } from '../errors.ts'
 
 /**
@@ -6,10 +7,30 @@ import { AppError } from '../errors.ts'
  * get 503 SVC-GW-1005 with Retry-After at once. Queueing past the database pool's capacity only
  * turns overload into timeouts for everybody; a fast refusal keeps latency for the admitted
  * requests and tells clients when to come back. Health probes are never shed.
+ *
+ * The slot is returned when the underlying response closes. Fastify's `onResponse` runs only
+ * when a response finishes and `onRequestAbort` only while the body is still unread, so a
+ * client that sent its whole body and then went away (a timeout, a closed tab) fired neither,
+ * and each such disconnect leaked a slot until the process refused everything. Node emits
+ * `close` on the ServerResponse in every case: written, destroyed or never answered.
  */
-export function installLoadShedding(app: FastifyInstance, inflightMax: number): void {
+export function installLoadShedding(
+  app: FastifyInstance,
+  inflightMax: number,
+  registry?: Registry,
+): { inflight(): number } {
   let inflight = 0
-  app.addHook('onRequest', async (request) => {
+  if (registry) {
+    new Gauge({
+      name: 'kurus_http_inflight_requests',
+      help: 'Requests admitted by load shedding and not yet closed, in this process',
+      registers: [registry],
+      collect() {
+        this.set(inflight)
+      },
+    })
+  }
+  app.addHook('onRequest', async (request, reply) => {
     if (request.url === '/healthz' || request.url === '/readyz' || request.url === '/metrics')
       return
     if (inflight >= inflightMax) {
@@ -25,19 +46,9 @@ export function installLoadShedding(app: FastifyInstance, inflightMax: number): 
       )
     }
     inflight++
-    request.counted = true
+    reply.raw.once('close', () => {
+      inflight--
+    })
   })
-  const release = async (request: { counted?: boolean }) => {
-    if (!request.counted) return
-    request.counted = false
-    inflight--
-  }
-  app.addHook('onResponse', release)
-  app.addHook('onRequestAbort', release)
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    counted?: boolean
-  }
+  return { inflight: () => inflight }
 }
