@@ -33,6 +33,8 @@ const MERCHANTS = Number(process.env['BENCH_MERCHANTS'] ?? 100)
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean)
 // API processes (`kurus serve --processes N`): 1 on the 2-core machine, one per core on more.
 const PROCESSES = Number(process.env['BENCH_PROCESSES'] ?? 1)
+// The server's KURUS_INFLIGHT_MAX; the overload phase sends twice as many clients that leave.
+const INFLIGHT_MAX = 64
 // Rate limits in Redis, as a multi-process deployment runs them, when Redis answers here;
 // BENCH_REDIS_URL=none measures the PostgreSQL limiter instead.
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379'
@@ -170,6 +172,9 @@ async function openSessions(base: string, merchants: Keys[], count: number): Pro
  */
 async function chargesAtRate(base: string, tickets: Ticket[], rate: number) {
   const latencies: number[] = []
+  // When each request was due (ms after the phase started) and whether it got a 2xx: the
+  // recovery phase reads from these how soon after an overload the service served again.
+  const outcomes: { dueMs: number; ok: boolean }[] = []
   let non2xx = 0
   let errors = 0
   const start = performance.now() + 50
@@ -195,9 +200,12 @@ async function chargesAtRate(base: string, tickets: Ticket[], rate: number) {
           signal: AbortSignal.timeout(10_000),
         })
         await res.arrayBuffer()
-        if (res.status < 200 || res.status > 299) non2xx++
+        const ok = res.status >= 200 && res.status <= 299
+        if (!ok) non2xx++
+        outcomes.push({ dueMs: due - start, ok })
       } catch {
         errors++
+        outcomes.push({ dueMs: due - start, ok: false })
       }
       latencies.push(performance.now() - due)
     }),
@@ -205,7 +213,60 @@ async function chargesAtRate(base: string, tickets: Ticket[], rate: number) {
   latencies.sort((a, b) => a - b)
   const q = (p: number) =>
     Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0)
-  return { p50: q(0.5), p99: q(0.99), non2xx, errors }
+  outcomes.sort((a, b) => a.dueMs - b.dueMs)
+  const firstOkMs = Math.round(outcomes.find((o) => o.ok)?.dueMs ?? Infinity)
+  const firstSecond = outcomes.filter((o) => o.dueMs < 1000)
+  const firstSecondOk = firstSecond.filter((o) => o.ok).length / Math.max(1, firstSecond.length)
+  return { p50: q(0.5), p99: q(0.99), non2xx, errors, firstOkMs, firstSecondOk }
+}
+
+/**
+ * Clients that send a whole signed charge and go away before the answer (a client timeout,
+ * a closed tab): the traffic that once leaked load-shedding slots until every request got
+ * 503 (issue 22). Raw sockets, so the disconnect happens after the body is sent.
+ */
+async function leavers(base: string, tickets: Ticket[], afterMs: number): Promise<void> {
+  const { hostname, port } = new URL(base)
+  await Promise.all(
+    tickets.map(
+      (t) =>
+        new Promise<void>((resolve) => {
+          const body = JSON.stringify({
+            transactionId: t.transactionId,
+            amount: 10_000,
+            currency: 'TRY',
+            cardToken: t.keys.cardToken,
+          })
+          const headers = {
+            ...signHeaders(t.keys, 'POST', '/v1/payments/card', body),
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            'idempotency-key': randomUUID(),
+            host: `${hostname}:${port}`,
+          }
+          const socket = connect(Number(port), hostname, () => {
+            socket.write(
+              'POST /v1/payments/card HTTP/1.1\r\n' +
+                Object.entries(headers)
+                  .map(([k, v]) => `${k}: ${v}\r\n`)
+                  .join('') +
+                '\r\n' +
+                body,
+            )
+            // Spread over the request's life: some leave before the body is read (Fastify's
+            // onRequestAbort sees those), most after, while the charge is running.
+            setTimeout(
+              () => {
+                socket.destroy()
+                resolve()
+              },
+              afterMs * (0.2 + Math.random()),
+            )
+          })
+          socket.on('error', () => resolve())
+        }),
+    ),
+  )
 }
 
 /** Signed card charges, one fresh session and Idempotency-Key per request. */
@@ -313,7 +374,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     KURUS_RATE_LIMIT_RPS: '1000000',
     KURUS_RATE_LIMIT_BURST: '1000000',
-    KURUS_INFLIGHT_MAX: '64',
+    KURUS_INFLIGHT_MAX: String(INFLIGHT_MAX),
     PORT: String(port),
     NODE_ENV: 'production',
     ...(withRedis ? { REDIS_URL, REDIS_KEY_PREFIX: `bench:${process.pid}:` } : {}),
@@ -414,14 +475,13 @@ async function main(): Promise<void> {
     )
 
     const overloadRate = Math.ceil(chargeRate * 2)
-    const overload = await charges(
-      base,
-      await openSessions(base, merchants, overloadRate * SECONDS),
-      {
-        connections: 256,
-        overallRate: overloadRate,
-      },
-    )
+    // Twice the in-flight limit of clients that leave mid-request, during the overload.
+    const leaving = await openSessions(base, merchants, 2 * INFLIGHT_MAX)
+    const overloadTickets = await openSessions(base, merchants, overloadRate * SECONDS)
+    const [overload] = await Promise.all([
+      charges(base, overloadTickets, { connections: 256, overallRate: overloadRate }),
+      leavers(base, leaving, 300),
+    ])
     const codes = statusCounts(overload)
     const shed = (codes['429'] ?? 0) + (codes['503'] ?? 0)
     const fiveXX = Object.entries(codes)
@@ -443,6 +503,15 @@ async function main(): Promise<void> {
     const recoveryMs = Date.now() - recoveryStart
     log(
       `overload at 2× (${overloadRate}/s)   codes ${JSON.stringify(codes)}  shed ${shed}  other 5xx ${fiveXX}  timeouts ${overload.timeouts}  recovery ${recoveryMs} ms`,
+    )
+    // Normal traffic right after the overload and its leavers: served again at once?
+    const recovery = await chargesAtRate(
+      base,
+      await openSessions(base, merchants, halfRate * SECONDS),
+      halfRate,
+    )
+    log(
+      `after overload, 50% rate  first 2xx at ${recovery.firstOkMs} ms  2xx in 1st s ${(recovery.firstSecondOk * 100).toFixed(0)}%  non2xx ${recovery.non2xx}  errors ${recovery.errors}  p50 ${recovery.p50} ms  p99 ${recovery.p99} ms`,
     )
 
     const hot = await charges(
@@ -476,6 +545,11 @@ async function main(): Promise<void> {
       ],
       ['hot-account ratio >= 0.9', hotRatio >= 0.9, hotRatio.toFixed(2)],
       [
+        'serves normal traffic within 1 s after the overload',
+        recovery.firstOkMs <= 1000 && recovery.non2xx === 0 && recovery.errors === 0,
+        `first 2xx at ${recovery.firstOkMs} ms, non2xx ${recovery.non2xx}, errors ${recovery.errors}`,
+      ],
+      [
         'overload: no 5xx but 503, no timeouts',
         fiveXX === 0 && overload.timeouts === 0 && overload.errors === 0,
         `5xx ${fiveXX}, timeouts ${overload.timeouts}, errors ${overload.errors}`,
@@ -495,6 +569,7 @@ async function main(): Promise<void> {
       half: { offered: halfRate, p50: half.p50, p99: half.p99, errors: half.errors },
       reads: { rate: reads.requests.average, p99: reads.latency.p99 },
       overload: { offered: overloadRate, codes, recoveryMs, timeouts: overload.timeouts },
+      recovery,
       hot: { rate: hotRate, ratio: hotRatio },
       targets: targets.map(([name, ok, detail]) => ({ name, ok, detail })),
     })
