@@ -36,7 +36,7 @@ import {
   oldestUndeliveredEventAgeSeconds,
   webhooksDashboardRoutes,
 } from './modules/webhooks/index.ts'
-import { devMailboxRoutes } from './platform/mail.ts'
+import { devMailboxRoutes } from './modules/mail/index.ts'
 import { disputesRoutes, disputesSandboxRoutes } from './modules/disputes/index.ts'
 import { operatorRoutes } from './modules/operator/index.ts'
 import { vaultRoutes } from './modules/vault/index.ts'

@@ -1,6 +1,6 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { sendMail, type MailMessage } from '../../platform/mail.ts'
+import { sendMail, type MailMessage } from '../mail/index.ts'
 import { markup } from '../../pages/html.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { formatDateTr, formatTryTr } from './money-format.ts'
@@ -8,7 +8,7 @@ import * as repo from './invoices.repository.ts'
 import { invoiceRowToInvoice, invoiceUrl, type Invoice } from './invoice-view.ts'
 
 // The invoice email: the buyer's link (and the PDF's), the lines and the total. It goes out
-// over SMTP when SMTP_URL is set (platform/mail.ts), else into the demo mailbox (/dev/mailbox).
+// over SMTP when SMTP_URL is set (modules/mail), else into the demo mailbox (/dev/mailbox).
 // The invoice row is its outbox: `send` sets email_next_at in the transaction that moves the
 // invoice to `sent`, so the email is owed if and only if the invoice was sent. The request
 // then delivers it at once; the `invoices.send_emails` reconciler retries what failed.

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto'
 import type { Deps, Tx } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
-import { sendMail } from '../../platform/mail.ts'
+import { sendMail } from '../mail/index.ts'
 import { observeWebhookDeliveryLag } from '../../platform/metrics.ts'
 import {
   EVENT_DISPATCH_JOB,
