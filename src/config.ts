@@ -41,6 +41,8 @@ export interface Config {
   readonly workerMetricsPort: number | undefined
   /** OTLP/HTTP collector base URL: traces go to `<url>/v1/traces`; undefined: no tracing. */
   readonly otelExporterOtlpEndpoint: string | undefined
+  /** Exports one merchant may have queued or building at once; one more is 429. */
+  readonly exportsQueuedMax: number
 }
 
 export class ConfigError extends Error {
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       ? intFrom(env, 'KURUS_WORKER_METRICS_PORT', 0, 0, 65535)
       : undefined,
     otelExporterOtlpEndpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] || undefined,
+    exportsQueuedMax: intFrom(env, 'KURUS_EXPORTS_QUEUED_MAX', 5, 1, 1000),
     ...overrides,
   }
   return Object.freeze(config)

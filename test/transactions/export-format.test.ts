@@ -56,9 +56,76 @@ test('Istanbul time is UTC+03:00 in a form Excel reads as a date', () => {
 })
 
 test('cells that a spreadsheet would run as a formula get a leading apostrophe', () => {
-  for (const bad of ['=HYPERLINK("x")', '+1', '-2+3', '@SUM(A1)', '\tx', '\rx']) {
+  for (const bad of ['=HYPERLINK("x")', '+1', '-2+3', '@SUM(A1)', '\tx', '\rx', '\nx']) {
     assert.equal(neutraliseFormula(bad), `'${bad}`)
   }
-  assert.equal(neutraliseFormula('sipariş-ğüşiöçİ-1'), 'sipariş-ğüşiöçİ-1')
+  // Behind leading white space or invisible characters, and in full-width or small forms.
+  for (const bad of [
+    ' =1+1',
+    '\u00a0=1+1',
+    '\u3000+1',
+    '\u2007-1',
+    '\u200b@x',
+    '\u2060=1',
+    '\ufeff=1',
+    '\u202e=1',
+    '＝1+1',
+    '＋1',
+    '－1',
+    '＠x',
+    '﹦1',
+    '﹢1',
+    '﹣1',
+    '﹫x',
+    '⁼1',
+    ' \u00a0 ＝1',
+  ]) {
+    assert.equal(neutraliseFormula(bad), `'${bad}`, JSON.stringify(bad))
+  }
+  for (const fine of ['sipariş-ğüşiöçİ-1', 'a=b', '1-2', ' x=1', '\u00a0ş', '', 'İ=1']) {
+    assert.equal(neutraliseFormula(fine), fine, JSON.stringify(fine))
+  }
   assert.equal(neutraliseFormula(null), '')
+})
+
+test('any run of white space or format characters before any form of a trigger is caught', () => {
+  const blanks = fc.constantFrom(
+    ' ',
+    '\t',
+    '\u00a0',
+    '\u1680',
+    '\u2000',
+    '\u200a',
+    '\u2028',
+    '\u202f',
+    '\u205f',
+    '\u3000',
+    '\u200b',
+    '\u200c',
+    '\u200d',
+    '\u2060',
+    '\ufeff',
+    '\u00ad',
+  )
+  const triggers = fc.constantFrom(
+    '=',
+    '+',
+    '-',
+    '@',
+    '＝',
+    '＋',
+    '－',
+    '＠',
+    '﹦',
+    '﹢',
+    '﹣',
+    '﹫',
+  )
+  fc.assert(
+    fc.property(fc.array(blanks, { maxLength: 6 }), triggers, fc.string(), (lead, t, rest) => {
+      const text = lead.join('') + t + rest
+      assert.equal(neutraliseFormula(text), `'${text}`)
+    }),
+    { numRuns: 2000 },
+  )
 })

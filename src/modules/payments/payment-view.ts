@@ -41,6 +41,23 @@ export interface Payment {
   completedAt: Date | null
 }
 
+/**
+ * The commission and net a payment shows. The commission is priced when the payment is
+ * created and kept on the row, because its capture posts exactly that amount to the ledger;
+ * a payment that fails or is voided never captures, moves no money and posts no legs, so it
+ * bears no commission and pays the merchant nothing (issue 22 §5: a decline showed 1,50
+ * commission and 48,50 net, and statements added them in). Authorizations and payments still
+ * in flight show what their capture would post.
+ */
+export function chargedAmounts(
+  status: PaymentStatus,
+  amount: number,
+  pricedCommission: number,
+): { commission: number; netAmount: number } {
+  if (status === 'failed' || status === 'voided') return { commission: 0, netAmount: 0 }
+  return { commission: pricedCommission, netAmount: amount - pricedCommission }
+}
+
 export function paymentRowToPayment(row: PaymentRow): Payment {
   const refundable =
     row.status === 'captured'
@@ -56,8 +73,7 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     status: row.status,
     amount: row.amount,
     currency: row.currency,
-    commission: row.commission,
-    netAmount: row.amount - row.commission,
+    ...chargedAmounts(row.status, row.amount, row.commission),
     installmentCount: row.installment_count,
     cardToken: row.card_token,
     cardMask: row.card_mask,

@@ -1,6 +1,6 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { paymentRowToPayment, type Payment } from './payment-view.ts'
+import { chargedAmounts, paymentRowToPayment, type Payment } from './payment-view.ts'
 import * as repo from './payments.repository.ts'
 import type { PaymentStatus } from './payments.table.ts'
 import { refundRowToRefund, type Refund } from './refunds.service.ts'
@@ -70,8 +70,7 @@ export async function searchPayments(
     status: r.status,
     amount: r.amount,
     currency: r.currency,
-    commission: r.commission,
-    netAmount: r.amount - r.commission,
+    ...chargedAmounts(r.status, r.amount, r.commission),
     customerId: r.customer_id,
     cardMask: r.card_mask,
     cardBrand: r.card_brand,

@@ -38,13 +38,13 @@ export const CSV_COLUMNS = [
 export function csvRecord(e: PaymentSearchEntry): (string | number)[] {
   return [
     e.id,
-    neutraliseFormula(e.transactionId),
+    e.transactionId,
     e.createdAt.toISOString(),
     formatIstanbul(e.createdAt),
     e.storeId,
     e.status,
     e.method,
-    neutraliseFormula(e.customerId),
+    e.customerId ?? '',
     e.cardMask ?? '',
     e.installmentCount,
     e.currency,
@@ -62,6 +62,14 @@ export function csvRecord(e: PaymentSearchEntry): (string | number)[] {
   ]
 }
 
+// The one place CSV cells are written: every string cell, header included, goes through the
+// formula guard here, so a column added later cannot forget it. Numbers are written as digits.
+const CSV_OPTIONS = {
+  delimiter: CSV_DELIMITER,
+  record_delimiter: 'windows',
+  cast: { string: (value: string) => neutraliseFormula(value) },
+} as const
+
 export class CsvStatement implements StatementRenderer {
   private readonly out: ChunkWriter
 
@@ -70,19 +78,11 @@ export class CsvStatement implements StatementRenderer {
   }
 
   begin(): void {
-    this.out.write(
-      stringify([[...CSV_COLUMNS]], {
-        bom: true,
-        delimiter: CSV_DELIMITER,
-        record_delimiter: 'windows',
-      }),
-    )
+    this.out.write(stringify([[...CSV_COLUMNS]], { ...CSV_OPTIONS, bom: true }))
   }
 
   rows(batch: PaymentSearchEntry[]): void {
-    this.out.write(
-      stringify(batch.map(csvRecord), { delimiter: CSV_DELIMITER, record_delimiter: 'windows' }),
-    )
+    this.out.write(stringify(batch.map(csvRecord), CSV_OPTIONS))
   }
 
   // Nothing trails the rows: no totals line, so the file stays one record per payment.

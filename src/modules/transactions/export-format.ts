@@ -66,13 +66,36 @@ export function formatIstanbul(date: Date): string {
   return `${wall.slice(0, 10)} ${wall.slice(11, 19)}`
 }
 
+// Characters a spreadsheet skips or shows as blank before it looks for a formula: every
+// Unicode white space (space, tab, NBSP, ideographic space, …) and the invisible format
+// characters (zero-width space and joiners, BOM, bidi controls).
+const INVISIBLE_LEAD = /^[\s\p{Cf}]+/u
+// OWASP's triggers. NFKC folds the full-width, small and superscript forms (＝ ﹦ ⁼, ＋ ﹢,
+// － ﹣, ＠ ﹫) into these, and Excel with an East Asian IME treats ＝ as =.
+const TRIGGER = /^[=+\-@]/
+const CONTROL_LEAD = /^[\t\r\n]/
+
+/** Whether a spreadsheet could take `text` for a formula (see neutraliseFormula). */
+export function startsFormula(text: string): boolean {
+  const c = text.charCodeAt(0)
+  // Printable ASCII other than a space decides at once: nearly every cell (ids, dates,
+  // amounts) takes this path, and a 100,000-row export asks about 1.5 million cells.
+  if (c > 0x20 && c < 0x7f) return c === 0x3d || c === 0x2b || c === 0x2d || c === 0x40
+  if (CONTROL_LEAD.test(text)) return true
+  const rest = text.replace(INVISIBLE_LEAD, '')
+  const first = rest.codePointAt(0)
+  return first !== undefined && TRIGGER.test(String.fromCodePoint(first).normalize('NFKC'))
+}
+
 /**
- * Spreadsheet formula injection: a cell that begins with = + - @ (or a tab or carriage
- * return) is run as a formula by Excel and LibreOffice. Text the merchant or its buyers
- * chose (transactionId, customerId) gets a leading apostrophe there, as OWASP advises;
- * our own values (ids, statuses, numbers) never start with those characters.
+ * Spreadsheet formula injection: a cell that begins with = + - @ (or a tab, carriage return or
+ * line feed) is run as a formula by Excel and LibreOffice, and so is one whose trigger sits
+ * behind leading white space (" =", NBSP, ideographic space, zero-width characters) or is
+ * written in a full-width or small form (＝ ＋ － ＠ ﹦ …). Such a cell gets a leading
+ * apostrophe, as OWASP advises, and keeps its text. The CSV writer passes every string cell
+ * through this (export-csv.ts), so a new column cannot miss it.
  */
 export function neutraliseFormula(text: string | null): string {
   if (text === null) return ''
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+  return startsFormula(text) ? `'${text}` : text
 }

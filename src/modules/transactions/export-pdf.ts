@@ -12,6 +12,11 @@ import type { ExportFilters } from './transactions.table.ts'
 // when the next one starts, and the build loop stores the bytes after every batch, so a
 // 100,000-row statement (about 2,700 pages) never sits in memory whole.
 
+/** Whether the payment's amount was taken: captured, possibly refunded since. */
+function movedMoney(e: PaymentSearchEntry): boolean {
+  return e.status === 'captured' || e.status === 'refunded'
+}
+
 /** What a statement file is built from, whatever its format. */
 export interface StatementRenderer {
   begin(): void
@@ -144,6 +149,8 @@ export class PdfStatement implements StatementRenderer {
   private y = 0
   private page = 0
   private count = 0
+  /** Rows whose money moved (captured or refunded): the only ones the totals add. */
+  private moved = 0
   private readonly totals = { amount: 0, commission: 0, net: 0, refund: 0 }
 
   constructor(out: ChunkWriter, ctx: StatementContext) {
@@ -197,6 +204,10 @@ export class PdfStatement implements StatementRenderer {
       this.drawBodyRow(COLUMNS.map((c) => c.value(e)))
       this.y += ROW_H
       this.count++
+      // Totals count money that moved (issue 22 §5): a decline, a void or an authorization
+      // not captured yet is listed, but its amount was never taken.
+      if (!movedMoney(e)) continue
+      this.moved++
       this.totals.amount += e.amount
       this.totals.commission += e.commission
       this.totals.net += e.netAmount
@@ -206,7 +217,7 @@ export class PdfStatement implements StatementRenderer {
 
   async end(): Promise<void> {
     const doc = this.doc
-    if (this.y + ROW_H * 4 > this.bottom) this.newPage()
+    if (this.y + ROW_H * 5 > this.bottom) this.newPage()
     doc
       .moveTo(MARGIN, this.y)
       .lineTo(this.right, this.y)
@@ -222,7 +233,7 @@ export class PdfStatement implements StatementRenderer {
     this.drawCells([
       'Toplam',
       `${this.count.toLocaleString('tr-TR')} işlem`,
-      '',
+      `${this.moved.toLocaleString('tr-TR')} tahsil edildi`,
       '',
       '',
       '',
@@ -233,12 +244,20 @@ export class PdfStatement implements StatementRenderer {
     ])
     this.y += ROW_H * 2
     doc.font('regular').fontSize(FONT_SIZE).fillColor('#555555')
-    const note =
+    const notes =
       this.count === 0
-        ? 'Bu filtrelere uyan işlem yok. (No transactions match these filters.)'
-        : 'Tutarlar TRY; Net = Tutar − Komisyon; İade: tamamlanan ve süren iadeler. ' +
-          '(Amounts in TRY; refunds include completed and in-flight ones.)'
-    doc.text(note, MARGIN, this.y, { lineBreak: false })
+        ? ['Bu filtrelere uyan işlem yok. (No transactions match these filters.)']
+        : [
+            'Tutarlar TRY; Net = Tutar − Komisyon; İade: tamamlanan ve süren iadeler. ' +
+              '(Amounts in TRY; refunds include completed and in-flight ones.)',
+            'Toplamlar yalnızca tahsil edilen ödemeleri sayar; başarısız ve iptal edilen ' +
+              'ödemelerin komisyonu ve neti 0. (Totals count captured payments only; failed ' +
+              'and voided payments bear no commission or net.)',
+          ]
+    for (const note of notes) {
+      doc.text(note, MARGIN, this.y, { lineBreak: false })
+      this.y += ROW_H
+    }
     doc.end()
     await this.ended
   }

@@ -1,21 +1,22 @@
-import type { Deps } from '../../database.ts'
+import type { Db, Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
+import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { searchPayments, type PaymentSearchEntry } from '../payments/index.ts'
 import { ChunkWriter } from './chunk-writer.ts'
 import { CsvStatement } from './export-csv.ts'
 import { PdfStatement, type StatementRenderer } from './export-pdf.ts'
-import { transactionsError } from './transactions.errors.ts'
+import { exportQueueFull, transactionsError } from './transactions.errors.ts'
 import * as repo from './transactions.repository.ts'
 import { checkFilters, type TransactionFilters } from './transactions.service.ts'
 import type { ExportFilters, ExportFormat, ExportRow, ExportStatus } from './transactions.table.ts'
 
-// Statement exports: POST records a `queued` export and enqueues its build job in the same
-// transaction; the job (transactions.build_export) moves it queued → processing → ready |
-// failed, streaming the file into transaction_export_chunks; a reconciler expires files
-// after 7 days. Downloads stream the chunks back in order.
+// Statement exports: POST records a `queued` export and enqueues a build job in the same
+// transaction (at most `exportsQueuedMax` unfinished exports per merchant); each job
+// (transactions.build_export) claims the fairest queued export across merchants and moves it
+// queued → processing → ready | failed, streaming the file into transaction_export_chunks; a
+// reconciler expires files after 7 days. Downloads stream the chunks back in order.
 
 export const BUILD_EXPORT_JOB = 'transactions.build_export'
 export const EXPORT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
@@ -26,6 +27,11 @@ export const EXPORT_ATTEMPTS_MAX = 3
 // An export no worker has touched for this long lost its job for good (every retry spent
 // or the worker killed mid-build): the reconciler marks it failed so clients stop polling.
 const ABANDONED_AFTER_MS = 60 * 60 * 1000
+/**
+ * Retry-After of a refused export request: about when one of the merchant's exports should
+ * be done (a 100,000-row PDF builds in about a minute; most exports take seconds).
+ */
+export const EXPORT_QUEUE_RETRY_AFTER_SECONDS = 30
 const RECONCILE_BATCH = 200
 
 export interface ExportView {
@@ -95,13 +101,13 @@ function normaliseFilters(f: ExportFilters): ExportFilters {
 
 /** The export a retry with the same Idempotency-Key refers to, if it was made already. */
 async function findRetried(
-  deps: Deps,
+  db: Db,
   merchantId: string,
   key: string,
   format: ExportFormat,
   filters: ExportFilters,
 ): Promise<ExportView | undefined> {
-  const row = await repo.findExportByKey(deps.db, merchantId, key)
+  const row = await repo.findExportByKey(db, merchantId, key)
   if (!row) return undefined
   const same =
     row.format === format &&
@@ -117,7 +123,9 @@ function sortedKeys(f: ExportFilters): [string, unknown][] {
 /**
  * Records a queued export and its build job. The gateway replays final answers only, and a
  * 202 is re-run on retry, so the Idempotency-Key is stored on the export: a retry returns
- * the same export (in its current state) instead of building a second file.
+ * the same export (in its current state) instead of building a second file. A merchant with
+ * `exportsQueuedMax` exports queued or building gets 429 SVC-GW-1004 instead of another one
+ * (issue 22 §4); a retry of an export it already has is still answered.
  */
 export async function createExport(
   deps: Deps,
@@ -126,49 +134,49 @@ export async function createExport(
 ): Promise<ExportView> {
   const filters = normaliseFilters(input.filters ?? {})
   const key = input.idempotencyKey?.toLowerCase() ?? null
-  if (key !== null) {
-    const retried = await findRetried(deps, merchantId, key, input.format, filters)
-    if (retried) return retried
-  }
-  const now = deps.clock.now()
-  const id = newId('exp')
-  try {
-    await transact(deps.db, async (tx) => {
-      await repo.insertExport(tx, {
-        id,
-        merchant_id: merchantId,
-        format: input.format,
-        filters: JSON.stringify(filters),
-        status: 'queued',
-        snapshot_at: now,
-        error: null,
-        idempotency_key: key,
-        created_at: now,
-        started_at: null,
-        completed_at: null,
-        expires_at: null,
-        updated_at: now,
-      })
-      // In the same transaction: the job exists if and only if the export does.
-      await deps.jobs.enqueue(tx, BUILD_EXPORT_JOB, { exportId: id }, { singletonKey: id })
+  return transact(deps.db, async (tx) => {
+    // Under the merchant's lock, so the retry check and the cap see every earlier request
+    // (a concurrent one with the same key, from another of the merchant's API keys, too).
+    await repo.lockMerchantExports(tx, merchantId)
+    if (key !== null) {
+      const retried = await findRetried(tx, merchantId, key, input.format, filters)
+      if (retried) return retried
+    }
+    const queuedMax = deps.config.exportsQueuedMax
+    if ((await repo.countUnfinishedExports(tx, merchantId)) >= queuedMax) {
+      throw exportQueueFull(queuedMax, EXPORT_QUEUE_RETRY_AFTER_SECONDS)
+    }
+    const now = deps.clock.now()
+    const id = newId('exp')
+    await repo.insertExport(tx, {
+      id,
+      merchant_id: merchantId,
+      format: input.format,
+      filters: JSON.stringify(filters),
+      status: 'queued',
+      snapshot_at: now,
+      error: null,
+      idempotency_key: key,
+      created_at: now,
+      started_at: null,
+      completed_at: null,
+      expires_at: null,
+      updated_at: now,
     })
-  } catch (error) {
-    // The same key from another of the merchant's API keys, at the same moment.
-    if (key === null || !isUniqueViolation(error, 'transaction_exports_idempotency')) throw error
-    const retried = await findRetried(deps, merchantId, key, input.format, filters)
-    if (!retried) throw error
-    return retried
-  }
-  return {
-    id,
-    format: input.format,
-    status: 'queued',
-    rowCount: 0,
-    filters,
-    createdAt: now,
-    completedAt: null,
-    expiresAt: null,
-  }
+    // In the same transaction: one build job per export, so there are always at least as
+    // many jobs waiting as exports queued (each job builds one export, not always this one).
+    await deps.jobs.enqueue(tx, BUILD_EXPORT_JOB, { exportId: id }, { singletonKey: id })
+    return {
+      id,
+      format: input.format,
+      status: 'queued' as const,
+      rowCount: 0,
+      filters,
+      createdAt: now,
+      completedAt: null,
+      expiresAt: null,
+    }
+  })
 }
 
 export async function getExport(
@@ -232,14 +240,20 @@ async function* exportBatches(
 }
 
 /**
- * The build job. Idempotent: a duplicate delivery of a finished export does nothing, and a
- * retry starts a new attempt whose chunks replace the earlier attempt's. Errors are thrown
- * for pg-boss to retry, except on the last attempt, which marks the export failed.
+ * The build job. A job does not necessarily build the export it was enqueued for: it resumes
+ * the export it already owns (pg-boss retrying it), or else claims the fairest queued export
+ * of any merchant (repo.claimNextExport); `jobKey` is the export id in the job's payload, which
+ * names the job. Every export enqueues one job, so every queued export is eventually claimed.
+ * A retry starts a new attempt whose chunks replace the earlier attempt's. Errors are thrown
+ * for pg-boss to retry this job, except on the last attempt, which marks the export failed.
  */
-export async function buildExport(deps: Deps, exportId: string): Promise<void> {
-  const claimed = await repo.claimExportBuild(deps.db, exportId, deps.clock.now())
+export async function buildExport(deps: Deps, jobKey: string): Promise<void> {
+  const claimedAt = deps.clock.now()
+  const claimed =
+    (await repo.resumeExportBuild(deps.db, jobKey, claimedAt)) ??
+    (await repo.claimNextExport(deps.db, jobKey, claimedAt))
   if (!claimed) return
-  const { attempt } = claimed
+  const { id: exportId, attempt } = claimed
   try {
     await repo.deleteChunksExceptAttempt(deps.db, exportId, attempt)
     const out = new ChunkWriter(deps.db, exportId, attempt)

@@ -1,4 +1,4 @@
-import { errorFactory, type ErrorTable } from '../../platform/errors.ts'
+import { AppError, errorFactory, type ErrorTable } from '../../platform/errors.ts'
 
 export type TransactionsErrorCode =
   | 'transaction_not_found'
@@ -34,3 +34,16 @@ const table: ErrorTable<TransactionsErrorCode> = {
 }
 
 export const transactionsError = errorFactory(table)
+
+/** A merchant's export queue is full: 429 with a hint of when a place should free up. */
+export function exportQueueFull(queuedMax: number, retryAfterSeconds: number): AppError {
+  return new AppError(
+    'SVC-GW-1004',
+    429,
+    `at most ${queuedMax} exports may be queued or building at once; ` +
+      'retry when one of them is ready (GET /v1/transactions/exports/{exportId})',
+    undefined,
+    undefined,
+    { 'retry-after': String(retryAfterSeconds) },
+  )
+}

@@ -23,6 +23,7 @@ export function transactionsJobs(deps: Deps): JobDefinition<{ exportId: string }
       name: BUILD_EXPORT_JOB,
       handler: async (data) => {
         assertExportJob(data)
+        // The payload's export id names this job; the job builds whichever export is fairest.
         await buildExport(deps, data.exportId)
       },
       retryLimit: EXPORT_ATTEMPTS_MAX - 1,

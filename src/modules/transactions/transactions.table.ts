@@ -30,6 +30,8 @@ export interface TransactionExportsTable {
   byte_size: Defaulted<number>
   chunk_count: Defaulted<number>
   attempt: Defaulted<number>
+  /** The build job that owns the current attempt, by the export id it was enqueued for. */
+  claimed_by: ColumnType<string | null, string | null | undefined, string | null>
   error: string | null
   idempotency_key: string | null
   created_at: Date
