@@ -7,7 +7,15 @@
 // control into one string at a time (validation runs before any handler, so no setup is
 // needed and nothing is executed).
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
+import { printDemoBanner, seedDemo } from '../../src/commands.ts'
+import { ConfigError, loadConfig } from '../../src/config.ts'
+import { devMailboxRoutes } from '../../src/modules/mail/index.ts'
+import { createMetrics, metricsAccess, serveMetrics } from '../../src/platform/metrics.ts'
 import { OPERATOR_TOKEN, startTestApp } from '../helpers/app.ts'
 import { captured, session, type World } from './_catalog.ts'
 import { startReceiver } from './_receiver.ts'
@@ -273,4 +281,192 @@ test('bidi controls: every string of every route body in the route table is refu
     assert.ok(checked.includes(must), `${must} was not swept (${checked.length} fields were)`)
   }
   assert.ok(byBidiRule >= 50, `${byBidiRule} fields refused by the bidi rule itself`)
+})
+
+// ---------------------------------------------------------------- SSRF (more in test/webhooks)
+
+test('webhook destinations: the IPv6 forms the old blocklist missed are refused in live', async (t) => {
+  const h = await startTestApp(t, { env: { KURUS_ENV: 'live' }, freshDatabase: true })
+  const m = await newActor(h, { name: 'Live Hooks 22' })
+  for (const url of [
+    'http://[::127.0.0.1]/hooks',
+    'http://[::ffff:0:7f00:1]/hooks',
+    'http://[64:ff9b:1::a9fe:a9fe]/latest/meta-data/',
+    'http://[fec0::1]/hooks',
+  ]) {
+    const res = await m.dash('POST', `/v1/stores/${m.storeId}/webhooks`, { body: { url } })
+    assertEnvelope(res, url)
+    assert.equal(res.status, 400, `${url}: ${res.text}`)
+    assert.equal(refusal(res).field, 'url')
+  }
+})
+
+// ---------------------------------------------------------------- /metrics
+
+const METRICS_TOKEN = 'metrics-token-0123456789abcdef'
+
+const scrape = (h: { url: string }, authorization?: string) =>
+  rawRequest(h, {
+    method: 'GET',
+    path: '/metrics',
+    ...(authorization ? { headers: { authorization } } : {}),
+  })
+
+test('/metrics: not served on the public port in live without a token', async (t) => {
+  const h = await startTestApp(t, { env: { KURUS_ENV: 'live' } })
+  for (const auth of [undefined, `Bearer ${METRICS_TOKEN}`, `Bearer ${OPERATOR_TOKEN}`]) {
+    const res = await scrape(h, auth)
+    assert.equal(res.status, 404, res.text)
+    assertEnvelope(res, 'live /metrics')
+    assert.doesNotMatch(res.text, /kurus_|process_cpu/)
+  }
+  assert.ok(h.logs.some((l) => l.includes('/metrics is not served')))
+  // The routes still count: the histogram is fed whether or not it is served here.
+  assert.equal((await rawRequest(h, { method: 'GET', path: '/healthz' })).status, 200)
+})
+
+test('/metrics: with KURUS_METRICS_TOKEN, only the bearer of that token reads it (live and demo)', async (t) => {
+  for (const env of ['live', 'demo']) {
+    const h = await startTestApp(t, {
+      env: { KURUS_ENV: env, KURUS_METRICS_TOKEN: METRICS_TOKEN },
+    })
+    for (const auth of [
+      undefined,
+      'Bearer ',
+      `Bearer ${METRICS_TOKEN}x`,
+      `Bearer ${METRICS_TOKEN.slice(1)}`,
+      `Basic ${Buffer.from(`x:${METRICS_TOKEN}`).toString('base64')}`,
+      `Bearer ${OPERATOR_TOKEN}`,
+    ]) {
+      const res = await scrape(h, auth)
+      assert.equal(res.status, 401, `${env} ${auth}: ${res.text}`)
+      assertEnvelope(res, `${env} ${auth}`)
+      assert.equal(res.headers['www-authenticate'], 'Bearer')
+      assert.doesNotMatch(res.text, /kurus_|process_cpu/)
+    }
+    for (const auth of [`Bearer ${METRICS_TOKEN}`, `bearer ${METRICS_TOKEN}`]) {
+      const ok = await scrape(h, auth)
+      assert.equal(ok.status, 200, `${env}: ${ok.text.slice(0, 200)}`)
+      assert.match(ok.text, /# TYPE kurus_http_request_duration_seconds histogram/)
+    }
+  }
+  // Demo without a token stays open, as a developer expects.
+  const demo = await startTestApp(t)
+  assert.equal((await scrape(demo)).status, 200)
+})
+
+test("/metrics: the worker's listener follows the same rule; a short token is refused", async (t) => {
+  assert.deepEqual(metricsAccess(loadConfig(liveEnv())), { mode: 'off' })
+  assert.deepEqual(
+    metricsAccess(loadConfig({ ...liveEnv(), KURUS_METRICS_TOKEN: METRICS_TOKEN })),
+    {
+      mode: 'token',
+      token: METRICS_TOKEN,
+    },
+  )
+  assert.throws(
+    () => loadConfig({ ...liveEnv(), KURUS_METRICS_TOKEN: 'short' }),
+    (e: unknown) => e instanceof ConfigError && /KURUS_METRICS_TOKEN/.test(e.message),
+  )
+  const served = await serveMetrics(createMetrics(), '127.0.0.1', 0, {
+    mode: 'token',
+    token: METRICS_TOKEN,
+  })
+  t.after(() => served.close())
+  const base = { url: served.url.replace('/metrics', '') }
+  assert.equal((await scrape(base)).status, 401)
+  assert.equal((await scrape(base, `Bearer ${METRICS_TOKEN}x`)).status, 401)
+  const ok = await scrape(base, `Bearer ${METRICS_TOKEN}`)
+  assert.equal(ok.status, 200)
+  assert.match(ok.text, /process_cpu_seconds_total/)
+})
+
+// ---------------------------------------------------------------- demo-only conveniences
+
+function liveEnv(dataDir = '/nonexistent-test-data-dir'): Record<string, string> {
+  return {
+    KURUS_ENV: 'live',
+    KURUS_DATA_DIR: dataDir,
+    KURUS_MASTER_KEY: 'ab'.repeat(32),
+    KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
+  }
+}
+
+test('demo conveniences: a live app has no mailbox, sandbox or demo-credential route', async (t) => {
+  const h = await startTestApp(t, { env: { KURUS_ENV: 'live' } })
+  const m = await newActor(h, { name: 'Live Shop 22' })
+  const demoOnly = routeTable(h.app.fastify).filter(
+    (r) =>
+      r.path.startsWith('/dev/') ||
+      r.path.startsWith('/v1/sandbox/') ||
+      r.path.startsWith('/operator/v1/demo/'),
+  )
+  assert.deepEqual(
+    demoOnly.map((r) => r.key),
+    [],
+  )
+  assert.equal((await rawRequest(h, { method: 'GET', path: '/dev/mailbox' })).status, 404)
+  const reconcile = await signed(h, m, {
+    method: 'POST',
+    path: '/v1/sandbox/reconcile',
+    body: '{}',
+  })
+  assert.equal(reconcile.status, 404, reconcile.text)
+  const creds = await rawRequest(h, {
+    method: 'GET',
+    path: '/operator/v1/demo/credentials',
+    headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+  })
+  assert.equal(creds.status, 404, creds.text)
+  // The same app in demo has them (the check above is not vacuous).
+  const demo = await startTestApp(t)
+  const demoRoutes = routeTable(demo.app.fastify).map((r) => r.path)
+  for (const path of ['/dev/mailbox', '/v1/sandbox/reconcile', '/operator/v1/demo/credentials']) {
+    assert.ok(demoRoutes.includes(path), path)
+  }
+})
+
+test('demo conveniences refuse to run in live: seed, key banner, /dev/mailbox', async (t) => {
+  const h = await startTestApp(t, { env: { KURUS_ENV: 'live' } })
+  const isDemoOnly = (e: unknown) => e instanceof ConfigError && /demo-only/.test(e.message)
+  const merchantsBefore = await h.deps.db.selectFrom('merchants').select('id').execute()
+  const written: string[] = []
+  const write = process.stdout.write.bind(process.stdout)
+  process.stdout.write = (chunk: string | Uint8Array) => {
+    written.push(String(chunk))
+    return true
+  }
+  try {
+    await assert.rejects(seedDemo(h.deps, h.config), isDemoOnly)
+    await assert.rejects(printDemoBanner(h.deps, h.config, h.url), isDemoOnly)
+  } finally {
+    process.stdout.write = write
+  }
+  assert.deepEqual(written, [])
+  const merchantsAfter = await h.deps.db.selectFrom('merchants').select('id').execute()
+  assert.equal(merchantsAfter.length, merchantsBefore.length)
+  assert.throws(() => devMailboxRoutes(h.deps), isDemoOnly)
+})
+
+test('live refuses to start on a data directory the demo used (its secrets were printed)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kurus-demo-dir-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  // Without the demo's seed file, live starts (the secrets come from the environment).
+  assert.equal(loadConfig(liveEnv(dir)).env, 'live')
+  writeFileSync(join(dir, 'demo.json'), '{"dashboard":{"email":"x","password":"y"}}')
+  assert.throws(
+    () => loadConfig(liveEnv(dir)),
+    (e: unknown) => e instanceof ConfigError && /was used by the demo/.test(e.message),
+  )
+  assert.equal(loadConfig({ ...liveEnv(dir), KURUS_ENV: 'demo' }).env, 'demo')
+  // The real entry point: `serve` exits 1 with that message, before opening anything.
+  const run = spawnSync(process.execPath, ['src/main.ts', 'serve'], {
+    cwd: new URL('../..', import.meta.url),
+    env: { ...process.env, ...liveEnv(dir), PORT: '0' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  assert.equal(run.status, 1, run.stderr)
+  assert.match(run.stderr, /was used by the demo/)
+  assert.doesNotMatch(run.stdout, /secret key|sk_(demo|live)_/)
 })
