@@ -2,7 +2,7 @@ import cluster from 'node:cluster'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ConfigError, type Config } from './config.ts'
+import { ConfigError, DEMO_SEED_FILE, assertDemo, type Config } from './config.ts'
 import type { Database, Deps } from './database.ts'
 import { connectDatabase } from './platform/db/connect.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
@@ -39,9 +39,10 @@ interface DemoFile {
   dashboard: { email: string; password: string }
 }
 
-async function seedDemo(deps: Deps, config: Config): Promise<void> {
-  if (config.env !== 'demo') return
-  const file = join(config.dataDir, 'demo.json')
+/** The sandbox's demo merchant, created on the first start (demo only). */
+export async function seedDemo(deps: Deps, config: Config): Promise<void> {
+  assertDemo(config, 'the demo seed')
+  const file = join(config.dataDir, DEMO_SEED_FILE)
   if ((await countMerchants(deps)) === 0) {
     const created = await createMerchant(deps, { name: 'Demo Merchant', kycStatus: 'approved' })
     const demo: DemoFile = {
@@ -75,11 +76,12 @@ function signedCurl(
   return parts.join(' \\\n  ')
 }
 
-async function printDemoBanner(deps: Deps, config: Config, url: string): Promise<void> {
-  if (config.env !== 'demo') return
+/** The start banner with the demo merchant's keys and the operator token (demo only). */
+export async function printDemoBanner(deps: Deps, config: Config, url: string): Promise<void> {
+  assertDemo(config, 'the start banner (it prints keys)')
   const creds = await revealDemoCredentials(deps)
   if (!creds) return
-  const demoFile = join(config.dataDir, 'demo.json')
+  const demoFile = join(config.dataDir, DEMO_SEED_FILE)
   const demo = existsSync(demoFile)
     ? (JSON.parse(readFileSync(demoFile, 'utf8')) as DemoFile)
     : undefined
@@ -136,9 +138,10 @@ async function serve(config: Config, options: ServeOptions): Promise<void> {
   const runWorker = options.worker && options.processes <= 1
   const runtime = await startRuntime(config, { runWorker, migrate: !cluster.isWorker })
   const { fastify, deps } = runtime.app
-  if (!cluster.isWorker) await seedDemo(deps, config)
+  const demo = config.env === 'demo' && !cluster.isWorker
+  if (demo) await seedDemo(deps, config)
   const address = await fastify.listen({ port: config.port, host: config.host })
-  if (!cluster.isWorker) await printDemoBanner(deps, config, config.publicApiUrl || address)
+  if (demo) await printDemoBanner(deps, config, config.publicApiUrl || address)
   onShutdown(fastify.log, runtime.close)
 }
 

@@ -39,6 +39,11 @@ export interface Config {
   readonly keyRollGraceSeconds: number
   /** `kurus worker` serves /metrics on this port (0: any free port); undefined: none. */
   readonly workerMetricsPort: number | undefined
+  /**
+   * Bearer token /metrics requires (API and worker). Unset: open in demo, not served in live,
+   * so the series are never readable by anyone on the public port.
+   */
+  readonly metricsToken: string | undefined
   /** OTLP/HTTP collector base URL: traces go to `<url>/v1/traces`; undefined: no tracing. */
   readonly otelExporterOtlpEndpoint: string | undefined
   /** Exports one merchant may have queued or building at once; one more is 429. */
@@ -49,7 +54,21 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
+/**
+ * The first call of every demo-only convenience (the seeded demo merchant, the banner that
+ * prints its keys, /dev/mailbox): in live it refuses to run, so a wiring mistake stops the
+ * start instead of exposing keys or mail.
+ */
+export function assertDemo(config: Pick<Config, 'env'>, what: string): void {
+  if (config.env !== 'demo') {
+    throw new ConfigError(`${what} is demo-only: it refuses to run with KURUS_ENV=${config.env}`)
+  }
+}
+
 type Env = Readonly<Record<string, string | undefined>>
+
+/** What the demo's seeding writes into KURUS_DATA_DIR (src/commands.ts). */
+export const DEMO_SEED_FILE = 'demo.json'
 
 function intFrom(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]
@@ -91,6 +110,19 @@ function parseMasterKey(raw: string): Buffer {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
+// Long enough not to be guessed through the per-IP limit; `openssl rand -base64 24` gives 32.
+const METRICS_TOKEN_LENGTH_MIN = 24
+
+function metricsTokenFrom(env: Env): string | undefined {
+  const token = env['KURUS_METRICS_TOKEN'] || undefined
+  if (token !== undefined && token.length < METRICS_TOKEN_LENGTH_MIN) {
+    throw new ConfigError(
+      `KURUS_METRICS_TOKEN must be at least ${METRICS_TOKEN_LENGTH_MIN} characters (e.g. openssl rand -base64 24)`,
+    )
+  }
+  return token
+}
+
 function logLevelFrom(env: Env): string {
   const level = env['LOG_LEVEL'] || 'info'
   if (!LOG_LEVELS.includes(level)) {
@@ -106,6 +138,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   }
   const port = intFrom(env, 'PORT', 3000, 0, 65535)
   const dataDir = resolve(env['KURUS_DATA_DIR'] ?? './.kurus')
+  // A directory the demo has used holds its seed (demo.json: the demo merchant's dashboard
+  // password in clear) and may hold the master key and operator token the demo generated and
+  // printed on its banner. Live must not quietly take those over.
+  if (kurusEnv === 'live' && existsSync(join(dataDir, DEMO_SEED_FILE))) {
+    throw new ConfigError(
+      `KURUS_DATA_DIR ${dataDir} was used by the demo (${DEMO_SEED_FILE}): its secrets were printed ` +
+        'and its demo merchant has a known password. Use another directory with KURUS_ENV=live',
+    )
+  }
   const base = `http://localhost:${port}`
   const masterKey =
     overrides.masterKey ??
@@ -158,6 +199,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     workerMetricsPort: env['KURUS_WORKER_METRICS_PORT']
       ? intFrom(env, 'KURUS_WORKER_METRICS_PORT', 0, 0, 65535)
       : undefined,
+    metricsToken: metricsTokenFrom(env),
     otelExporterOtlpEndpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] || undefined,
     exportsQueuedMax: intFrom(env, 'KURUS_EXPORTS_QUEUED_MAX', 5, 1, 1000),
     ...overrides,

@@ -8,7 +8,7 @@ import { systemClock, type Clock } from './platform/clock.ts'
 import { connectDatabase, connectReadDatabase, type DatabaseHandle } from './platform/db/connect.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
 import { createLogger, type Logger } from './platform/logger.ts'
-import { createMetrics, serveMetrics } from './platform/metrics.ts'
+import { createMetrics, metricsAccess, serveMetrics } from './platform/metrics.ts'
 import { oldestUndeliveredEventAgeSeconds } from './modules/webhooks/index.ts'
 
 export interface Runtime {
@@ -78,8 +78,12 @@ export async function startWorker(
   registerJobs(jobs, deps)
   await jobs.start()
   await jobs.work(options.concurrency ?? 2)
+  const access = metricsAccess(config)
+  if (config.workerMetricsPort !== undefined && access.mode === 'off') {
+    log.warn('live without KURUS_METRICS_TOKEN: the worker serves no /metrics')
+  }
   const metrics =
-    config.workerMetricsPort === undefined
+    config.workerMetricsPort === undefined || access.mode === 'off'
       ? undefined
       : await serveMetrics(
           createMetrics({
@@ -89,6 +93,7 @@ export async function startWorker(
           }),
           config.host,
           config.workerMetricsPort,
+          access,
         )
   log.info({ concurrency: options.concurrency ?? 2, metrics: metrics?.url }, 'worker started')
   return {

@@ -2,13 +2,22 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Config } from '../config.ts'
+import { safeEqual } from './crypto.ts'
 import type { SqlExecutor } from './db/connect.ts'
+import { AppError } from './errors.ts'
 import { JOBS_SCHEMA } from './jobs/queue.ts'
 
 // Prometheus metrics at /metrics. Request rate and latency by route and status come from a
 // hook; payments by outcome from the payments module (a process-wide counter); database pool
 // use and job-queue depth and age are read at scrape time, so they cost nothing between
 // scrapes.
+//
+// Who may scrape (issue 22 §4): the series name routes, volumes, queue depths and pool use,
+// which is reconnaissance for an attacker, so in `live` /metrics is never open to anyone on
+// the public port. With KURUS_METRICS_TOKEN set, /metrics (the API's and the worker's) needs
+// `Authorization: Bearer <token>` in every environment; without it, `live` serves no /metrics
+// at all and `demo` serves it open, as a developer expects.
 
 /** Process-wide domain counters, merged into every app's scrape. */
 export const domainRegistry = new Registry()
@@ -128,18 +137,45 @@ async function scrape(metrics: Metrics): Promise<{ contentType: string; body: st
   return { contentType: merged.contentType, body: await merged.metrics() }
 }
 
+export type MetricsAccess =
+  | { mode: 'open' }
+  | { mode: 'token'; token: string }
+  /** Not served: live without KURUS_METRICS_TOKEN. */
+  | { mode: 'off' }
+
+export function metricsAccess(config: Pick<Config, 'env' | 'metricsToken'>): MetricsAccess {
+  if (config.metricsToken !== undefined) return { mode: 'token', token: config.metricsToken }
+  return config.env === 'live' ? { mode: 'off' } : { mode: 'open' }
+}
+
+/** Does this Authorization header carry the metrics token? Constant time. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const match = /^bearer (.+)$/i.exec(header ?? '')
+  return match?.[1] !== undefined && safeEqual(match[1].trim(), token)
+}
+
+const METRICS_TOKEN_REQUIRED = 'metrics need Authorization: Bearer <KURUS_METRICS_TOKEN>'
+
 /**
  * /metrics for a process without the API (`kurus worker`): webhook deliveries, job handlers
  * and their counters run there, so their series are scraped there. Nothing else is served.
+ * The caller does not start it when `access` is off.
  */
 export async function serveMetrics(
   metrics: Metrics,
   host: string,
   port: number,
+  access: MetricsAccess = { mode: 'open' },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((request, response) => {
-    if (request.method !== 'GET' || request.url !== '/metrics') {
+    if (request.method !== 'GET' || request.url !== '/metrics' || access.mode === 'off') {
       response.writeHead(404).end()
+      return
+    }
+    if (access.mode === 'token' && !bearerMatches(request.headers.authorization, access.token)) {
+      response
+        .writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' })
+        .end(METRICS_TOKEN_REQUIRED)
       return
     }
     scrape(metrics).then(
@@ -159,7 +195,11 @@ export async function serveMetrics(
   }
 }
 
-export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
+export function installMetrics(
+  app: FastifyInstance,
+  metrics: Metrics,
+  config: Pick<Config, 'env' | 'metricsToken'>,
+): void {
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the concrete URL: ids would explode the label set.
     const route = request.routeOptions.url ?? 'unmatched'
@@ -167,8 +207,29 @@ export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
       .labels(request.method, route, String(reply.statusCode))
       .observe(reply.elapsedTime / 1000)
   })
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-    const { contentType, body } = await scrape(metrics)
-    return reply.type(contentType).send(body)
-  })
+  const access = metricsAccess(config)
+  if (access.mode === 'off') {
+    app.log.warn('live without KURUS_METRICS_TOKEN: /metrics is not served')
+    return
+  }
+  app.get(
+    '/metrics',
+    {
+      schema: { hide: true },
+      onRequest: async (request) => {
+        if (
+          access.mode === 'token' &&
+          !bearerMatches(request.headers.authorization, access.token)
+        ) {
+          throw new AppError('SVC-GW-1003', 401, METRICS_TOKEN_REQUIRED, undefined, undefined, {
+            'www-authenticate': 'Bearer',
+          })
+        }
+      },
+    },
+    async (_request, reply) => {
+      const { contentType, body } = await scrape(metrics)
+      return reply.type(contentType).send(body)
+    },
+  )
 }

@@ -1,10 +1,14 @@
 // Goal: dashboard login and its JWT guard: one 401 for a wrong email or password, expiry by
 // the clock, API keys refused on dashboard routes and dashboard tokens on signed routes,
-// another merchant's store a 404. Method: the real app over HTTP; the test clock for expiry.
+// another merchant's store a 404; the sign-in lockout (5 failures in 15 min lock an email for
+// 15 min whatever the client address, unknown emails alike, across processes).
+// Method: the real app over HTTP (clients on several loopback addresses); the test clock for
+// expiry and the lockout window.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SignJWT } from 'jose'
-import { startTestApp } from '../helpers/app.ts'
+import { startTestApp, type TestApp } from '../helpers/app.ts'
+import { rawRequest } from '../security/_support.ts'
 import {
   HOUR,
   MINUTE,
@@ -145,4 +149,132 @@ test("another merchant's store is a 404 on every dashboard route", async (t) => 
   // Nothing of a's changed.
   const still = await a.dash<{ items: unknown[] }>('GET', `/v1/stores/${a.storeId}/webhooks`)
   assert.equal(still.body.items.length, 1)
+})
+
+// ---- sign-in lockout (issue 22 §4): 5 failures in 15 min lock the email for 15 min
+
+interface Attempt {
+  status: number
+  code: string | undefined
+  message: string | undefined
+}
+
+/** A sign-in from a given loopback address (another client IP each time if asked). */
+async function signIn(
+  h: TestApp,
+  email: string,
+  password: string,
+  from = '127.0.0.1',
+): Promise<Attempt> {
+  const res = await rawRequest(h, {
+    method: 'POST',
+    path: '/v1/dashboard/login',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+    localAddress: from,
+  })
+  const body = res.json as { code?: string; message?: string }
+  return { status: res.status, code: body.code, message: body.message }
+}
+
+/** Failed sign-ins, each from another client address: the lock must not care about it. */
+async function fail(h: TestApp, email: string, times: number, firstIp = 10): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    const res = await signIn(h, email, `wrong-${i}`, `127.0.0.${firstIp + i}`)
+    assert.equal(res.status, 401)
+  }
+}
+
+test('lockout: 5 failures from 5 addresses lock the email for 15 min, the right password included', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const other = await newDashboardMerchant(h)
+  const wrong = await signIn(h, m.email, 'wrong-0', '127.0.0.9')
+  await fail(h, m.email, 4)
+
+  // Locked: the right password, from a fresh address, gets the wrong password's answer.
+  const locked = await signIn(h, m.email, m.password, '127.0.0.30')
+  assert.deepEqual(locked, wrong)
+  assert.equal(locked.code, 'SVC-GW-1003')
+  assert.equal((await signIn(h, m.email.toUpperCase(), m.password, '127.0.0.31')).status, 401)
+  // Only that email: another user signs in from the same addresses.
+  assert.equal((await signIn(h, other.email, other.password, '127.0.0.10')).status, 200)
+
+  h.clock.advance(14 * MINUTE + 59_000)
+  assert.equal((await signIn(h, m.email, m.password)).status, 401, 'still locked at 14:59')
+  h.clock.advance(2_000)
+  assert.equal((await signIn(h, m.email, m.password)).status, 200, 'unlocked after 15 min')
+})
+
+test('lockout: an unknown email is counted and locked exactly like a known one', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const unknown = `nobody-${m.email}`
+  const known: Attempt[] = []
+  const stranger: Attempt[] = []
+  for (let i = 0; i < 7; i++) {
+    known.push(await signIn(h, m.email, `wrong-${i}`, `127.0.0.${20 + i}`))
+    stranger.push(await signIn(h, unknown, `wrong-${i}`, `127.0.0.${20 + i}`))
+  }
+  // Same status, code and message at every step, before and after the lock.
+  assert.deepEqual(stranger, known)
+  assert.ok(known.every((a) => a.status === 401))
+  // Both are locked now, and answer the same to the known email's right password.
+  assert.deepEqual(await signIn(h, unknown, m.password), await signIn(h, m.email, m.password))
+  // The lock table keys the emails by a keyed hash: no attempted address is stored.
+  const rows = await h.deps.db.selectFrom('dashboard_login_throttles').selectAll().execute()
+  assert.ok(rows.length >= 2)
+  for (const row of rows) {
+    assert.match(row.email_key, /^[0-9a-f]{64}$/)
+    assert.ok(!JSON.stringify(row).includes('@'), JSON.stringify(row))
+  }
+})
+
+test('lockout: the window slides over 15 min and a success clears the count', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+
+  // 4 failures, a success: the count starts over, so 4 more do not lock.
+  await fail(h, m.email, 4)
+  assert.equal((await signIn(h, m.email, m.password)).status, 200)
+  await fail(h, m.email, 4)
+  assert.equal((await signIn(h, m.email, m.password)).status, 200)
+
+  // Failures older than 15 min drop out of the count.
+  await fail(h, m.email, 4)
+  h.clock.advance(15 * MINUTE + 1_000)
+  await fail(h, m.email, 1)
+  assert.equal((await signIn(h, m.email, m.password)).status, 200)
+
+  // A sliding window, not fixed blocks from the first failure: 1 failure at 0:00 and 3 at
+  // 14:00, then at 16:00 the first has dropped out (3 left) and 2 more make 5: locked.
+  await fail(h, m.email, 1)
+  h.clock.advance(14 * MINUTE)
+  await fail(h, m.email, 3)
+  h.clock.advance(2 * MINUTE)
+  await fail(h, m.email, 2)
+  assert.equal((await signIn(h, m.email, m.password)).status, 401, '5 in the last 15 min')
+})
+
+test('lockout: parallel guesses and two processes share one count', async (t) => {
+  const h = await startTestApp(t)
+  // A second API process over the same database (and the same clock).
+  const h2 = await startTestApp(t, { database: h.database, clock: h.clock })
+  const m = await newDashboardMerchant(h)
+  await fail(h, m.email, 3)
+  await fail(h2, m.email, 2, 40)
+  assert.equal((await signIn(h2, m.email, m.password)).status, 401, 'locked on the second')
+  assert.equal((await signIn(h, m.email, m.password)).status, 401, 'and on the first')
+
+  // Twenty guesses at once from twenty addresses: the email ends up locked all the same.
+  const n = await newDashboardMerchant(h)
+  const guesses = await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      signIn(i % 2 ? h : h2, n.email, `guess-${i}`, `127.0.1.${i + 1}`),
+    ),
+  )
+  assert.ok(guesses.every((g) => g.status === 401))
+  assert.equal((await signIn(h, n.email, n.password)).status, 401)
+  h.clock.advance(16 * MINUTE)
+  assert.equal((await signIn(h2, n.email, n.password)).status, 200)
 })

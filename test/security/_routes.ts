@@ -1,6 +1,7 @@
 // The app's route table, read from the running Fastify instance (never a hand-kept list), so
 // a route another module adds is fuzzed, tenancy-checked and header-checked automatically.
 import type { FastifyInstance } from 'fastify'
+import fc from 'fast-check'
 
 /** A JSON Schema as @fastify/swagger prints it (only the parts the suite reads). */
 export interface JsonSchema {
@@ -193,4 +194,103 @@ export function openObjects(schema: JsonSchema | undefined, at = 'body'): string
     found.push(...openObjects(branch, at))
   }
   return found
+}
+
+// ---------------------------------------------------------------- schema examples
+
+const TEXT_CANDIDATES = ['Ödeme', 'x1', 'a']
+
+function exampleString(schema: JsonSchema): string {
+  const min = schema.minLength ?? 0
+  const max = schema.maxLength ?? Infinity
+  const fits = (s: string) =>
+    s.length >= min &&
+    s.length <= max &&
+    (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(s))
+  switch (schema.format) {
+    case 'date-time':
+      return new Date(Date.now() + 30 * 86_400_000).toISOString()
+    case 'date':
+      return '2030-01-01'
+    case 'email':
+      return 'buyer@example.com'
+    case 'uri':
+      return 'https://shop.example/r'
+    case 'uuid':
+      return '00000000-0000-4000-8000-000000000000'
+    default:
+      break
+  }
+  const padded = TEXT_CANDIDATES.map((s) => s.padEnd(min, 'x'))
+  const plain = padded.find(fits)
+  if (plain !== undefined) return plain
+  if (schema.pattern !== undefined) {
+    const samples = fc.sample(fc.stringMatching(new RegExp(schema.pattern)), {
+      numRuns: 200,
+      seed: 1,
+    })
+    const sampled = samples.find(fits)
+    if (sampled !== undefined) return sampled
+  }
+  throw new Error(`no example string for ${JSON.stringify(schema)}`)
+}
+
+/**
+ * A value the schema accepts, with every optional property filled in: a body that passes
+ * validation without the setup a real request would need (validation runs before handlers).
+ */
+export function exampleOf(schema: JsonSchema | undefined): unknown {
+  if (!schema) return {}
+  if (schema.const !== undefined) return schema.const
+  if (schema.enum && schema.enum.length > 0) return schema.enum[0]
+  const branch = schema.anyOf?.[0] ?? schema.oneOf?.[0]
+  if (branch) return exampleOf(branch)
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type
+  if (type === 'object' || schema.properties) {
+    const out: Record<string, unknown> = {}
+    for (const [name, sub] of Object.entries(schema.properties ?? {})) out[name] = exampleOf(sub)
+    if (schema.properties === undefined && typeof schema.additionalProperties === 'object') {
+      out['note'] = exampleOf(schema.additionalProperties)
+    }
+    return out
+  }
+  if (type === 'array') {
+    return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items))
+  }
+  if (type === 'integer' || type === 'number') return schema.minimum ?? 1
+  if (type === 'boolean') return true
+  if (type === 'string') return exampleString(schema)
+  return null
+}
+
+export interface StringLeaf {
+  /** JSON Pointer: `/lineItems/0/name`. */
+  pointer: string
+  value: string
+  schema: JsonSchema
+}
+
+/** Every string in `value` (as exampleOf built it from `schema`) with its own schema. */
+export function stringLeaves(
+  schema: JsonSchema | undefined,
+  value: unknown,
+  at = '',
+): StringLeaf[] {
+  if (!schema) return []
+  const branch = schema.anyOf?.[0] ?? schema.oneOf?.[0]
+  if (branch && schema.enum === undefined && schema.const === undefined) {
+    return stringLeaves(branch, value, at)
+  }
+  if (typeof value === 'string') return [{ pointer: at, value, schema }]
+  if (Array.isArray(value))
+    return value.flatMap((v, i) => stringLeaves(schema.items, v, `${at}/${i}`))
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([name, v]) => {
+      const sub =
+        schema.properties?.[name] ??
+        (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined)
+      return stringLeaves(sub, v, `${at}/${name}`)
+    })
+  }
+  return []
 }

@@ -1,10 +1,17 @@
 // Goal: secret rotation signs with both secrets for 24 h, then only the new one; the SSRF
 // guard refuses private, loopback, link-local and metadata receivers in live (at creation
-// and again at delivery, after DNS), and allows local receivers in demo. Method: the real
-// app in demo and live, a real receiver, standardwebhooks to verify; pure checks of the guard.
+// and again at delivery, after DNS), and allows local receivers in demo; the IPv6 disguises of
+// issue 22 §4 (IPv4-compatible, SIIT, local-use NAT64, site-local, 6to4, Teredo) are refused in
+// live at creation and at delivery; a rebinding name is not connected to; redirects are not
+// followed. Method: the real app in demo and live, a real receiver, standardwebhooks to
+// verify; pure checks of the guard; the sender with an injected resolver for rebinding.
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
 import { checkReceiverUrl } from '../../src/modules/webhooks/index.ts'
+import { postWebhook } from '../../src/modules/webhooks/sender.ts'
+import { checkAddress, type Resolver } from '../../src/modules/webhooks/ssrf.ts'
 import { startTestApp } from '../helpers/app.ts'
 import {
   HOUR,
@@ -181,4 +188,163 @@ test('the guard on its own: every address family and disguise', async () => {
   assert.equal(await demo('http://192.168.0.1/'), true)
   assert.equal(await demo('http://169.254.169.254/'), false)
   assert.equal(await demo('http://[::ffff:169.254.169.254]/'), false)
+})
+
+// ---- issue 22 §4: addresses the hand-kept blocklist missed, rebinding, redirects
+
+/** IPv6 forms that lead to loopback, private or non-public space (each missed before). */
+const MISSED = [
+  '[::127.0.0.1]', // IPv4-compatible loopback
+  '[::ffff:0:7f00:1]', // SIIT (RFC 6145) loopback
+  '[64:ff9b:1::a00:1]', // local-use NAT64 (RFC 8215) to 10.0.0.1
+  '[64:ff9b:1::808:808]', // local-use NAT64, even to a public address: a private translator
+  '[fec0::1]', // site-local (deprecated, still routed on some networks)
+  '[2002:7f00:1::1]', // 6to4 wrapping 127.0.0.1
+  '[2001:0:4136:e378:8000:63bf:80ff:fffe]', // Teredo, client 127.0.0.1
+]
+
+test('live refuses the IPv6 disguises the old blocklist missed, at creation', async (t) => {
+  const h = await startTestApp(t, { env: { KURUS_ENV: 'live' } })
+  const m = await newDashboardMerchant(h)
+  for (const host of MISSED) {
+    const res = await m.dash<{ code: string; details?: { field: string; reason: string }[] }>(
+      'POST',
+      `/v1/stores/${m.storeId}/webhooks`,
+      { url: `http://${host}:8080/hook` },
+    )
+    assert.equal(res.status, 400, `${host} → ${res.status}`)
+    assert.equal(res.body.code, 'SVC-VAL-3001')
+    assert.equal(res.body.details?.[0]?.field, 'url')
+  }
+  const listed = await m.dash<{ items: unknown[] }>('GET', `/v1/stores/${m.storeId}/webhooks`)
+  assert.deepEqual(listed.body.items, [])
+})
+
+test('live refuses them at delivery too: no attempt reaches the network', async (t) => {
+  const h = await startTestApp(t, { env: { KURUS_ENV: 'live' } })
+  const m = await newDashboardMerchant(h)
+  const receiver = await startReceiver(t)
+  const port = new URL(receiver.url).port
+  // Session callback URLs are not screened at creation: delivery is the last line.
+  const urls = MISSED.map((host) => `http://${host}:${port}/hooks`)
+  for (const [i, url] of urls.entries()) {
+    await authorizedPayment(m.client, 6000 + i, { callbackUrl: url })
+  }
+  await h.deps.jobs.runDueOnce()
+  assert.equal(receiver.received.length, 0)
+  const log = await deliveries(m)
+  for (const url of urls) {
+    const mine = log.items.filter((d) => d.url === url)
+    assert.ok(mine.length >= 1, `a delivery to ${url}`)
+    for (const d of mine) {
+      assert.equal(d.lastStatusCode, null, url)
+      assert.match(d.lastError ?? '', /destination resolves to a loopback or private address/, url)
+    }
+  }
+})
+
+test('the guard by range: live takes global unicast only; embedded IPv4 is judged everywhere', () => {
+  const live = (a: string) => checkAddress(a, 'live').ok
+  const demo = (a: string) => checkAddress(a, 'demo').ok
+  for (const host of MISSED) assert.equal(live(host.slice(1, -1)), false, host)
+  for (const a of [
+    '::7f00:1',
+    '::ffff:0:a00:1',
+    '64:ff9b::a00:1',
+    '64:ff9b::808:808', // well-known NAT64: only ever global unicast is taken in live
+    'fec0:1::1',
+    'feff::1',
+    '2002:808:808::1',
+    '2001:db8::1',
+    '100::1', // discard-only
+    '192.0.2.1',
+    '198.18.0.1',
+    '100::',
+  ]) {
+    assert.equal(live(a), false, a)
+  }
+  for (const a of ['8.8.8.8', '2001:4860:4860::8888', '::ffff:8.8.8.8', '2a00:1450:4001::1']) {
+    assert.equal(live(a), true, a)
+  }
+  // Demo takes loopback and private receivers, but not metadata in any disguise.
+  assert.equal(demo('::127.0.0.1'), true)
+  assert.equal(demo('::ffff:0:7f00:1'), true)
+  for (const a of [
+    '::a9fe:a9fe',
+    '::ffff:0:a9fe:a9fe',
+    '64:ff9b::a9fe:a9fe',
+    '64:ff9b:1::a9fe:a9fe',
+    '2002:a9fe:a9fe::1',
+    '2001:0:4136:e378:8000:63bf:5601:5601', // Teredo client 169.254.169.254 (inverted bits)
+    '2001:0:a9fe:a9fe::1', // Teredo server 169.254.169.254
+    'fe80::1',
+    '0.0.0.0',
+    '255.255.255.255',
+  ]) {
+    assert.equal(demo(a), false, a)
+  }
+  // Only strict IP syntax is taken as an address (resolvers never answer `127.1`).
+  assert.equal(checkAddress('127.1', 'demo').ok, false)
+})
+
+test('DNS rebinding: a name checked as public that now answers loopback is not connected to', async (t) => {
+  const receiver = await startReceiver(t)
+  const port = new URL(receiver.url).port
+  const url = `http://rebind.example:${port}/hooks`
+  let calls = 0
+  const rebinding: Resolver = async () => {
+    calls += 1
+    return calls === 1
+      ? [{ address: '93.184.215.14', family: 4 }]
+      : [{ address: '127.0.0.1', family: 4 }]
+  }
+  assert.deepEqual(await checkReceiverUrl(url, 'live', rebinding), { ok: true })
+  const outcome = await postWebhook(url, {}, '{"type":"x"}', 'live', rebinding)
+  assert.equal(outcome.ok, false)
+  assert.equal(outcome.statusCode, null)
+  assert.match(outcome.error ?? '', /loopback or private/)
+  assert.equal(calls, 2, 'the delivery resolved the name again, at connect time')
+  assert.equal(receiver.received.length, 0)
+
+  // A round-robin answer with one private address is refused whole.
+  const mixed: Resolver = async () => [
+    { address: '93.184.215.14', family: 4 },
+    { address: '10.0.0.1', family: 4 },
+  ]
+  assert.equal((await checkReceiverUrl(url, 'live', mixed)).ok, false)
+  assert.equal((await postWebhook(url, {}, '{}', 'live', mixed)).ok, false)
+  assert.equal(receiver.received.length, 0)
+})
+
+test('the socket goes to the checked address; the Host header keeps the name', async (t) => {
+  const receiver = await startReceiver(t)
+  const port = new URL(receiver.url).port
+  // No DNS knows this name: only the resolver the guard checked can have led the socket there.
+  const local: Resolver = async () => [{ address: '127.0.0.1', family: 4 }]
+  const outcome = await postWebhook(
+    `http://receiver.kurus.test:${port}/hooks`,
+    {},
+    '{"type":"x"}',
+    'demo',
+    local,
+  )
+  assert.equal(outcome.ok, true, outcome.error ?? '')
+  assert.equal(receiver.received.length, 1)
+  assert.equal(receiver.received[0]?.headers.host, `receiver.kurus.test:${port}`)
+})
+
+test('redirects are not followed, wherever they point', async (t) => {
+  const target = await startReceiver(t)
+  const server = createServer((_req, res) => {
+    res.writeHead(307, { location: target.url }).end()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const from = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
+  for (const env of ['demo', 'live'] as const) {
+    const outcome = await postWebhook(from, {}, '{"type":"x"}', env)
+    assert.equal(outcome.ok, false)
+    if (env === 'demo') assert.equal(outcome.statusCode, 307)
+  }
+  assert.equal(target.received.length, 0)
 })

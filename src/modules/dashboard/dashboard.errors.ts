@@ -8,8 +8,14 @@ export type DashboardErrorCode =
   | 'api_key_not_found'
 
 const table: ErrorTable<DashboardErrorCode> = {
-  // One message for a wrong email and a wrong password: it must not tell which exists.
-  bad_credentials: { code: 'SVC-GW-1003', status: 401, message: 'email or password is wrong' },
+  // One answer for a wrong email, a wrong password and a locked email: it must not tell which
+  // emails exist nor which one is locked. It names the lockout so a locked-out user knows to wait.
+  bad_credentials: {
+    code: 'SVC-GW-1003',
+    status: 401,
+    message:
+      'email or password is wrong (after 5 failed attempts in 15 minutes, sign-in for that email is locked for 15 minutes)',
+  },
   token_missing: {
     code: 'SVC-GW-1003',
     status: 401,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
+import { assertDemo } from '../../config.ts'
 import type { Deps } from '../../database.ts'
 import { listMailbox } from './mail.service.ts'
 
@@ -16,6 +17,7 @@ function escapeHtml(s: string): string {
  * it has no authentication. Bodies are shown as escaped text, never rendered as HTML.
  */
 export function devMailboxRoutes(deps: Deps): FastifyPluginAsync {
+  assertDemo(deps.config, '/dev/mailbox')
   return async (app) => {
     app.get('/dev/mailbox', { schema: { hide: true } }, async (_request, reply) => {
       const messages = await listMailbox(deps)

@@ -2,6 +2,7 @@ import type { Insertable, Selectable } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
 import type {
   ApiKeyRow,
+  DashboardLoginThrottlesTable,
   DashboardUsersTable,
   KycStatus,
   MerchantRow,
@@ -200,6 +201,66 @@ export function findDashboardUsersByMerchant(
     .selectAll()
     .where('merchant_id', '=', merchantId)
     .orderBy('created_at')
+    .execute()
+}
+
+// ---- dashboard sign-in lockout
+
+type LoginThrottleRow = Selectable<DashboardLoginThrottlesTable>
+
+/**
+ * The email's lockout row, created empty if missing, locked FOR UPDATE: concurrent sign-ins
+ * for one email (from any process) take their turn, so none slips past the count.
+ */
+export async function lockLoginThrottle(
+  tx: Tx,
+  emailKey: string,
+  now: Date,
+): Promise<LoginThrottleRow> {
+  await tx
+    .insertInto('dashboard_login_throttles')
+    .values({ email_key: emailKey, failures: '[]', locked_until: null, expires_at: now })
+    .onConflict((oc) => oc.column('email_key').doNothing())
+    .execute()
+  return tx
+    .selectFrom('dashboard_login_throttles')
+    .selectAll()
+    .where('email_key', '=', emailKey)
+    .forUpdate()
+    .executeTakeFirstOrThrow()
+}
+
+export async function updateLoginThrottle(
+  tx: Tx,
+  emailKey: string,
+  state: { failures: number[]; lockedUntil: Date | null; expiresAt: Date },
+): Promise<void> {
+  await tx
+    .updateTable('dashboard_login_throttles')
+    .set({
+      failures: JSON.stringify(state.failures),
+      locked_until: state.lockedUntil,
+      expires_at: state.expiresAt,
+    })
+    .where('email_key', '=', emailKey)
+    .execute()
+}
+
+export async function deleteLoginThrottle(db: Db, emailKey: string): Promise<void> {
+  await db.deleteFrom('dashboard_login_throttles').where('email_key', '=', emailKey).execute()
+}
+
+/** Deletes up to `limit` rows whose window and lock are over. */
+export async function deleteExpiredLoginThrottles(db: Db, now: Date, limit: number) {
+  await db
+    .deleteFrom('dashboard_login_throttles')
+    .where('email_key', 'in', (q) =>
+      q
+        .selectFrom('dashboard_login_throttles')
+        .select('email_key')
+        .where('expires_at', '<=', now)
+        .limit(limit),
+    )
     .execute()
 }
 

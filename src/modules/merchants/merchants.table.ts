@@ -66,12 +66,23 @@ export interface DashboardUsersTable {
   created_at: Date
 }
 
+/** Sign-in lockout state per attempted email (keyed hash), known or not. */
+export interface DashboardLoginThrottlesTable {
+  email_key: string
+  /** Epoch ms of the failed (or still running) attempts inside the window, oldest first. */
+  failures: ColumnType<number[], string, string>
+  locked_until: Date | null
+  /** When the row no longer matters (window and lock both over): it may be deleted. */
+  expires_at: Date
+}
+
 export interface MerchantsTables {
   merchants: MerchantsTable
   stores: StoresTable
   submerchants: SubmerchantsTable
   api_keys: ApiKeysTable
   dashboard_users: DashboardUsersTable
+  dashboard_login_throttles: DashboardLoginThrottlesTable
 }
 
 export type MerchantRow = Selectable<MerchantsTable>

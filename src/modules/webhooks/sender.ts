@@ -2,12 +2,20 @@ import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { isIP } from 'node:net'
 import type { KurusEnv } from '../../config.ts'
-import { checkAddress, guardedLookup, hostOf, parseReceiverUrl } from './ssrf.ts'
+import {
+  checkAddress,
+  guardedLookup,
+  hostOf,
+  parseReceiverUrl,
+  systemResolver,
+  type Resolver,
+} from './ssrf.ts'
 
 // One HTTP POST to a receiver, outside any database transaction. node:http rather than
 // fetch, because its `lookup` option lets the SSRF guard choose the address the socket
-// connects to. Redirects are not followed (a 3xx is a failed attempt): a redirect could
-// lead anywhere, including where the guard would not let us go.
+// connects to (the Host header and TLS SNI keep the URL's name). Redirects are not followed
+// (a 3xx is a failed attempt): a redirect could lead anywhere, including where the guard
+// would not let us go, and a receiver has no reason to move: its URL is registered.
 
 export const DELIVERY_TIMEOUT_MS = 10_000
 // What we keep of a receiver's answer for the delivery log; the rest is drained unread.
@@ -49,6 +57,7 @@ export async function postWebhook(
   headers: Record<string, string>,
   body: string,
   env: KurusEnv,
+  resolver: Resolver = systemResolver,
 ): Promise<SendOutcome> {
   const parsed = parseReceiverUrl(rawUrl)
   if (!parsed.ok) return { ok: false, statusCode: null, error: `url ${parsed.reason}` }
@@ -68,7 +77,7 @@ export async function postWebhook(
         {
           method: 'POST',
           headers: { ...headers, 'content-length': String(payload.length) },
-          lookup: guardedLookup(env),
+          lookup: guardedLookup(env, resolver),
           signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
           agent: false,
         },
