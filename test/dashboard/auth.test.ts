@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SignJWT } from 'jose'
+import { TestClock } from '../../src/platform/clock.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { rawRequest } from '../security/_support.ts'
 import {
@@ -153,6 +154,20 @@ test("another merchant's store is a 404 on every dashboard route", async (t) => 
 
 // ---- sign-in lockout (issue 22 §4): 5 failures in 15 min lock the email for 15 min
 
+/** A clock that stands still until moved: the window edges are exact however slow scrypt is. */
+class FrozenClock extends TestClock {
+  #at = Date.now()
+  override now(): Date {
+    return new Date(this.#at)
+  }
+  override advance(ms: number): void {
+    this.#at += ms
+  }
+  override set(date: Date): void {
+    this.#at = date.getTime()
+  }
+}
+
 interface Attempt {
   status: number
   code: string | undefined
@@ -186,7 +201,7 @@ async function fail(h: TestApp, email: string, times: number, firstIp = 10): Pro
 }
 
 test('lockout: 5 failures from 5 addresses lock the email for 15 min, the right password included', async (t) => {
-  const h = await startTestApp(t)
+  const h = await startTestApp(t, { clock: new FrozenClock() })
   const m = await newDashboardMerchant(h)
   const other = await newDashboardMerchant(h)
   const wrong = await signIn(h, m.email, 'wrong-0', '127.0.0.9')
@@ -207,7 +222,7 @@ test('lockout: 5 failures from 5 addresses lock the email for 15 min, the right 
 })
 
 test('lockout: an unknown email is counted and locked exactly like a known one', async (t) => {
-  const h = await startTestApp(t)
+  const h = await startTestApp(t, { clock: new FrozenClock() })
   const m = await newDashboardMerchant(h)
   const unknown = `nobody-${m.email}`
   const known: Attempt[] = []
@@ -231,7 +246,7 @@ test('lockout: an unknown email is counted and locked exactly like a known one',
 })
 
 test('lockout: the window slides over 15 min and a success clears the count', async (t) => {
-  const h = await startTestApp(t)
+  const h = await startTestApp(t, { clock: new FrozenClock() })
   const m = await newDashboardMerchant(h)
 
   // 4 failures, a success: the count starts over, so 4 more do not lock.
@@ -257,7 +272,7 @@ test('lockout: the window slides over 15 min and a success clears the count', as
 })
 
 test('lockout: parallel guesses and two processes share one count', async (t) => {
-  const h = await startTestApp(t)
+  const h = await startTestApp(t, { clock: new FrozenClock() })
   // A second API process over the same database (and the same clock).
   const h2 = await startTestApp(t, { database: h.database, clock: h.clock })
   const m = await newDashboardMerchant(h)
