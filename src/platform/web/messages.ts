@@ -1,64 +1,9 @@
-// Turkish and English for the hosted pages. The language comes from `?lang=` (which the
-// page remembers in a cookie), else the cookie, else Accept-Language; Turkish by default.
+// The one message catalogue of every page (hosted checkout, invoice and subscription pages,
+// the merchant dashboard), Turkish and English. Turkish is the source: the English table must
+// have exactly its keys (the type says so), so a message cannot exist in one language only.
+// Sections are marked by key prefix: none (hosted checkout), `dash_` (dashboard).
 
-export type Lang = 'tr' | 'en'
-export const LANGS: readonly Lang[] = ['tr', 'en']
-export const LANG_COOKIE = 'kurus_lang'
-
-function asLang(value: string | undefined): Lang | undefined {
-  const base = value?.trim().toLowerCase().slice(0, 2)
-  return base === 'tr' || base === 'en' ? base : undefined
-}
-
-/** The best of tr/en for an Accept-Language header, honouring q-values. */
-export function langFromAcceptLanguage(header: string | undefined): Lang | undefined {
-  if (!header) return undefined
-  const ranked = header
-    .split(',')
-    .map((part, index) => {
-      const [tag, ...params] = part.trim().split(';')
-      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean)
-      return { lang: asLang(tag), q: q === undefined ? 1 : Number(q), index }
-    })
-    .filter((r) => r.lang !== undefined && r.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index)
-  return ranked[0]?.lang
-}
-
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=')
-    if (key === name) return rest.join('=')
-  }
-  return undefined
-}
-
-export function pickLang(p: {
-  query: string | undefined
-  cookie: string | undefined
-  acceptLanguage: string | undefined
-}): Lang {
-  return (
-    asLang(p.query) ??
-    asLang(cookieValue(p.cookie, LANG_COOKIE)) ??
-    langFromAcceptLanguage(p.acceptLanguage) ??
-    'tr'
-  )
-}
-
-/** ₺1.234,56 (tr) or ₺1,234.56 (en), by integer maths on kuruş. */
-export function formatTry(amountMinor: number, lang: Lang): string {
-  const negative = amountMinor < 0
-  const abs = Math.abs(amountMinor)
-  const lira = String(Math.floor(abs / 100))
-  const kurus = String(abs % 100).padStart(2, '0')
-  const group = lang === 'tr' ? '.' : ','
-  const decimal = lang === 'tr' ? ',' : '.'
-  const grouped = lira.replace(/\B(?=(\d{3})+(?!\d))/g, group)
-  return `${negative ? '−' : ''}₺${grouped}${decimal}${kurus}`
-}
-
-const tr = {
+export const tr = {
   html_title_pay: '{merchant} · Güvenli ödeme',
   html_title_card: '{merchant} · Kart güncelleme',
   html_title_qr: '{merchant} · Karekod ile ödeme',
@@ -166,11 +111,28 @@ const tr = {
   rate_body: 'Kısa sürede çok fazla istek yapıldı. Lütfen biraz bekleyip tekrar deneyin.',
   footer: 'Ödeme altyapısı: Kuruş',
   footer_secure: 'Bağlantınız şifreli',
+  web_skip_to_content: 'İçeriğe geç',
+  web_sandbox: 'Test ortamı',
+  web_sign_out: 'Çıkış',
+  web_pages: 'Sayfalar',
+  web_first_page: 'İlk sayfa',
+  web_next_page: 'Sonraki sayfa',
+  web_back_home: 'Genel bakışa dön',
+  web_error_403_title: 'Bu işlem için yetkiniz yok',
+  web_error_403_body:
+    'Rolünüz bu sayfayı ya da işlemi kapsamıyor, ya da form süresi doldu. Hiçbir şey değişmedi. Sayfayı yenileyip tekrar deneyin veya ekibinizin sahibine danışın.',
+  web_error_404_title: 'Sayfa bulunamadı',
+  web_error_404_body: 'Aradığınız kayıt yok ya da bu hesaba ait değil.',
+  web_error_429_title: 'Çok fazla istek',
+  web_error_429_body: 'Kısa sürede çok fazla istek yapıldı. Lütfen biraz bekleyip tekrar deneyin.',
+  web_error_other_title: 'Bir şeyler ters gitti',
+  web_error_other_body: 'İstek tamamlanamadı. Lütfen tekrar deneyin.',
+  web_error_ref: 'Destek için referans: {requestId}',
 }
 
 export type MessageKey = keyof typeof tr
 
-const en: Record<MessageKey, string> = {
+export const en: Record<MessageKey, string> = {
   html_title_pay: '{merchant} · Secure payment',
   html_title_card: '{merchant} · Update card',
   html_title_qr: '{merchant} · Pay with QR code',
@@ -280,17 +242,21 @@ const en: Record<MessageKey, string> = {
   rate_body: 'Too many requests in a short time. Please wait a moment and try again.',
   footer: 'Payments by Kuruş',
   footer_secure: 'Your connection is encrypted',
-}
-
-const MESSAGES: Readonly<Record<Lang, Record<MessageKey, string>>> = { tr, en }
-
-export function t(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}) {
-  return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) =>
-    name in vars ? String(vars[name]) : whole,
-  )
-}
-
-/** The messages the browser script needs, in one language. */
-export function clientMessages(lang: Lang, keys: readonly MessageKey[]): Record<string, string> {
-  return Object.fromEntries(keys.map((k) => [k, MESSAGES[lang][k]]))
+  web_skip_to_content: 'Skip to content',
+  web_sandbox: 'Sandbox',
+  web_sign_out: 'Sign out',
+  web_pages: 'Pages',
+  web_first_page: 'First page',
+  web_next_page: 'Next page',
+  web_back_home: 'Back to the overview',
+  web_error_403_title: 'You are not allowed to do this',
+  web_error_403_body:
+    "Your role does not cover this page or action, or the form expired. Nothing was changed. Reload the page and try again, or ask your team's owner.",
+  web_error_404_title: 'Page not found',
+  web_error_404_body: 'What you are looking for does not exist or does not belong to this account.',
+  web_error_429_title: 'Too many requests',
+  web_error_429_body: 'Too many requests in a short time. Please wait a moment and try again.',
+  web_error_other_title: 'Something went wrong',
+  web_error_other_body: 'The request could not be completed. Please try again.',
+  web_error_ref: 'Reference for support: {requestId}',
 }
