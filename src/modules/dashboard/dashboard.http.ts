@@ -25,22 +25,11 @@ import {
   revokeStoreKey,
   rollStoreKey,
 } from './dashboard.service.ts'
-import { verifyDashboardToken, type DashboardClaims } from './dashboard.tokens.ts'
+import { verifyDashboardToken } from './dashboard.tokens.ts'
+import { dashboardAuthOf, type DashboardAuth } from '../../platform/http/dashboard-auth.ts'
 
-/** The dashboard user behind a request, set by the JWT guard. */
-export type DashboardAuth = DashboardClaims
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    dashboard: DashboardAuth | null
-  }
-}
-
-/** The caller of a dashboard route; throws 401 outside the dashboard's guarded context. */
-export function dashboardAuthOf(request: FastifyRequest): DashboardAuth {
-  if (!request.dashboard) throw dashboardError('token_missing')
-  return request.dashboard
-}
+export type { DashboardAuth }
+export { dashboardAuthOf }
 
 export interface DashboardRateLimiter {
   take(bucket: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>
