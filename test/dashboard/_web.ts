@@ -105,9 +105,14 @@ export function textOf(html: string, id: string): string | undefined {
 
 /** The text of a table (by its wrapper's id), tags stripped: what a reader sees in it. */
 export function tableText(html: string, id: string): string {
+  return blockText(html, id, 'table')
+}
+
+/** The text from the element with this id up to the first closing `tag` after it. */
+export function blockText(html: string, id: string, tag: string): string {
   const start = html.indexOf(`id="${id}"`)
   if (start < 0) return ''
-  const end = html.indexOf('</table>', start)
+  const end = html.indexOf(`</${tag}>`, start)
   return html
     .slice(start, end < 0 ? undefined : end)
     .replace(/<[^>]+>/g, ' ')
