@@ -262,3 +262,45 @@ test('the team keeps an owner, a removed member is signed out, and every change 
   }
   assert.ok(log.includes(viewer.email))
 })
+
+test('the dashboard API applies the same roles: a viewer token reads but cannot make keys; a removed member’s token stops at once', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const viewer = await member(h, m, 'viewer')
+  const api = async (method: string, path: string, token: string, body?: unknown) => {
+    const res = await fetch(h.url + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+    return { status: res.status, body: (await res.json()) as { code?: string; token?: string } }
+  }
+  const login = await fetch(`${h.url}/v1/dashboard/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: viewer.email, password: PASSWORD }),
+  })
+  const { token } = (await login.json()) as { token: string }
+  assert.equal((await api('GET', `/v1/stores/${m.storeId}/api-keys`, token)).status, 200)
+  assert.equal((await api('GET', `/v1/stores/${m.storeId}/webhooks`, token)).status, 200)
+  const key = await api('POST', `/v1/stores/${m.storeId}/api-keys`, token, {})
+  assert.equal(key.status, 403)
+  assert.equal(key.body.code, 'SVC-AUTH-3201')
+  const hook = await api('POST', `/v1/stores/${m.storeId}/webhooks`, token, {
+    url: 'http://127.0.0.1:9/hook',
+  })
+  assert.equal(hook.status, 403)
+  assert.equal(
+    (await api('GET', `/v1/stores/${m.storeId}/webhooks/callback-secret`, token)).status,
+    403,
+  )
+
+  const owner = await signedIn(h, m)
+  const team = await owner.get('/dashboard/settings')
+  const viewerId = /\/dashboard\/settings\/team\/(usr_\w+)\/remove/.exec(team.text)?.[1] ?? ''
+  await owner.submit(`/dashboard/settings/team/${viewerId}/remove`, {}, team)
+  assert.equal((await api('GET', `/v1/stores/${m.storeId}/api-keys`, token)).status, 401)
+})

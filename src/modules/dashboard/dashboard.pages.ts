@@ -145,8 +145,12 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
   // Then every route checks that the session may be there (sign-in steps, enrolment).
   app.addHook('preHandler', async (request, reply) => {
     const home = stageHome(request.dashSession, accessOf(request))
-    if (home) return redirect(reply, home)
-    return undefined
+    if (!home) return undefined
+    // An htmx request (a swap in place) is told to load the whole page instead.
+    if (request.headers['hx-request'] === 'true') {
+      return reply.code(200).header('hx-redirect', home).send('')
+    }
+    return redirect(reply, home)
   })
   app.addHook('onSend', async (request, reply, payload) => {
     if (!reply.hasHeader('content-security-policy')) {

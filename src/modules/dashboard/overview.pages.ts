@@ -80,23 +80,26 @@ export function overviewPages(deps: Deps): FastifyPluginAsync {
               ></div>
               <figcaption class="muted">${t(lang, 'dash_ov_chart_caption')}</figcaption>
             </figure>
-            ${dataTable({
-              caption: t(lang, 'dash_ov_table'),
-              id: 'volume-table',
-              columns: [
-                { label: t(lang, 'dash_col_day') },
-                { label: t(lang, 'dash_fig_gross'), numeric: true },
-                { label: t(lang, 'dash_fig_count'), numeric: true },
-              ],
-              rows: [...o.days]
-                .reverse()
-                .map((d) => [
-                  dayLabel(d.day),
-                  formatMoney(d.grossMinor, lang),
-                  formatNumber(d.capturedCount, lang),
-                ]),
-              empty: '',
-            })}`,
+            <details class="table-details">
+              <summary>${t(lang, 'dash_ov_show_table')}</summary>
+              ${dataTable({
+                caption: t(lang, 'dash_ov_table'),
+                id: 'volume-table',
+                columns: [
+                  { label: t(lang, 'dash_col_day') },
+                  { label: t(lang, 'dash_fig_gross'), numeric: true },
+                  { label: t(lang, 'dash_fig_count'), numeric: true },
+                ],
+                rows: [...o.days]
+                  .reverse()
+                  .map((d) => [
+                    dayLabel(d.day),
+                    formatMoney(d.grossMinor, lang),
+                    formatNumber(d.capturedCount, lang),
+                  ]),
+                empty: '',
+              })}
+            </details>`,
         })}`
       return renderPage(ctx, {
         heading: t(lang, 'dash_nav_overview'),

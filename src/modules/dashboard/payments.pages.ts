@@ -8,6 +8,7 @@ import {
   dataTable,
   facts,
   field,
+  flashMessage,
   pager,
   postButton,
   section,
@@ -178,7 +179,19 @@ function queryString(raw: ListFilters, extra: Record<string, string> = {}): stri
 }
 
 function filterForm(lang: Lang, raw: ListFilters): SafeHtml {
-  return markup`<form method="get" action="${BASE}/payments" class="panel" role="search">
+  // Without script: a plain GET. With htmx (from our origin): the same GET, and only the
+  // results block is swapped in place (the page's URL follows, so it can be shared).
+  return markup`<form
+    method="get"
+    action="${BASE}/payments"
+    class="panel"
+    role="search"
+    hx-get="${BASE}/payments"
+    hx-target="#payments-results"
+    hx-select="#payments-results"
+    hx-swap="outerHTML"
+    hx-push-url="true"
+  >
     <div class="form-grid">
       ${field({
         name: 'q',
@@ -279,10 +292,10 @@ async function listPage(deps: Deps, ctx: PageContext, raw: ListFilters, cursor?:
   return renderPage(ctx, {
     heading: t(lang, 'dash_nav_payments'),
     section: 'payments',
-    headingAside: exportForm(ctx, raw),
-    ...(flash ? { flash } : {}),
     content: markup`${filterForm(lang, raw)}
       <div id="payments-results">
+        ${flashMessage(flash)}
+        <div class="actions results-head">${exportForm(ctx, raw)}</div>
         ${table}
         ${pager({
           lang,

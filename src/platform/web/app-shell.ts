@@ -9,7 +9,9 @@ import { LANGS, t, type Lang } from './i18n.ts'
 // with the language switch and the account's sign-out button, exactly ONE `nav` landmark,
 // and `main` with exactly one `h1` (the shell renders it from `heading`, so a page cannot
 // have none or two). Scripts and styles are files from our own origin (CSP without
-// unsafe-inline); uPlot and htmx come from node_modules, served by us.
+// unsafe-inline); uPlot and htmx come from node_modules, served by us. htmx is configured for
+// the CSP (no eval, no inline indicator styles, no script tags in swapped content) and keeps
+// no page snapshots in localStorage (a page may have shown a secret).
 
 const require = createRequire(import.meta.url)
 const fromPackage = (spec: string) => pathToFileURL(require.resolve(spec))
@@ -118,7 +120,7 @@ export function appShell(input: ShellInput): string {
         <meta name="color-scheme" content="light" />
         <meta
           name="htmx-config"
-          content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"selfRequestsOnly":true}'
+          content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"selfRequestsOnly":true,"historyCacheSize":0,"refreshOnHistoryMiss":true}'
         />
         <title>${input.heading} · Kuruş</title>
         <link rel="icon" href="${assets.url('favicon.svg')}" type="image/svg+xml" />

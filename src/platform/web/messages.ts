@@ -382,6 +382,7 @@ export const tr = {
   dash_err_forbidden: 'Rolünüz bu işleme izin vermiyor.',
   dash_err_rate: 'Çok fazla istek. Biraz bekleyip tekrar deneyin.',
   dash_err_generic: 'İşlem yapılamadı.',
+  dash_ov_show_table: 'Rakamları tablo olarak göster',
 }
 
 export type MessageKey = keyof typeof tr
@@ -769,4 +770,5 @@ export const en: Record<MessageKey, string> = {
   dash_err_forbidden: 'Your role does not allow this.',
   dash_err_rate: 'Too many requests. Wait a moment and try again.',
   dash_err_generic: 'The action could not be done.',
+  dash_ov_show_table: 'Show the figures as a table',
 }
