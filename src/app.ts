@@ -32,7 +32,7 @@ import {
   type RateLimiter,
 } from './modules/gateway/index.ts'
 import { merchantsRoutes } from './modules/merchants/index.ts'
-import { dashboardApi } from './modules/dashboard/index.ts'
+import { dashboardApi, dashboardPagesRoutes } from './modules/dashboard/index.ts'
 import { eventsRoutes } from './modules/events/index.ts'
 import {
   oldestUndeliveredEventAgeSeconds,
@@ -259,6 +259,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(checkoutPagesRoutes(deps, { rateLimiter }))
   await app.register(subscriptionPagesRoutes(deps, { rateLimiter }))
   await app.register(invoicePagesRoutes(deps, { rateLimiter }))
+  // The merchant dashboard's web pages: their own context (cookie session, CSRF, HTML errors).
+  await app.register(dashboardPagesRoutes(deps, { rateLimiter }))
   // The dashboard API: its own context (JWT bearer), apart from the signed one.
   await app.register(async (ctx) => {
     authFailures.install(ctx)

@@ -309,3 +309,13 @@ export async function listCustomers(
       : null
   return { items: page.map(customerRowToCustomer), nextCursor }
 }
+
+/** The email of each of these customers that has one (lists showing who paid). */
+export async function customerEmails(
+  deps: Deps,
+  merchantId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await repo.findCustomerEmails(deps.readDb, merchantId, [...new Set(ids)])
+  return new Map(rows.flatMap((r) => (r.email ? [[r.id, r.email] as const] : [])))
+}

@@ -7,8 +7,10 @@ import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
-import { html, type SafeHtml } from '../../pages/html.ts'
-import { formatTry, LANG_COOKIE, LANGS, pickLang, type Lang } from '../../pages/i18n.ts'
+import { html, type SafeHtml } from '../../platform/web/html.ts'
+import { LANG_COOKIE, LANGS, pickLang, type Lang } from '../../platform/web/i18n.ts'
+import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
+import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
@@ -142,14 +144,6 @@ function m(lang: Lang, key: MessageKey, vars: Record<string, string | number> = 
   return text
 }
 
-/** A date as a Turkish buyer reads it (Turkey time), e.g. "28 Şubat 2027". */
-function formatDate(date: Date, lang: Lang): string {
-  return new Intl.DateTimeFormat(lang === 'tr' ? 'tr-TR' : 'en-GB', {
-    timeZone: 'Europe/Istanbul',
-    dateStyle: 'long',
-  }).format(date)
-}
-
 function initial(name: string): string {
   return Array.from(name.trim())[0]?.toLocaleUpperCase('tr') ?? '•'
 }
@@ -168,7 +162,7 @@ interface PageInput {
 
 function statusBox(lang: Lang, invoice: Invoice, returnedStatus: string | undefined): SafeHtml {
   if (invoice.status === 'paid') {
-    const date = formatDate(invoice.paidAt ?? invoice.createdAt, lang)
+    const date = formatDate(invoice.paidAt ?? invoice.createdAt, lang, 'long')
     return html`<p class="invoice-status invoice-status-paid" id="invoice-status" role="status">
       ${icons.check}<span>${m(lang, 'paid_note', { date })}</span>
     </p>`
@@ -202,9 +196,9 @@ function linesTable(lang: Lang, invoice: Invoice): SafeHtml {
     (l) =>
       html`<tr>
         <td>${l.name}</td>
-        <td>${l.qty.toLocaleString(lang === 'tr' ? 'tr-TR' : 'en-GB')}</td>
-        <td>${formatTry(l.unitPriceMinor, lang)}</td>
-        <td>${formatTry(l.lineTotalMinor, lang)}</td>
+        <td>${formatNumber(l.qty, lang)}</td>
+        <td>${formatMoney(l.unitPriceMinor, lang)}</td>
+        <td>${formatMoney(l.lineTotalMinor, lang)}</td>
       </tr>`,
   )
   return html`<table class="invoice-lines" id="invoice-lines">
@@ -225,7 +219,7 @@ function linesTable(lang: Lang, invoice: Invoice): SafeHtml {
     <tfoot>
       <tr>
         <th scope="row" colspan="3">${m(lang, 'total')}</th>
-        <td id="invoice-total">${formatTry(invoice.amountMinor, lang)}</td>
+        <td id="invoice-total">${formatMoney(invoice.amountMinor, lang)}</td>
       </tr>
     </tfoot>
   </table>`
@@ -255,7 +249,7 @@ export function invoicePage(p: PageInput): string {
         <h1 id="summary-heading" class="amount-block">
           <span class="amount-label"
             >${m(lang, invoice.status === 'paid' ? 'amount_label_paid' : 'amount_label')}</span
-          ><span class="amount" id="invoice-amount">${formatTry(invoice.amountMinor, lang)}</span>
+          ><span class="amount" id="invoice-amount">${formatMoney(invoice.amountMinor, lang)}</span>
         </h1>
         <p class="description">${m(lang, 'invoice_no', { id: invoice.id })}</p>
       </section>
@@ -267,8 +261,8 @@ export function invoicePage(p: PageInput): string {
         <dl class="facts">
           ${fact(m(lang, 'status'), m(lang, `status_${invoice.status}`), 'status-value')}
           ${invoice.buyerName ? fact(m(lang, 'buyer'), invoice.buyerName, 'buyer-value') : ''}
-          ${invoice.dueDate ? fact(m(lang, 'due_date'), formatDate(invoice.dueDate, lang), 'due-value') : ''}
-          ${payable && invoice.expiresAt ? fact(m(lang, 'expires_at'), formatDate(invoice.expiresAt, lang), 'expires-value') : ''}
+          ${invoice.dueDate ? fact(m(lang, 'due_date'), formatDate(invoice.dueDate, lang, 'long'), 'due-value') : ''}
+          ${payable && invoice.expiresAt ? fact(m(lang, 'expires_at'), formatDate(invoice.expiresAt, lang, 'long'), 'expires-value') : ''}
         </dl>
         ${invoice.notes ? html`<p class="invoice-notes">${invoice.notes}</p>` : ''}
         ${
@@ -293,16 +287,6 @@ export function invoicePage(p: PageInput): string {
     content,
   })
 }
-
-/** The page's CSP: as the checkout pages', nothing but our own origin. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "img-src 'self' data:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ')
 
 const FORM_BODY_BYTES_MAX = 1024
 
@@ -379,14 +363,8 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
       }
     })
     app.addHook('onSend', async (request, reply, payload) => {
-      void reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
-      void reply.header('x-content-type-options', 'nosniff')
-      // The URL carries the bearer: never send it on as a Referer.
-      void reply.header('referrer-policy', 'no-referrer')
-      void reply.header('x-frame-options', 'DENY')
-      void reply.header('cross-origin-opener-policy', 'same-origin')
-      if (live)
-        void reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains')
+      void reply.header('content-security-policy', contentSecurityPolicy())
+      void reply.headers(pageSecurityHeaders({ live }))
       if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
       const chosen = (request.query as Record<string, unknown> | undefined)?.['lang']
       if (chosen === 'tr' || chosen === 'en') {

@@ -8,8 +8,10 @@ import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
-import { html, type SafeHtml } from '../../pages/html.ts'
-import { formatTry, LANG_COOKIE, LANGS, pickLang, type Lang } from '../../pages/i18n.ts'
+import { html, type SafeHtml } from '../../platform/web/html.ts'
+import { LANG_COOKIE, LANGS, pickLang, type Lang } from '../../platform/web/i18n.ts'
+import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
+import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
 import { getPortalView, type PortalView } from './portal.service.ts'
@@ -155,14 +157,6 @@ function intervalLabel(lang: Lang, unit: IntervalUnit, count: number): string {
   return count === 1 ? m(lang, `every_${unit}`) : m(lang, `every_n_${unit}`, { n: count })
 }
 
-/** A date as a Turkish buyer reads it (Turkey time), e.g. "28 Şubat 2027". */
-function formatDate(date: Date, lang: Lang): string {
-  return new Intl.DateTimeFormat(lang === 'tr' ? 'tr-TR' : 'en-GB', {
-    timeZone: 'Europe/Istanbul',
-    dateStyle: 'long',
-  }).format(date)
-}
-
 function statusLabel(lang: Lang, status: SubscriptionStatus, ending: boolean): string {
   if (ending && status !== 'cancelled' && status !== 'expired') return m(lang, 'status_ending')
   return m(lang, `status_${status}`)
@@ -182,7 +176,7 @@ interface PageInput {
 }
 
 function dateRow(lang: Lang, v: PortalView['subscription']): SafeHtml {
-  const when = v.nextChargeAt ? formatDate(v.nextChargeAt, lang) : '—'
+  const when = v.nextChargeAt ? formatDate(v.nextChargeAt, lang, 'long') : '—'
   const label = v.cancelAtPeriodEnd
     ? m(lang, 'ends_on')
     : v.status === 'past_due'
@@ -203,7 +197,7 @@ function notes(lang: Lang, p: PageInput): SafeHtml {
   const text = ended
     ? m(lang, 'ended_note')
     : s.cancelAtPeriodEnd && s.nextChargeAt
-      ? m(lang, 'ending_note', { date: formatDate(s.nextChargeAt, lang) })
+      ? m(lang, 'ending_note', { date: formatDate(s.nextChargeAt, lang, 'long') })
       : p.cardUpdated
         ? m(lang, 'card_updated')
         : ''
@@ -234,7 +228,7 @@ export function subscriptionPage(p: PageInput): string {
         </div>
         <h1 id="summary-heading" class="amount-block">
           <span class="amount-label">${intervalLabel(lang, s.intervalUnit, s.intervalCount)}</span
-          ><span class="amount">${formatTry(s.amountMinor, lang)}</span>
+          ><span class="amount">${formatMoney(s.amountMinor, lang)}</span>
         </h1>
         ${s.description ? html`<p class="description">${s.description}</p>` : ''}
       </section>
@@ -285,7 +279,7 @@ export function subscriptionPage(p: PageInput): string {
         status_ending: m(lang, 'status_ending'),
         ends_on: m(lang, 'ends_on'),
         ending_note: m(lang, 'ending_note', {
-          date: s.nextChargeAt ? formatDate(s.nextChargeAt, lang) : '—',
+          date: s.nextChargeAt ? formatDate(s.nextChargeAt, lang, 'long') : '—',
         }),
         cancelled_now: m(lang, 'cancelled_now'),
         err_generic: m(lang, 'err_generic'),
@@ -296,16 +290,6 @@ export function subscriptionPage(p: PageInput): string {
     },
   })
 }
-
-/** The page's CSP: as the checkout pages', nothing but our own origin. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "img-src 'self' data:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ')
 
 function langOf(request: FastifyRequest): Lang {
   const query = request.query as Record<string, unknown> | undefined
@@ -375,14 +359,8 @@ export function subscriptionPagesRoutes(
       }
     })
     app.addHook('onSend', async (request, reply, payload) => {
-      void reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
-      void reply.header('x-content-type-options', 'nosniff')
-      // The URL carries the bearer: never send it on as a Referer.
-      void reply.header('referrer-policy', 'no-referrer')
-      void reply.header('x-frame-options', 'DENY')
-      void reply.header('cross-origin-opener-policy', 'same-origin')
-      if (live)
-        void reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains')
+      void reply.header('content-security-policy', contentSecurityPolicy())
+      void reply.headers(pageSecurityHeaders({ live }))
       if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
       const chosen = (request.query as Record<string, unknown> | undefined)?.['lang']
       if (chosen === 'tr' || chosen === 'en') {
