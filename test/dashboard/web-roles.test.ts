@@ -3,10 +3,10 @@
 // contract's table says and nothing else (a viewer's forged refund is a 403, its page has no
 // refund button); invitations are single-use links that expire after 72 hours; team changes
 // keep one owner; every action is in the audit log. Method: the real app over HTTP, a
-// cookie-jar client, invitation links read from the demo mailbox (platform/mail.ts).
+// cookie-jar client, invitation links read from the demo mailbox (the mail module).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { listMailbox } from '../../src/platform/mail.ts'
+import { listMailbox } from '../../src/modules/mail/index.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import {
   WebClient,

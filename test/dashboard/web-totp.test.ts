@@ -6,7 +6,7 @@
 // clock.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { listMailbox } from '../../src/platform/mail.ts'
+import { listMailbox } from '../../src/modules/mail/index.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import {
   WebClient,

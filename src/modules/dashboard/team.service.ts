@@ -3,7 +3,7 @@ import { randomToken, sha256Hex } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { sendMail } from '../../platform/mail.ts'
+import { sendMail } from '../mail/index.ts'
 import {
   addDashboardMember,
   changeDashboardMemberRole,
