@@ -49,6 +49,13 @@ const POSTGRES_BY_NAME = new Set([
   'test/gateway/idempotency.test.ts',
   'test/gateway/rate-limit.test.ts',
   'test/gateway/rate-limit-redis.test.ts',
+  // Replay memory and failed-authentication limits shared by processes; the lockout across
+  // two apps over one database; the per-merchant export cap under a lock and the fair claim.
+  'test/gateway/replay.test.ts',
+  'test/gateway/unauthenticated.test.ts',
+  'test/dashboard/auth.test.ts',
+  'test/dashboard/web-session.test.ts',
+  'test/transactions/export-queue.test.ts',
 ])
 
 function onPostgres(file: string): boolean {
