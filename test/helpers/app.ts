@@ -74,6 +74,8 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
       LOG_LEVEL: 'info',
       KURUS_RATE_LIMIT_RPS: '100000',
       KURUS_RATE_LIMIT_BURST: '100000',
+      // Like the per-key limit above: tests of the limit itself set their own budget.
+      KURUS_AUTH_FAILURE_BURST: '100000',
       ...options.env,
     },
     {
