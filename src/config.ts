@@ -41,6 +41,8 @@ export interface Config {
   readonly workerMetricsPort: number | undefined
   /** OTLP/HTTP collector base URL: traces go to `<url>/v1/traces`; undefined: no tracing. */
   readonly otelExporterOtlpEndpoint: string | undefined
+  /** An authorization not finished (captured in full, or voided) within this is released. */
+  readonly authorizationTtlMs: number
 }
 
 export class ConfigError extends Error {
@@ -85,6 +87,32 @@ function parseMasterKey(raw: string): Buffer {
     throw new ConfigError('KURUS_MASTER_KEY must be 32 bytes, as 64 hex characters or base64')
   }
   return key
+}
+
+const DURATION_UNIT_MS: Record<string, number> = {
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+}
+
+/** A whole number of seconds, minutes, hours or days: `90s`, `30m`, `12h`, `7d`. */
+function durationMs(
+  raw: string | undefined,
+  name: string,
+  fallbackMs: number,
+  minMs: number,
+  maxMs: number,
+): number {
+  if (raw === undefined || raw === '') return fallbackMs
+  const match = /^(\d{1,9})([smhd])$/.exec(raw.trim())
+  const ms = match ? Number(match[1]) * (DURATION_UNIT_MS[match[2] ?? ''] ?? 0) : Number.NaN
+  if (!(ms >= minMs && ms <= maxMs)) {
+    throw new ConfigError(
+      `${name} must be a duration like 90s, 30m, 12h or 7d between ${minMs / 1000}s and ${maxMs / 86_400_000}d, got "${raw}"`,
+    )
+  }
+  return ms
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -157,6 +185,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       ? intFrom(env, 'KURUS_WORKER_METRICS_PORT', 0, 0, 65535)
       : undefined,
     otelExporterOtlpEndpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] || undefined,
+    // Card schemes let an issuer drop an authorization after about a week; we release first.
+    authorizationTtlMs: durationMs(
+      env['KURUS_AUTHORIZATION_TTL'],
+      'KURUS_AUTHORIZATION_TTL',
+      7 * 86_400_000,
+      60_000,
+      30 * 86_400_000,
+    ),
     ...overrides,
   }
   return Object.freeze(config)

@@ -287,18 +287,57 @@ async function recordAuthorization(
       authorized_at: now,
       completed_at: capture ? now : null,
       updated_at: now,
+      ...(capture ? { captureAll: true } : {}),
     })
     if (!row) return settledBefore()
     if (row.session_id)
       await repo.updateSessionStatus(tx, row.session_id, 'active', 'completed', now)
-    if (capture) await postCaptureLegs(tx, row, now)
-    const payment = await emit(tx, row, capture ? 'payment.captured' : 'payment.authorized', now)
+    const payment = capture
+      ? await emit(tx, row, 'payment.captured', now, await recordFullCapture(tx, row, now))
+      : await emit(tx, row, 'payment.authorized', now)
     failpoint('charge.before_commit')
     return payment
   })
 }
 
-export async function postCaptureLegs(tx: Tx, row: PaymentRow, at: Date): Promise<void> {
+/** The id of a capture of the whole authorization at once: one per payment, so derived. */
+export function fullCaptureId(paymentId: string): string {
+  return `cap_${paymentId.slice(paymentId.indexOf('_') + 1)}`
+}
+
+/**
+ * A capture of the whole amount at once (a charge with capture, a QR payment): its capture
+ * row and ledger legs, inside the caller's transaction. Returns what `payment.captured`
+ * carries about it.
+ */
+export async function recordFullCapture(tx: Tx, row: PaymentRow, at: Date) {
+  const capture = await repo.insertCapture(tx, {
+    id: fullCaptureId(row.id),
+    merchant_id: row.merchant_id,
+    payment_id: row.id,
+    amount: row.amount,
+    commission: row.commission,
+    final: true,
+    status: 'completed',
+    created_at: at,
+    completed_at: at,
+  })
+  await postCaptureLegs(tx, row, at, capture)
+  return { captureId: capture.id, amount: capture.amount }
+}
+
+/**
+ * The ledger legs of one capture: the whole authorization at once (`capture:<paymentId>`) or
+ * one of several (`capture:<captureId>`, its step of the cumulative apportionment). `row` is
+ * the payment as it was before this capture.
+ */
+export async function postCaptureLegs(
+  tx: Tx,
+  row: PaymentRow,
+  at: Date,
+  capture: { id: string; amount: number },
+  previousCapturedMinor = 0,
+): Promise<void> {
   const shares: Share[] = row.shares.map((s) => ({ ...s }))
   await postCapture(tx, {
     merchantId: row.merchant_id,
@@ -307,6 +346,9 @@ export async function postCaptureLegs(tx: Tx, row: PaymentRow, at: Date): Promis
     commission: row.commission,
     shares,
     at,
+    captureId: capture.id,
+    previousCapturedMinor,
+    captureAmount: capture.amount,
   })
 }
 

@@ -1,4 +1,5 @@
-import type { PaymentRow, PaymentStatus } from './payments.table.ts'
+import { capturedCommission } from '../ledger/index.ts'
+import type { CaptureRow, PaymentRow, PaymentStatus } from './payments.table.ts'
 
 /** The payment as use cases return it (camelCase); HTTP picks fields per endpoint. */
 export interface Payment {
@@ -9,8 +10,12 @@ export interface Payment {
   transactionId: string
   method: 'card' | 'qr'
   status: PaymentStatus
+  /** The authorized amount. */
   amount: number
   currency: 'TRY'
+  /** Sum of the completed captures. */
+  capturedAmount: number
+  /** Of the captured amount once anything is captured (pro rata), else of the whole amount. */
   commission: number
   netAmount: number
   installmentCount: number
@@ -41,11 +46,25 @@ export interface Payment {
   completedAt: Date | null
 }
 
+/**
+ * Commission and net of a payment: of the captured amount once anything is captured (the
+ * commission pro rata, as the captures posted it; docs/payments.md), before that of the
+ * whole authorized amount (what a full capture would cost).
+ */
+export function capturedTerms(amount: number, commission: number, captured: number) {
+  if (captured === 0) return { commission, netAmount: amount - commission }
+  const charged = capturedCommission(amount, commission, captured)
+  return { commission: charged, netAmount: captured - charged }
+}
+
 export function paymentRowToPayment(row: PaymentRow): Payment {
+  // Refunds wait for the last capture (docs/payments.md): a partially captured payment's
+  // refundable amount is still 0.
   const refundable =
     row.status === 'captured'
-      ? row.amount - row.refund_reserved_minor - row.chargeback_open_minor
+      ? row.captured_minor - row.refund_reserved_minor - row.chargeback_open_minor
       : 0
+  const captured = row.captured_minor
   return {
     id: row.id,
     merchantId: row.merchant_id,
@@ -56,8 +75,8 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     status: row.status,
     amount: row.amount,
     currency: row.currency,
-    commission: row.commission,
-    netAmount: row.amount - row.commission,
+    capturedAmount: captured,
+    ...capturedTerms(row.amount, row.commission, captured),
     installmentCount: row.installment_count,
     cardToken: row.card_token,
     cardMask: row.card_mask,
@@ -95,6 +114,7 @@ export function paymentEventData(p: Payment): Record<string, unknown> {
     method: p.method,
     amount: p.amount,
     currency: p.currency,
+    capturedAmount: p.capturedAmount,
     commission: p.commission,
     netAmount: p.netAmount,
     installmentCount: p.installmentCount,
@@ -107,6 +127,30 @@ export function paymentEventData(p: Payment): Record<string, unknown> {
     createdAt: p.createdAt.toISOString(),
     completedAt: p.completedAt?.toISOString() ?? null,
   }
+}
+
+/** A completed capture as the API lists it. */
+export interface CaptureView {
+  id: string
+  amount: number
+  commission: number
+  final: boolean
+  createdAt: Date
+}
+
+export function captureRowToCapture(row: CaptureRow): CaptureView {
+  return {
+    id: row.id,
+    amount: row.amount,
+    commission: row.commission,
+    final: row.final,
+    createdAt: row.completed_at ?? row.created_at,
+  }
+}
+
+/** A payment with its completed captures, oldest first (single-payment reads). */
+export interface PaymentDetail extends Payment {
+  captures: CaptureView[]
 }
 
 export function cardMask(bin: string, last4: string, brand: string): string {

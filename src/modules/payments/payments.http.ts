@@ -1,11 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Static } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { chargeCard } from './charge.service.ts'
-import type { Payment } from './payment-view.ts'
+import type { CaptureView, Payment, PaymentDetail } from './payment-view.ts'
 import {
+  CaptureBody,
   CaptureResponse,
   ChallengeBody,
   ChallengeResponse,
@@ -28,14 +30,13 @@ import {
   VoidBody,
   VoidResponse,
 } from './payments.schemas.ts'
+import { capturePayment, voidPayment } from './captures.service.ts'
 import {
-  capturePayment,
   complete3ds,
   getPayment,
   getPublicStatus,
   quoteInstallments,
   sandboxSolveChallenge,
-  voidPayment,
 } from './payments.service.ts'
 import { listRefunds, refundPayment, type Refund } from './refunds.service.ts'
 import { createSession, type Session } from './sessions.service.ts'
@@ -91,7 +92,11 @@ function chargeJson(p: Payment, challengeUrl: string | null) {
   }
 }
 
-export function paymentJson(p: Payment) {
+function captureJson(c: CaptureView) {
+  return { id: c.id, amount: c.amount, createdAt: isoZ(c.createdAt) }
+}
+
+export function paymentJson(p: PaymentDetail) {
   return {
     id: p.id,
     merchantId: p.merchantId,
@@ -100,9 +105,11 @@ export function paymentJson(p: Payment) {
     method: p.method,
     status: p.status,
     amount: p.amount,
+    capturedAmount: p.capturedAmount,
     currency: p.currency,
     commission: p.commission,
     netAmount: p.netAmount,
+    captures: p.captures.map(captureJson),
     cardMask: p.cardMask,
     cardBrand: p.cardBrand,
     cardType: p.cardType,
@@ -209,22 +216,33 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
         config: { requireKyc: true },
         schema: {
           tags,
-          summary: 'Capture an authorization (full amount)',
+          summary: 'Capture all or part of an authorization',
+          description:
+            'Several captures may follow one another (final: false keeps the authorization open). ' +
+            'More than the uncaptured remainder: 400 SVC-VAL-3001. A capture without amount of a ' +
+            'captured payment answers it as it is (idempotent); with an amount: 409 SVC-STATE-3401.',
           params: PaymentParams,
-          body: EmptyBody,
+          body: CaptureBody,
           response: { 200: CaptureResponse, ...errorResponses },
         },
       },
       async (request) => {
-        const p = await capturePayment(deps, authOf(request).merchantId, request.params.id)
+        // A capture may come without a body at all (the spec's full capture).
+        const body = (request.body as Static<typeof CaptureBody> | undefined) ?? {}
+        const p = await capturePayment(deps, authOf(request).merchantId, request.params.id, {
+          ...(body.amount !== undefined ? { amount: body.amount } : {}),
+          ...(body.final !== undefined ? { final: body.final } : {}),
+        })
         return {
           id: p.id,
           status: p.status,
           amount: p.amount,
+          capturedAmount: p.capturedAmount,
           currency: p.currency,
           commission: p.commission,
           netAmount: p.netAmount,
           refundableAmount: p.refundableAmount,
+          captures: p.captures.map(captureJson),
           completedAt: isoZ(p.completedAt),
         }
       },
@@ -248,7 +266,13 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           request.params.id,
           request.body.reason ?? null,
         )
-        return { id: p.id, status: p.status, amount: p.amount, currency: p.currency }
+        return {
+          id: p.id,
+          status: p.status,
+          amount: p.amount,
+          currency: p.currency,
+          capturedAmount: p.capturedAmount,
+        }
       },
     )
 

@@ -5,7 +5,7 @@ import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
 import { getAcquirer } from '../acquirer/index.ts'
 import { recordEvent } from '../events/index.ts'
-import { commissionRefundFor, postRefund } from '../ledger/index.ts'
+import { capturedCommission, commissionRefundFor, postRefund } from '../ledger/index.ts'
 import { emit } from './charge.service.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
@@ -78,8 +78,9 @@ export async function refundPayment(
     payment = await transact(deps.db, async (tx) => {
       const row = await repo.lockPaymentById(tx, merchantId, paymentId)
       if (!row) throw paymentsError('payment_not_found')
+      if (row.status === 'partially_captured') throw paymentsError('captures_open')
       if (row.status !== 'captured') throw paymentsError('not_refundable')
-      const refundable = row.amount - row.refund_reserved_minor - row.chargeback_open_minor
+      const refundable = row.captured_minor - row.refund_reserved_minor - row.chargeback_open_minor
       const amount = input.amount ?? refundable
       if (refundable <= 0) throw paymentsError('not_refundable')
       if (amount > refundable) {
@@ -163,9 +164,12 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
     const payment = await repo.lockPaymentById(tx, refund.merchant_id, refund.payment_id)
     if (!payment) throw paymentsError('payment_not_found')
     const now = deps.clock.now()
+    // Pro rata of what was captured and the commission charged on it (a payment captured
+    // in part is refunded as a one-shot payment of its captured amount).
+    const captured = payment.captured_minor
     const commissionRefund = commissionRefundFor(
-      payment.amount,
-      payment.commission,
+      captured,
+      capturedCommission(payment.amount, payment.commission, captured),
       payment.refund_completed_minor,
       refund.amount,
       payment.commission_refunded_minor,
@@ -181,6 +185,7 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
       paymentAmount: payment.amount,
       paymentCommission: payment.commission,
       shares: payment.shares,
+      capturedMinor: captured,
       at: now,
     })
     const done = await repo.updateRefund(tx, refundId, 'pending', {
@@ -195,7 +200,7 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
       refund_reserved_minor: payment.refund_reserved_minor,
       refund_completed_minor: completed,
       commission_refunded_minor: payment.commission_refunded_minor + commissionRefund,
-      status: completed === payment.amount ? 'refunded' : payment.status,
+      status: completed === captured ? 'refunded' : payment.status,
       updated_at: now,
     })
     if (done) await refundEvent(tx, updated, done, 'refund.completed', now)

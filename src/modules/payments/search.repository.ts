@@ -41,6 +41,7 @@ export interface PaymentSearchRow {
   amount: number
   currency: 'TRY'
   commission: number
+  captured_minor: number
   customer_id: string | null
   card_mask: string | null
   card_brand: string | null
@@ -74,6 +75,7 @@ export async function findPaymentPage(
       'p.amount',
       'p.currency',
       'p.commission',
+      'p.captured_minor',
       'p.customer_id',
       'p.card_mask',
       'p.card_brand',

@@ -10,6 +10,7 @@ const PaymentStatus = Type.Union(
     Type.Literal('pending'),
     Type.Literal('pending_3ds'),
     Type.Literal('authorized'),
+    Type.Literal('partially_captured'),
     Type.Literal('captured'),
     Type.Literal('voided'),
     Type.Literal('failed'),

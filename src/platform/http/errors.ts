@@ -6,6 +6,8 @@ interface AjvIssue {
   message?: string
   keyword?: string
   params?: Record<string, unknown>
+  /** Set by `propertyNames` checks: the key that failed (e.g. a too long metadata key). */
+  propertyName?: string
 }
 
 function fieldIssues(context: string | undefined, issues: AjvIssue[]): FieldIssue[] {
@@ -17,7 +19,7 @@ function fieldIssues(context: string | undefined, issues: AjvIssue[]): FieldIssu
         ? params['missingProperty']
         : typeof params['additionalProperty'] === 'string'
           ? params['additionalProperty']
-          : ''
+          : (issue.propertyName ?? '')
     const field = [path, extra].filter(Boolean).join('.') || (context ?? 'body')
     const reason =
       issue.keyword === 'additionalProperties'
