@@ -329,6 +329,10 @@ export const CATALOG: Record<string, Make> = {
     params: { id: await authorized(w, m) },
     body: {},
   }),
+  'PATCH /v1/payments/{id}': async (w, m) => ({
+    params: { id: await captured(w, m) },
+    body: { metadata: { orderId: 'SIP-1' } },
+  }),
   'POST /v1/payments/{id}/void': async (w, m) => ({
     params: { id: await authorized(w, m) },
     body: { reason: 'customer changed their mind' },

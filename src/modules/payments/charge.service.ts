@@ -2,6 +2,7 @@ import type { Deps, Tx } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
+import { checkMetadata } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { countPaymentOutcome } from '../../platform/metrics.ts'
@@ -31,6 +32,7 @@ export interface ChargeInput {
   customerId?: string
   saveCard?: boolean
   capture?: boolean
+  metadata?: Record<string, string>
 }
 
 /** How a charge ended, for the HTTP layer: 201 new, 200 fence replay, 202 outcome unknown. */
@@ -88,6 +90,12 @@ export async function chargeCard(
     throw paymentsError('session_not_active')
   }
   if (input.amount !== session.amount) throw paymentsError('amount_mismatch')
+  // The session's metadata, with the charge's own keys over it (docs/payments.md).
+  const metadata = Object.fromEntries([
+    ...Object.entries(session.metadata),
+    ...Object.entries(input.metadata ?? {}),
+  ])
+  checkMetadata(metadata)
   if (session.failedAttempts >= FAILED_ATTEMPTS_MAX) throw paymentsError('too_many_failed_attempts')
 
   const token = await getCardToken(deps, merchantId, input.cardToken)
@@ -138,7 +146,7 @@ export async function chargeCard(
         (input.customerId ?? session.customerId) === session.customerId,
       callback_url: session.callbackUrl,
       shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
-      metadata: JSON.stringify(session.metadata),
+      metadata: JSON.stringify(metadata),
       fingerprint,
       void_reason: null,
       created_at: now,

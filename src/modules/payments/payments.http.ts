@@ -4,6 +4,7 @@ import type { Static } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { setKycStatus } from '../merchants/index.ts'
 import { chargeCard } from './charge.service.ts'
 import type { CaptureView, Payment, PaymentDetail } from './payment-view.ts'
 import {
@@ -24,9 +25,12 @@ import {
   RefundBody,
   RefundList,
   RefundResponse,
+  SandboxKycBody,
+  SandboxKycResponse,
   SessionResponse,
   ThreeDsBody,
   ThreeDsResponse,
+  UpdatePaymentBody,
   VoidBody,
   VoidResponse,
 } from './payments.schemas.ts'
@@ -37,6 +41,7 @@ import {
   getPublicStatus,
   quoteInstallments,
   sandboxSolveChallenge,
+  updatePaymentMetadata,
 } from './payments.service.ts'
 import { listRefunds, refundPayment, type Refund } from './refunds.service.ts'
 import { createSession, type Session } from './sessions.service.ts'
@@ -48,6 +53,7 @@ function refundJson(r: Refund) {
     amount: r.amount,
     reason: r.reason,
     bankRefundId: r.bankRefundId,
+    metadata: r.metadata,
     createdAt: isoZ(r.createdAt),
     completedAt: isoZ(r.completedAt),
   }
@@ -87,6 +93,7 @@ function chargeJson(p: Payment, challengeUrl: string | null) {
     authCode: p.authCode,
     ...(p.status === 'pending_3ds' && p.correlationId ? { correlationId: p.correlationId } : {}),
     ...(challengeUrl ? { challengeUrl } : {}),
+    metadata: p.metadata,
     createdAt: isoZ(p.createdAt),
     completedAt: isoZ(p.completedAt),
   }
@@ -290,6 +297,31 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
         paymentJson(await getPayment(deps, authOf(request).merchantId, request.params.id)),
     )
 
+    app.patch(
+      '/v1/payments/:id',
+      {
+        schema: {
+          tags,
+          summary: "Update a payment's metadata",
+          description:
+            'Merges `metadata` into the payment\'s (a key set to "" is removed), in one ' +
+            'transaction; records `payment.updated`. At most 50 keys after the merge.',
+          params: PaymentParams,
+          body: UpdatePaymentBody,
+          response: { 200: PaymentResponse, ...errorResponses },
+        },
+      },
+      async (request) =>
+        paymentJson(
+          await updatePaymentMetadata(
+            deps,
+            authOf(request).merchantId,
+            request.params.id,
+            request.body.metadata,
+          ),
+        ),
+    )
+
     app.post(
       '/v1/payments/:id/refund',
       {
@@ -312,6 +344,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           {
             ...(request.body.amount !== undefined ? { amount: request.body.amount } : {}),
             ...(request.body.reason !== undefined ? { reason: request.body.reason } : {}),
+            ...(request.body.metadata !== undefined ? { metadata: request.body.metadata } : {}),
             ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
           },
         )
@@ -405,6 +438,23 @@ export function paymentsSandboxRoutes(deps: Deps): FastifyPluginAsync {
           request.params.id,
           request.body.otp,
         ),
+    )
+    app.post(
+      '/v1/sandbox/kyc',
+      {
+        schema: {
+          tags: ['sandbox'],
+          summary: "Set the calling merchant's KYC status",
+          description:
+            'Only `approved` may take money in; any other status makes those calls 403 SVC-KYC-3101.',
+          body: SandboxKycBody,
+          response: { 200: SandboxKycResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const m = await setKycStatus(deps, authOf(request).merchantId, request.body.status)
+        return { merchantId: m.id, status: m.kycStatus, decidedAt: isoZ(m.kycDecidedAt) }
+      },
     )
     app.post(
       '/v1/sandbox/reconcile',

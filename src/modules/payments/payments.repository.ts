@@ -457,6 +457,19 @@ export function findLatestPaymentByTransactionId(
 // Audit (`kurus check-ledger`, test/reliability): whole-table reads in id order, for the
 // operator's command and tests only, never for a request.
 
+export function updatePaymentMetadata(
+  tx: Tx,
+  paymentId: string,
+  metadata: Record<string, string>,
+): Promise<PaymentRow> {
+  return tx
+    .updateTable('payments')
+    .set({ metadata: JSON.stringify(metadata) })
+    .where('id', '=', paymentId)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
 export function findPaymentsPage(db: Db, afterId: string, limit: number): Promise<PaymentRow[]> {
   return db
     .selectFrom('payments')

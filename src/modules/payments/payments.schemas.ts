@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
+import { KycStatusSchema } from '../merchants/index.ts'
 
 const Currency = Type.Literal('TRY', { description: 'The only currency is TRY.' })
 const Kurus = (description: string) => Type.Integer({ description })
@@ -62,6 +63,7 @@ export const ChargeBody = Type.Object(
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     saveCard: Type.Optional(Type.Boolean()),
     capture: Type.Optional(Type.Boolean()),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 )
@@ -82,9 +84,21 @@ export const ChargeResponse = Type.Object({
   authCode: Nullable(Type.String()),
   correlationId: Type.Optional(Type.String()),
   challengeUrl: Type.Optional(Type.String()),
+  metadata: Metadata,
   createdAt: Timestamp,
   completedAt: Nullable(Timestamp),
 })
+
+export const UpdatePaymentBody = Type.Object(
+  {
+    metadata: Type.Unsafe<Record<string, string>>({
+      ...Metadata,
+      description:
+        'Merged into the payment\'s metadata: a key with a value is added or replaced, a key set to "" is removed.',
+    }),
+  },
+  { additionalProperties: false },
+)
 
 export const PaymentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
 
@@ -249,6 +263,7 @@ export const RefundBody = Type.Object(
     reason: Type.Optional(
       Type.String({ maxLength: 10_000, description: 'kept up to 500 characters' }),
     ),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 )
@@ -259,6 +274,7 @@ export const RefundSummary = Type.Object({
   amount: Type.Integer(),
   reason: Nullable(Type.String()),
   bankRefundId: Nullable(Type.String()),
+  metadata: Metadata,
   createdAt: Timestamp,
   completedAt: Nullable(Timestamp),
 })
@@ -272,6 +288,17 @@ export const RefundResponse = Type.Object({
 })
 
 export const RefundList = Type.Object({ items: Type.Array(RefundSummary) })
+
+export const SandboxKycBody = Type.Object(
+  { status: KycStatusSchema },
+  { additionalProperties: false },
+)
+
+export const SandboxKycResponse = Type.Object({
+  merchantId: Type.String(),
+  status: KycStatusSchema,
+  decidedAt: Nullable(Timestamp),
+})
 
 export const ReconcileResponse = Type.Object({
   ran: Type.Record(Type.String(), Type.Integer()),

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Deps } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
+import { mergeMetadata } from '../../platform/metadata.ts'
 import { binInfo, getAcquirer } from '../acquirer/index.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { authorizeAndSettle, emit } from './charge.service.ts'
@@ -25,6 +26,28 @@ export async function getPayment(
   if (!row) throw paymentsError('payment_not_found')
   const captures = await repo.findCapturesByPayment(deps.db, merchantId, paymentId)
   return { ...paymentRowToPayment(row), captures: captures.map(captureRowToCapture) }
+}
+
+/**
+ * Merges `patch` into the payment's metadata (a key set to "" is removed) under the row
+ * lock, so concurrent patches never drop each other's keys, and records `payment.updated`
+ * in the same transaction. `updated_at` is left alone on purpose: it times the capture and
+ * void claims and the reconciliation of pending payments, which metadata has no part in.
+ */
+export async function updatePaymentMetadata(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  patch: Record<string, string>,
+): Promise<PaymentDetail> {
+  await transact(deps.db, async (tx) => {
+    const row = await repo.lockPaymentById(tx, merchantId, paymentId)
+    if (!row) throw paymentsError('payment_not_found')
+    const metadata = mergeMetadata(row.metadata, patch)
+    const updated = await repo.updatePaymentMetadata(tx, paymentId, metadata)
+    await emit(tx, updated, 'payment.updated', deps.clock.now())
+  })
+  return getPayment(deps, merchantId, paymentId)
 }
 
 /** The public status endpoint: the payment id is the bearer; nothing but the status leaves. */

@@ -1,6 +1,7 @@
 import type { Deps } from '../../database.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
+import { checkMetadata } from '../../platform/metadata.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
 import { getAcquirer } from '../acquirer/index.ts'
@@ -22,6 +23,7 @@ export interface Refund {
   status: RefundStatus
   reason: string | null
   bankRefundId: string | null
+  metadata: Record<string, string>
   createdAt: Date
   completedAt: Date | null
 }
@@ -35,6 +37,7 @@ export function refundRowToRefund(row: RefundRow): Refund {
     status: row.status,
     reason: row.reason,
     bankRefundId: row.bank_refund_id,
+    metadata: row.metadata,
     createdAt: row.created_at,
     completedAt: row.completed_at,
   }
@@ -64,7 +67,12 @@ export async function refundPayment(
   deps: Deps,
   merchantId: string,
   paymentId: string,
-  input: { amount?: number; reason?: string; idempotencyKey?: string },
+  input: {
+    amount?: number
+    reason?: string
+    idempotencyKey?: string
+    metadata?: Record<string, string>
+  },
 ): Promise<RefundOutcome> {
   const key = input.idempotencyKey?.toLowerCase()
   if (key) {
@@ -73,6 +81,8 @@ export async function refundPayment(
   }
   const refundId = newId('rfn')
   const reason = input.reason?.slice(0, REFUND_REASON_LENGTH_MAX) ?? null
+  const metadata = input.metadata ?? {}
+  checkMetadata(metadata)
   let payment: PaymentRow
   try {
     payment = await transact(deps.db, async (tx) => {
@@ -97,6 +107,7 @@ export async function refundPayment(
         reason,
         idempotency_key: key ?? null,
         bank_refund_id: null,
+        metadata: JSON.stringify(metadata),
         created_at: now,
         completed_at: null,
         updated_at: now,
@@ -114,7 +125,7 @@ export async function refundPayment(
         type: 'refund.created',
         resourceType: 'refund',
         resourceId: refundId,
-        data: { id: refundId, paymentId, amount, status: 'pending', reason },
+        data: { id: refundId, paymentId, amount, status: 'pending', reason, metadata },
         callbackUrl: row.callback_url,
         at: now,
       })
@@ -255,6 +266,7 @@ async function refundEvent(
       status: refund.status,
       reason: refund.reason,
       bankRefundId: refund.bank_refund_id,
+      metadata: refund.metadata,
       refundAmount: view.refundAmount,
       refundableAmount: view.refundableAmount,
       createdAt: refund.created_at.toISOString(),

@@ -20,6 +20,8 @@ export interface PaymentSearchFilter {
   to?: Date
   amountMin?: number
   amountMax?: number
+  /** One exact metadata pair (GIN index payments_metadata_idx, migration 0251). */
+  metadata?: { key: string; value: string }
 }
 
 /**
@@ -107,6 +109,11 @@ export async function findPaymentPage(
   if (filter.to !== undefined) query = query.where('p.created_at', '<', filter.to)
   if (filter.amountMin !== undefined) query = query.where('p.amount', '>=', filter.amountMin)
   if (filter.amountMax !== undefined) query = query.where('p.amount', '<=', filter.amountMax)
+  if (filter.metadata !== undefined) {
+    // Containment (@>) is what the GIN jsonb_path_ops index answers; `->>` would not use it.
+    const pair = JSON.stringify({ [filter.metadata.key]: filter.metadata.value })
+    query = query.where(sql<boolean>`p.metadata @> ${pair}::jsonb`)
+  }
   if (after !== undefined) {
     // A row comparison, which PostgreSQL turns into one index condition on (created_at, id).
     query = query.where(

@@ -109,6 +109,7 @@ function filtersFingerprint(f: TransactionFilters): string {
     f.to?.toISOString() ?? null,
     f.amountMin ?? null,
     f.amountMax ?? null,
+    ...(f.metadata ? [f.metadata.key, f.metadata.value] : []),
   ])
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16)
 }

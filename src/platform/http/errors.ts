@@ -11,7 +11,9 @@ interface AjvIssue {
 }
 
 function fieldIssues(context: string | undefined, issues: AjvIssue[]): FieldIssue[] {
-  return issues.map((issue) => {
+  // A propertyNames failure comes as the key's own issue plus a generic wrapper: keep the first.
+  const shown = issues.length > 1 ? issues.filter((i) => i.keyword !== 'propertyNames') : issues
+  return shown.map((issue) => {
     const path = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
     const params = issue.params ?? {}
     const extra =
@@ -26,7 +28,7 @@ function fieldIssues(context: string | undefined, issues: AjvIssue[]): FieldIssu
         ? 'unknown field'
         : issue.keyword === 'required'
           ? 'is required'
-          : (issue.message ?? 'is invalid')
+          : `${issue.propertyName === undefined ? '' : 'key '}${issue.message ?? 'is invalid'}`
     return { field, reason }
   })
 }
