@@ -559,6 +559,8 @@ export const CATALOG: Record<string, Make> = {
     query: { bin: CARDS.frictionless.slice(0, 6), amount: '10000' },
   }),
   'POST /v1/transactions/exports': async () => ({ params: {}, body: { format: 'csv' } }),
+  // approved: the caller's own KYC stays as the other routes need it.
+  'POST /v1/sandbox/kyc': async () => ({ params: {}, body: { status: 'approved' } }),
   'POST /v1/customers': async () => ({
     params: {},
     body: { externalId: `ext-${randomUUID()}`, name: 'Ayşe Yılmaz' },

@@ -77,7 +77,6 @@ const FileResponse = {
   },
 }
 
-/** Signed routes of the transactions read model (merchant keys only). */
 /** `metadata.<key>=<value>` out of the query (the schema admits such keys); one at most. */
 function metadataFilter<T extends object>(query: T) {
   const rest: Record<string, unknown> = {}
@@ -90,6 +89,7 @@ function metadataFilter<T extends object>(query: T) {
   return { metadata: pairs[0], rest: rest as T }
 }
 
+/** Signed routes of the transactions read model (merchant keys only). */
 export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
