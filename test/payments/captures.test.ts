@@ -235,6 +235,24 @@ test('above the remainder is 400; an amount on a captured payment is 409; a full
     full.body.captures.map((c) => c.id),
     [`cap_${whole.slice(4)}`],
   )
+  const wholeEvent = (await eventsForResource(h.deps.db, m.merchantId, whole)).find(
+    (e) => e.type === 'payment.captured',
+  )
+  assert.deepEqual(
+    [
+      wholeEvent?.data['captureId'],
+      wholeEvent?.data['amount'],
+      wholeEvent?.data['authorizedAmount'],
+    ],
+    [`cap_${whole.slice(4)}`, 5_000, 5_000],
+  )
+  // A charge captured at once is one capture too, with the same id scheme.
+  const { res: sale } = await charge(m.client, CARDS.frictionless, 3_000)
+  const saleEvent = (await eventsForResource(h.deps.db, m.merchantId, sale.body.paymentId)).find(
+    (e) => e.type === 'payment.captured',
+  )
+  assert.equal(saleEvent?.data['captureId'], `cap_${sale.body.paymentId.slice(4)}`)
+  assert.equal(saleEvent?.data['capturedAmount'], 3_000)
   await assertBooksClean(h)
 })
 

@@ -331,7 +331,7 @@ export async function recordFullCapture(tx: Tx, row: PaymentRow, at: Date) {
     completed_at: at,
   })
   await postCaptureLegs(tx, row, at, capture)
-  return { captureId: capture.id, amount: capture.amount }
+  return { captureId: capture.id, amount: capture.amount, authorizedAmount: row.amount }
 }
 
 /**
