@@ -177,6 +177,9 @@ test('an invitation link works once, within 72 hours, and sets the password it w
   const h = await startTestApp(t)
   const m = await newDashboardMerchant(h)
   const { email, path } = await member(h, m, 'viewer')
+  // The link is a bearer: it is not in the request log.
+  const token = path.split('/').pop() ?? ''
+  assert.ok(token.length > 20 && !h.logs.some((line) => line.includes(token)), 'token not logged')
   // Used: the same link again is the invalid-link page, and makes no second member.
   const again = new WebClient(h.url)
   const reused = await again.get(path)

@@ -425,11 +425,11 @@ function invitationRoutes(app: FastifyInstance, deps: Deps): void {
     })
   }
 
-  app.get('/invite/:token', { config: { dashboardAccess: 'public' } }, async (request, reply) =>
-    page(request, reply),
-  )
+  // The link's token is its only bearer: keep these URLs out of the request log.
+  const route = { config: { dashboardAccess: 'public' as const }, logLevel: 'warn' as const }
+  app.get('/invite/:token', route, async (request, reply) => page(request, reply))
 
-  app.post('/invite/:token', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
+  app.post('/invite/:token', route, async (request, reply) => {
     const { token } = request.params as { token: string }
     const form = formFields(request)
     const result = await attempt(() =>

@@ -1,5 +1,5 @@
 import type { Deps } from '../../database.ts'
-import { randomToken, sha256Hex } from '../../platform/crypto.ts'
+import { randomToken, safeEqual, sha256Hex } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
@@ -144,7 +144,9 @@ export function checkNewPassword(password: string, confirmation: string): void {
   if (password.length > PASSWORD_LENGTH_MAX) {
     throw validationError('password', `must be at most ${PASSWORD_LENGTH_MAX} characters`)
   }
-  if (password !== confirmation) throw validationError('passwordConfirm', 'does not match')
+  if (!safeEqual(password, confirmation)) {
+    throw validationError('passwordConfirm', 'does not match')
+  }
 }
 
 /**
