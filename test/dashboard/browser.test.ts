@@ -354,6 +354,7 @@ if (runsBackendIndependentChecks()) {
           '/dashboard/developers',
           '/dashboard/developers/webhooks/deliveries',
           '/dashboard/developers/events',
+          '/dashboard/developers/card-access',
           '/dashboard/settings',
           '/dashboard/settings/two-factor',
           '/dashboard/settings/audit-log',

@@ -269,3 +269,20 @@ test('the overview shows the figures of payments made through the API', async (t
   assert.match(page.text, /id="page-data"/)
   assert.ok(csrfOf(page.text))
 })
+
+test('the card vault access log lists each time a card was read out of the vault', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const { res, cardToken } = await charge(m.client, CARDS.frictionless, 1_500, {
+    threeDSecure: false,
+  })
+  assert.equal(res.status, 201)
+  const web = await signedIn(h, m)
+  const page = await web.get('/dashboard/developers/card-access')
+  assert.equal(page.status, 200)
+  assert.ok(tableText(page.text, 'card-access-table').includes(cardToken))
+  const other = await newDashboardMerchant(h, 'Başka Mağaza')
+  const theirs = await signedIn(h, other)
+  const empty = await theirs.get('/dashboard/developers/card-access')
+  assert.ok(!empty.text.includes(cardToken), 'scoped to the merchant')
+})

@@ -18,6 +18,7 @@ import { t } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
 import { listEvents } from '../events/index.ts'
 import { listApiKeys, listStores } from '../merchants/index.ts'
+import { listCardAccess } from '../vault/index.ts'
 import {
   createEndpoint,
   deleteEndpoint,
@@ -196,7 +197,10 @@ async function developersPage(
     section: 'developers',
     ...(extra.flash ? { flash: extra.flash } : {}),
     ...(extra.status ? { status: extra.status } : {}),
-    headingAside: markup`<a class="button button-secondary" href="${BASE}/developers/events">${t(lang, 'dash_ev_title')}</a>`,
+    headingAside: markup`<div class="actions">
+      <a class="button button-secondary" href="${BASE}/developers/events">${t(lang, 'dash_ev_title')}</a>
+      <a class="button button-secondary" href="${BASE}/developers/card-access">${t(lang, 'dash_ca_title')}</a>
+    </div>`,
     content: markup`${extra.top ?? ''}
       ${section({
         title: t(lang, 'dash_key_title'),
@@ -435,6 +439,50 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
         setFlash(deps, reply, 'success', 'dash_done_redeliver')
       }
       return redirect(reply, `${BASE}/developers/webhooks/deliveries?store=${storeId}`)
+    })
+
+    // Every time a card number was read back out of the vault (the vault's own audit).
+    app.get('/developers/card-access', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'read')
+      const { lang } = ctx
+      const cursor = queryFields(request).optional('after', 2048)
+      const page = await listCardAccess(deps, ctx.member.merchantId, {
+        limit: PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+      })
+      return renderPage(ctx, {
+        heading: t(lang, 'dash_ca_title'),
+        section: 'developers',
+        content: markup`<p class="muted">${t(lang, 'dash_ca_intro')}</p>
+          ${dataTable({
+            caption: t(lang, 'dash_ca_title'),
+            id: 'card-access-table',
+            columns: [
+              { label: t(lang, 'dash_col_date') },
+              { label: t(lang, 'dash_ca_op') },
+              { label: t(lang, 'dash_ca_token') },
+              { label: t(lang, 'dash_ca_caller') },
+              { label: t(lang, 'dash_ca_result') },
+            ],
+            rows: page.items.map((r) => [
+              formatDate(r.createdAt, lang, 'datetime'),
+              markup`<span class="mono">${r.op}</span>`,
+              markup`<span class="mono">${r.cardToken}</span>`,
+              r.callerService,
+              r.result,
+            ]),
+            empty: t(lang, 'dash_none'),
+          })}
+          ${pager({
+            lang,
+            ...(cursor ? { firstHref: `${BASE}/developers/card-access` } : {}),
+            ...(page.nextCursor
+              ? {
+                  nextHref: `${BASE}/developers/card-access?after=${encodeURIComponent(page.nextCursor)}`,
+                }
+              : {}),
+          })}`,
+      })
     })
 
     app.get('/developers/events', async (request, reply) => {

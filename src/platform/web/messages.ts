@@ -383,6 +383,12 @@ export const tr = {
   dash_err_rate: 'Çok fazla istek. Biraz bekleyip tekrar deneyin.',
   dash_err_generic: 'İşlem yapılamadı.',
   dash_ov_show_table: 'Rakamları tablo olarak göster',
+  dash_ca_title: 'Kart kasası erişim kaydı',
+  dash_ca_intro: 'Kart numarasının kasadan her okunuşu (ödeme için bankaya gönderilirken) burada kayıtlıdır; kayıtlar değiştirilemez.',
+  dash_ca_op: 'İşlem',
+  dash_ca_token: 'Kart belirteci',
+  dash_ca_caller: 'Çağıran',
+  dash_ca_result: 'Sonuç',
 }
 
 export type MessageKey = keyof typeof tr
@@ -771,4 +777,10 @@ export const en: Record<MessageKey, string> = {
   dash_err_rate: 'Too many requests. Wait a moment and try again.',
   dash_err_generic: 'The action could not be done.',
   dash_ov_show_table: 'Show the figures as a table',
+  dash_ca_title: 'Card vault access log',
+  dash_ca_intro: 'Every time a card number was read out of the vault (to send it to the bank for a payment) is recorded here; the records cannot be changed.',
+  dash_ca_op: 'Operation',
+  dash_ca_token: 'Card token',
+  dash_ca_caller: 'Caller',
+  dash_ca_result: 'Result',
 }
