@@ -8,7 +8,14 @@ import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import { html, type SafeHtml } from '../../platform/web/html.ts'
-import { LANG_COOKIE, LANGS, pickLang, type Lang } from '../../platform/web/i18n.ts'
+import {
+  LANG_COOKIE,
+  LANGS,
+  pickLang,
+  t,
+  type KeysAfter,
+  type Lang,
+} from '../../platform/web/i18n.ts'
 import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
@@ -51,97 +58,11 @@ function assetUrl(name: string): string {
   return `/invoice-assets/${name}?v=${asset.hash}`
 }
 
-// Words of this page (the shared dictionary in src/pages/i18n.ts belongs to the checkout).
-const MESSAGES = {
-  tr: {
-    title: '{merchant} · Fatura',
-    eyebrow: 'Fatura',
-    amount_label: 'Ödenecek tutar',
-    amount_label_paid: 'Ödenen tutar',
-    invoice_no: 'Fatura no: {id}',
-    details: 'Fatura ayrıntıları',
-    lines_caption: 'Fatura kalemleri',
-    col_item: 'Açıklama',
-    col_qty: 'Adet',
-    col_unit: 'Birim fiyat',
-    col_total: 'Tutar',
-    total: 'Toplam',
-    status: 'Durum',
-    buyer: 'Alıcı',
-    due_date: 'Son ödeme tarihi',
-    expires_at: 'Bağlantı geçerliliği',
-    pay: 'Öde',
-    pdf: 'Faturayı PDF olarak indir',
-    status_sent: 'Ödeme bekleniyor',
-    status_activated: 'Ödeme bekleniyor',
-    status_viewed: 'Ödeme bekleniyor',
-    status_draft: 'Taslak',
-    status_paid: 'Ödendi',
-    status_expired: 'Süresi doldu',
-    status_cancelled: 'İptal edildi',
-    paid_note: 'Bu fatura {date} tarihinde ödendi. Teşekkürler!',
-    expired_note: 'Bu faturanın ödeme bağlantısının süresi doldu. Satıcıyla iletişime geçin.',
-    cancelled_note: 'Bu fatura satıcı tarafından iptal edildi; ödeme alınmaz.',
-    failed_note: 'Ödeme tamamlanamadı. Başka bir kartla tekrar deneyebilirsiniz.',
-    pending_note: 'Ödemeniz işleniyor. Sonuç birkaç dakika içinde burada görünecek.',
-    not_found_title: 'Fatura bulunamadı',
-    not_found_body: 'Bağlantıyı kontrol edin ya da satıcıdan yeni bir bağlantı isteyin.',
-    unavailable_title: 'Şu anda ödeme alınamıyor',
-    unavailable_body: 'Satıcı şu anda ödeme alamıyor. Lütfen daha sonra tekrar deneyin.',
-    error_title: 'Bir şeyler ters gitti',
-    error_body: 'Lütfen birkaç dakika sonra tekrar deneyin.',
-    rate_title: 'Çok fazla istek',
-    rate_body: 'Kısa sürede çok fazla istek yapıldı. Lütfen biraz bekleyip tekrar deneyin.',
-  },
-  en: {
-    title: '{merchant} · Invoice',
-    eyebrow: 'Invoice',
-    amount_label: 'Amount due',
-    amount_label_paid: 'Amount paid',
-    invoice_no: 'Invoice no: {id}',
-    details: 'Invoice details',
-    lines_caption: 'Invoice lines',
-    col_item: 'Description',
-    col_qty: 'Qty',
-    col_unit: 'Unit price',
-    col_total: 'Amount',
-    total: 'Total',
-    status: 'Status',
-    buyer: 'Billed to',
-    due_date: 'Due date',
-    expires_at: 'Link valid until',
-    pay: 'Pay',
-    pdf: 'Download the invoice as PDF',
-    status_sent: 'Awaiting payment',
-    status_activated: 'Awaiting payment',
-    status_viewed: 'Awaiting payment',
-    status_draft: 'Draft',
-    status_paid: 'Paid',
-    status_expired: 'Expired',
-    status_cancelled: 'Cancelled',
-    paid_note: 'This invoice was paid on {date}. Thank you!',
-    expired_note: "This invoice's payment link has expired. Please contact the seller.",
-    cancelled_note: 'The seller cancelled this invoice; no payment is taken.',
-    failed_note: 'The payment could not be completed. You can try again with another card.',
-    pending_note: 'Your payment is being processed. The result will show here in a few minutes.',
-    not_found_title: 'Invoice not found',
-    not_found_body: 'Check the link, or ask the seller for a new one.',
-    unavailable_title: 'Payments are unavailable',
-    unavailable_body: 'The seller cannot take payments right now. Please try again later.',
-    error_title: 'Something went wrong',
-    error_body: 'Please try again in a few minutes.',
-    rate_title: 'Too many requests',
-    rate_body: 'Too many requests in a short time. Please wait a moment and try again.',
-  },
-} as const satisfies Record<Lang, Record<string, string>>
+// This page's words are in the pages' one catalogue (platform/web/messages.ts, `inv_` keys).
+type PageMessageKey = KeysAfter<'inv_'>
 
-type MessageKey = keyof (typeof MESSAGES)['tr']
-
-function m(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}): string {
-  let text: string = MESSAGES[lang][key]
-  for (const [name, value] of Object.entries(vars))
-    text = text.split(`{${name}}`).join(String(value))
-  return text
+function m(lang: Lang, key: PageMessageKey, vars: Record<string, string | number> = {}): string {
+  return t(lang, `inv_${key}`, vars)
 }
 
 function initial(name: string): string {

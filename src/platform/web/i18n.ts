@@ -2,6 +2,11 @@ import { en, tr, type MessageKey } from './messages.ts'
 
 export type { MessageKey }
 
+/** The catalogue's keys that start with `P`, without it (a page's own words: `inv_…`). */
+export type KeysAfter<P extends string, K = MessageKey> = K extends `${P}${infer Rest}`
+  ? Rest
+  : never
+
 // Turkish and English for every page. The language comes from `?lang=` (which the
 // page remembers in a cookie), else the cookie, else Accept-Language; Turkish by default.
 
