@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startTestApp } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
+import { buildExport } from '../../src/modules/transactions/index.ts'
 import {
   alertOf,
   apiPayment,
@@ -207,6 +208,7 @@ test('CSV export of the current filter goes through the export machinery', async
   const h = await startTestApp(t)
   const m = await newDashboardMerchant(h)
   const { transactionId } = await paidPayment(m, 2_500)
+  const other = await paidPayment(m, 3_500)
   const web = await signedIn(h, m)
   const list = await web.get(`/dashboard/payments?q=${transactionId}&status=captured`)
   const res = await web.submit(
@@ -226,6 +228,16 @@ test('CSV export of the current filter goes through the export machinery', async
   const page = await web.get(res.location ?? '')
   assert.equal(page.status, 200)
   assert.match(page.text, /CSV/)
+  // Built (the job's body, run here: no worker in tests), the file has the one matching row.
+  await buildExport(h.deps, exportId)
+  const ready = await web.get(res.location ?? '')
+  const link = /href="([^"]+\/download)"/.exec(ready.text)?.[1]
+  assert.ok(link, 'a download link once ready')
+  const file = await web.get(link)
+  assert.equal(file.status, 200)
+  assert.ok(file.text.includes(transactionId))
+  assert.ok(!file.text.includes(other.transactionId), 'the search applies to the export')
+  assert.equal(file.text.trim().split('\n').length, 2, 'a header and the one payment')
 })
 
 test('the overview shows the figures of payments made through the API', async (t) => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Deps } from '../../database.ts'
 import { validationError, type AppError } from '../../platform/errors.ts'
@@ -632,7 +633,7 @@ export function paymentsPages(deps: Deps): FastifyPluginAsync {
         .type(file.contentType)
         .header('content-length', String(file.byteSize))
         .header('content-disposition', `attachment; filename="${file.fileName}"`)
-        .send(file.chunks)
+        .send(Readable.from(file.chunks))
     })
 
     app.get('/payments/:id', async (request, reply) => {
