@@ -189,7 +189,9 @@ function reportTimings(backend: Backend, path: string): void {
     .map((l) => JSON.parse(l) as FileTiming)
   const cache = readTimings()
   for (const r of rows) cache[`${backend}:${relative(root, r.file)}`] = r.wallMs
-  writeFileSync(TIMINGS_CACHE, JSON.stringify(cache))
+  // Aside and renamed: runs in other worktrees share the file.
+  writeFileSync(join(work, 'timings.json'), JSON.stringify(cache))
+  renameSync(join(work, 'timings.json'), TIMINGS_CACHE)
   const cpu = rows.reduce((s, r) => s + r.cpuMs, 0)
   const slowest = rows.sort((a, b) => b.wallMs - a.wallMs).slice(0, 8)
   process.stdout.write(
