@@ -40,29 +40,11 @@ const work = mkdtempSync(join(tmpdir(), 'kurus-test-'))
 /** Named `*.pg.test.ts`: the file runs on PostgreSQL as well as PGlite (docs/testing.md). */
 const POSTGRES_SUFFIX = '.pg.test.ts'
 
-/**
- * Also on PostgreSQL, by name rather than by suffix: their directories were being edited on
- * other branches when the suffix came in, so they were not renamed then. Rename them to
- * `*.pg.test.ts` and drop them from here; docs/testing.md says why each belongs.
- */
-const POSTGRES_BY_NAME = new Set([
-  'test/gateway/idempotency.test.ts',
-  'test/gateway/rate-limit.test.ts',
-  'test/gateway/rate-limit-redis.test.ts',
-  // Replay memory and failed-authentication limits shared by processes; the lockout across
-  // two apps over one database; the per-merchant export cap under a lock and the fair claim.
-  'test/gateway/replay.test.ts',
-  'test/gateway/unauthenticated.test.ts',
-  'test/dashboard/auth.test.ts',
-  'test/dashboard/web-session.test.ts',
-  'test/transactions/export-queue.test.ts',
-])
-
 function onPostgres(file: string): boolean {
   const mode = process.env['TEST_POSTGRES'] ?? (named ? 'all' : 'marked')
   if (mode === 'all') return true
   const path = relative(root, resolve(file))
-  return path.endsWith(POSTGRES_SUFFIX) || POSTGRES_BY_NAME.has(path)
+  return path.endsWith(POSTGRES_SUFFIX)
 }
 
 // Test files are separate processes: PGlite files are CPU-bound (the database runs in the

@@ -281,7 +281,7 @@ async function sharedOverRedis(t: TestContext, redisUrl: string) {
   assert.equal(rows.rows[0]?.n, 0, 'not in the database as well')
 }
 
-// Registered only where a Redis is given, as test/gateway/rate-limit-redis.test.ts (CI sets
+// Registered only where a Redis is given, as test/gateway/rate-limit-redis.pg.test.ts (CI sets
 // TEST_REDIS_URL, so CI always runs it).
 if (REDIS_URL !== undefined) {
   test('with Redis: accepted signatures live there (SET NX PX), shared by API processes', (t) =>
