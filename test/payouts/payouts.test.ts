@@ -297,8 +297,8 @@ test('GET /v1/payouts: filters status, submerchantId, from/to and keyset pages',
     { submerchantId: a.submerchantId, amountMinor: 20_000 },
     { submerchantId: b.submerchantId, amountMinor: 20_000 },
   ])
-  const start = h.clock.now()
   const ids: string[] = []
+  const createdAt: number[] = []
   for (const [who, amount] of [
     [a, 1_000],
     [b, 1_100],
@@ -310,6 +310,7 @@ test('GET /v1/payouts: filters status, submerchantId, from/to and keyset pages',
     const res = await pay(m.client, who.submerchantId, amount)
     assert.equal(res.status, 201)
     ids.push(res.body.payoutId)
+    createdAt.push(Date.parse(res.body.createdAt))
   }
   await reconcile(m.client) // b's IBAN ends 9999: its payouts fail
 
@@ -343,8 +344,10 @@ test('GET /v1/payouts: filters status, submerchantId, from/to and keyset pages',
   )
   const window = await m.client.request<{ items: PayoutBody[] }>('GET', '/v1/payouts', {
     query: {
-      from: new Date(start.getTime() + 1_500).toISOString(),
-      to: new Date(start.getTime() + 3_500).toISOString(),
+      // From the 2nd payout (inclusive) to just after the 3rd (`to` is exclusive), cut from
+      // their own times: the test clock runs with real time, so offsets from a start drift.
+      from: new Date(createdAt[1] ?? 0).toISOString(),
+      to: new Date((createdAt[2] ?? 0) + 1).toISOString(),
     },
   })
   assert.deepEqual(
