@@ -7,6 +7,7 @@ import { createServer } from 'node:net'
 import { cpus, totalmem } from 'node:os'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import { timestampFor } from '../sdk/index.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -97,7 +98,8 @@ export function signHeaders(
   path: string,
   body: string,
 ): Record<string, string> {
-  const timestamp = new Date().toISOString()
+  // Unique per request (sub-millisecond digits): a state-changing signature is accepted once.
+  const timestamp = timestampFor(new Date())
   const bodyHash = createHash('sha256').update(body).digest('hex')
   const canonical = `${timestamp}\n${method}\n${path}\n${bodyHash}`
   return {

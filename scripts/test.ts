@@ -1,7 +1,17 @@
-import { spawnSync } from 'node:child_process'
-import { globSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import {
+  existsSync,
+  globSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join, relative, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { connectDatabase, type SqlExecutor } from '../src/platform/db/connect.ts'
 import { migrateToLatest } from '../src/platform/db/migrate.ts'
@@ -9,16 +19,42 @@ import { JobQueue } from '../src/platform/jobs/queue.ts'
 import { createLogger } from '../src/platform/logger.ts'
 import { urlForDatabase } from '../test/helpers/db.ts'
 
-// `npm test`: the whole suite on embedded PGlite, then again on PostgreSQL when
-// TEST_DATABASE_URL is set. In CI (CI=true) PostgreSQL is required: an unreachable server
-// fails the run rather than silently testing one backend. Likewise TEST_REDIS_URL: the Redis
-// rate-limiter test runs when it is set, and CI refuses to run without it.
+// `npm test`: every test file on embedded PGlite, then — when TEST_DATABASE_URL is set — the
+// files whose outcome depends on the database server's behaviour (concurrency, locks, pools,
+// migrations, replicas…: `*.pg.test.ts`, see docs/testing.md) again on PostgreSQL. Files named
+// on the command line run on both. In CI (CI=true) PostgreSQL is required: an unreachable
+// server fails the run rather than silently testing one backend. Likewise TEST_REDIS_URL: the
+// Redis rate-limiter test runs when it is set, and CI refuses to run without it.
 // Usage: npm test [-- <test files or globs>]
+// TEST_POSTGRES=all|marked overrides which files the PostgreSQL pass runs; TEST_CONCURRENCY
+// the number of test files run at once (default: the machine's cores).
 
+const root = resolve(import.meta.dirname, '..')
 const argv = process.argv.slice(2)
-const files = (argv.length > 0 ? argv : ['test/**/*.test.ts']).flatMap((p) => globSync(p)).sort()
-const concurrency = process.env['TEST_CONCURRENCY'] ?? '2'
+const named = argv.length > 0
+const files = [
+  ...new Set((named ? argv : ['test/**/*.test.ts']).flatMap((p) => globSync(p))),
+].sort()
 const work = mkdtempSync(join(tmpdir(), 'kurus-test-'))
+
+/** Named `*.pg.test.ts`: the file runs on PostgreSQL as well as PGlite (docs/testing.md). */
+const POSTGRES_SUFFIX = '.pg.test.ts'
+
+function onPostgres(file: string): boolean {
+  const mode = process.env['TEST_POSTGRES'] ?? (named ? 'all' : 'marked')
+  if (mode === 'all') return true
+  const path = relative(root, resolve(file))
+  return path.endsWith(POSTGRES_SUFFIX)
+}
+
+// Test files are separate processes: PGlite files are CPU-bound (the database runs in the
+// test's own process), PostgreSQL files wait on the server too. Measured in docs/testing.md.
+const cores = availableParallelism()
+function concurrency(backend: Backend): number {
+  const given = Number(process.env['TEST_CONCURRENCY'])
+  if (Number.isInteger(given) && given > 0) return given
+  return backend === 'pglite' ? cores : cores * 2
+}
 
 /** pg-boss creates its schema on first start; do it once in the template, not per file. */
 async function installJobSchema(raw: SqlExecutor) {
@@ -27,14 +63,30 @@ async function installJobSchema(raw: SqlExecutor) {
   await queue.stop()
 }
 
+/**
+ * The migrated PGlite data directory every PGlite test file starts from. Making it costs
+ * several seconds of CPU, so it is kept in the temp directory under a hash of everything that
+ * shapes it (the migrations and the database and job-queue code, PGlite's and pg-boss's
+ * versions) and made again only when one of those changes.
+ */
 async function pgliteDump(): Promise<string> {
+  const hash = createHash('sha256')
+  const inputs = globSync(['src/platform/db/**/*.ts', 'src/platform/jobs/**/*.ts'], { cwd: root })
+  for (const file of inputs.sort()) hash.update(file).update(readFileSync(join(root, file)))
+  for (const pkg of ['@electric-sql/pglite', 'pg-boss']) {
+    hash.update(readFileSync(join(root, 'node_modules', pkg, 'package.json')))
+  }
+  const path = join(tmpdir(), `kurus-pglite-${hash.digest('hex').slice(0, 16)}.tar`)
+  if (existsSync(path)) return path
   const handle = await connectDatabase({})
   await migrateToLatest(handle.db)
   await installJobSchema(handle.raw)
-  const path = join(work, 'pglite.tar')
   if (!handle.dump) throw new Error('PGlite handle cannot dump')
-  writeFileSync(path, Buffer.from(await (await handle.dump()).arrayBuffer()))
+  // Written aside and renamed: a run in parallel never reads half a file.
+  const partial = join(work, 'pglite.tar')
+  writeFileSync(partial, Buffer.from(await (await handle.dump()).arrayBuffer()))
   await handle.close()
+  renameSync(partial, path)
   return path
 }
 
@@ -84,31 +136,127 @@ async function dropTemplate(url: string): Promise<void> {
   )
 }
 
+// Each file's wall and CPU time, written by scripts/test-timing.ts as its process exits. The
+// slowest are printed after each pass, and the next run starts the longest files first so
+// that no long file is left to run alone at the end.
+const TIMINGS_CACHE = join(tmpdir(), 'kurus-test-timings.json')
+type Timings = Record<string, number>
+
+function readTimings(): Timings {
+  try {
+    return JSON.parse(readFileSync(TIMINGS_CACHE, 'utf8')) as Timings
+  } catch {
+    return {}
+  }
+}
+
+/** Longest first: last run's wall time in ms, else its size in bytes (about as many ms here). */
+function longestFirst(backend: Backend, list: string[]): string[] {
+  const last = readTimings()
+  const weight = (f: string) => last[`${backend}:${relative(root, resolve(f))}`] ?? statSync(f).size
+  return [...list].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b))
+}
+
+interface FileTiming {
+  file: string
+  wallMs: number
+  cpuMs: number
+}
+
+function reportTimings(backend: Backend, path: string): void {
+  if (!existsSync(path)) return
+  const rows = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as FileTiming)
+  const cache = readTimings()
+  for (const r of rows) cache[`${backend}:${relative(root, r.file)}`] = r.wallMs
+  // Aside and renamed: runs in other worktrees share the file.
+  writeFileSync(join(work, 'timings.json'), JSON.stringify(cache))
+  renameSync(join(work, 'timings.json'), TIMINGS_CACHE)
+  const cpu = rows.reduce((s, r) => s + r.cpuMs, 0)
+  const slowest = rows.sort((a, b) => b.wallMs - a.wallMs).slice(0, 8)
+  process.stdout.write(
+    `\nslowest files on ${backend} (wall s / CPU s; all files: CPU ${s(cpu)} s):\n`,
+  )
+  for (const r of slowest) {
+    process.stdout.write(
+      `  ${s(r.wallMs).padStart(6)} ${s(r.cpuMs).padStart(6)}  ${relative(root, r.file)}\n`,
+    )
+  }
+}
+
+function s(ms: number): string {
+  return (ms / 1000).toFixed(1)
+}
+
+/** One chromium for every browser test of the run (test/helpers/browser.ts connects to it). */
+async function sharedBrowser(): Promise<{ endpoint: string; close(): Promise<void> } | undefined> {
+  const wanted = files.some((f) => readFileSync(f, 'utf8').includes('helpers/browser.ts'))
+  if (!wanted) return undefined
+  try {
+    const { chromium } = await import('playwright-core')
+    const { CHROMIUM } = await import('../test/helpers/browser.ts')
+    const server = await chromium.launchServer(CHROMIUM)
+    return { endpoint: server.wsEndpoint(), close: () => server.close() }
+  } catch (error) {
+    // Each browser test file then launches its own, and says why that fails if it does.
+    process.stderr.write(`(no shared browser: ${String(error).split('\n')[0]})\n`)
+    return undefined
+  }
+}
+
+type Backend = 'pglite' | 'postgres'
+
 interface Counts {
   pass: number
   fail: number
 }
 
-function runSuite(backend: 'pglite' | 'postgres', env: Record<string, string>): Counts {
-  process.stdout.write(`\n=== test suite on ${backend} (${files.length} files) ===\n`)
+async function runSuite(
+  backend: Backend,
+  list: string[],
+  env: Record<string, string>,
+): Promise<Counts> {
+  const n = concurrency(backend)
+  process.stdout.write(
+    `\n=== test suite on ${backend} (${list.length} files, ${n} at a time) ===\n`,
+  )
   const tap = join(work, `${backend}.tap`)
-  const result = spawnSync(
+  const timings = join(work, `${backend}.timings.jsonl`)
+  const timer = pathToFileURL(join(root, 'scripts/test-timing.ts')).href
+  const child = spawn(
     process.execPath,
     [
       '--test',
-      `--test-concurrency=${concurrency}`,
+      `--test-concurrency=${n}`,
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
       `--test-reporter-destination=${tap}`,
-      ...files,
+      ...longestFirst(backend, list),
     ],
-    { stdio: 'inherit', env: { ...process.env, ...env, KURUS_TEST_DB: backend } },
+    {
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        ...env,
+        KURUS_TEST_DB: backend,
+        KURUS_TEST_TIMINGS: timings,
+        NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import=${timer}`.trim(),
+        // V8's code cache of every module (src, node_modules, the type-stripped TypeScript):
+        // each test file is a new process that would otherwise compile them all again.
+        NODE_COMPILE_CACHE:
+          process.env['NODE_COMPILE_CACHE'] ?? join(tmpdir(), 'kurus-node-compile-cache'),
+      },
+    },
   )
-  const text = readFileSync(tap, 'utf8')
+  const status = await new Promise<number | null>((done) => child.on('exit', done))
+  reportTimings(backend, timings)
+  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : ''
   const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)`, 'm').exec(text)?.[1] ?? 0)
   const counts = { pass: count('pass'), fail: count('fail') + count('cancelled') }
-  if (result.status !== 0 && counts.fail === 0) counts.fail = 1
+  if (status !== 0 && counts.fail === 0) counts.fail = 1
   return counts
 }
 
@@ -122,28 +270,53 @@ async function main(): Promise<number> {
     }
     process.stdout.write('(TEST_REDIS_URL is not set: the Redis rate-limiter test is left out)\n')
   }
+  const url = process.env['TEST_DATABASE_URL']
+  if (!url && process.env['CI'] === 'true') {
+    process.stderr.write('CI=true needs TEST_DATABASE_URL: the PostgreSQL suite must run in CI\n')
+    return 1
+  }
+  const pgFiles = files.filter(onPostgres)
+  // The PostgreSQL template is migrated while the PGlite pass runs.
+  const template =
+    url && pgFiles.length > 0
+      ? preparePostgres(url).then(
+          () => undefined,
+          (error: unknown) => String(error),
+        )
+      : undefined
+  const browser = await sharedBrowser()
+  const browserEnv: Record<string, string> = browser
+    ? { KURUS_TEST_BROWSER_WS: browser.endpoint }
+    : {}
   const totals: Counts = { pass: 0, fail: 0 }
   const add = (c: Counts) => {
     totals.pass += c.pass
     totals.fail += c.fail
   }
-  add(runSuite('pglite', { KURUS_TEST_PGLITE_DUMP: await pgliteDump() }))
-
-  const url = process.env['TEST_DATABASE_URL']
-  if (url) {
-    try {
-      await preparePostgres(url)
-    } catch (error) {
-      process.stderr.write(`PostgreSQL at TEST_DATABASE_URL is unreachable: ${String(error)}\n`)
-      return 1
+  try {
+    add(
+      await runSuite('pglite', files, {
+        ...browserEnv,
+        KURUS_TEST_PGLITE_DUMP: await pgliteDump(),
+      }),
+    )
+    if (url && pgFiles.length > 0) {
+      const error = await template
+      if (error !== undefined) {
+        process.stderr.write(`PostgreSQL at TEST_DATABASE_URL is unreachable: ${error}\n`)
+        return 1
+      }
+      add(
+        await runSuite('postgres', pgFiles, { ...browserEnv, KURUS_TEST_TEMPLATE_DB: TEMPLATE_DB }),
+      )
+      await dropTemplate(url)
+    } else if (url) {
+      process.stdout.write('\n(none of these files runs on PostgreSQL: see docs/testing.md)\n')
+    } else {
+      process.stdout.write('\n(TEST_DATABASE_URL is not set: PostgreSQL suite skipped)\n')
     }
-    add(runSuite('postgres', { KURUS_TEST_TEMPLATE_DB: TEMPLATE_DB }))
-    await dropTemplate(url)
-  } else if (process.env['CI'] === 'true') {
-    process.stderr.write('CI=true needs TEST_DATABASE_URL: the PostgreSQL suite must run in CI\n')
-    return 1
-  } else {
-    process.stdout.write('\n(TEST_DATABASE_URL is not set: PostgreSQL suite skipped)\n')
+  } finally {
+    await browser?.close()
   }
   process.stdout.write(`\n${totals.pass} passed, ${totals.fail} failed\n`)
   return totals.fail > 0 || totals.pass === 0 ? 1 : 0

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto'
+import { createHash, createHmac, randomInt, randomUUID } from 'node:crypto'
 
 // A small typed client for the Kuruş API. It signs every request exactly as the spec says:
 // the canonical string is X-Timestamp, the upper-case method, the path (no query, no
@@ -73,6 +73,18 @@ export function sign(secretKey: string, canonical: string): string {
   return createHmac('sha256', secretKey).update(canonical, 'utf8').digest('hex')
 }
 
+// The server accepts each state-changing signature once (a byte-identical replay is 401
+// SVC-GW-1006), so no two requests of this process may share a signature: the timestamp
+// carries six digits below the millisecond, counting on from a random start. Two identical
+// calls in the same millisecond (or under a test's frozen clock) still sign differently.
+let subMillisecond = randomInt(1_000_000)
+
+/** X-Timestamp for `date`: ISO 8601 UTC with nine fractional digits, unique in this process. */
+export function timestampFor(date: Date): string {
+  subMillisecond = (subMillisecond + 1) % 1_000_000
+  return date.toISOString().replace('Z', String(subMillisecond).padStart(6, '0') + 'Z')
+}
+
 export interface SignedHeaders {
   'X-Api-Key': string
   'X-Timestamp': string
@@ -84,7 +96,7 @@ export function signedHeaders(
   method: string,
   path: string,
   body: string,
-  timestamp: string = new Date().toISOString(),
+  timestamp: string = timestampFor(new Date()),
 ): SignedHeaders {
   return {
     'X-Api-Key': keys.publicKey,
@@ -110,7 +122,8 @@ export class Kurus {
     const [pathOnly = '', inlineQuery] = path.split(/\?(.*)/s)
     const cleanPath = pathOnly.length > 1 ? pathOnly.replace(/\/+$/, '') : pathOnly
     const body = opts.rawBody ?? (opts.body === undefined ? '' : JSON.stringify(opts.body))
-    const timestamp = (this.options.now?.() ?? new Date()).toISOString()
+    // A fresh timestamp per call: a retry is a new call, so a new signature.
+    const timestamp = timestampFor(this.options.now?.() ?? new Date())
     const headers: Record<string, string> = {
       ...signedHeaders(this.options, upper, cleanPath, body, timestamp),
       accept: 'application/json',

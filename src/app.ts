@@ -16,6 +16,7 @@ import { AppError } from './platform/errors.ts'
 import { isUuidV4, newUuid } from './platform/ids.ts'
 import { installErrorHandling, sendFrameworkError } from './platform/http/errors.ts'
 import { BODY_LIMIT_BYTES, installRawJsonParser } from './platform/http/raw-body.ts'
+import { trustProxyOption } from './platform/http/trust-proxy.ts'
 import { installValidators } from './platform/http/validation.ts'
 import type { Logger } from './platform/logger.ts'
 import { createMetrics, installMetrics, type Metrics } from './platform/metrics.ts'
@@ -23,6 +24,7 @@ import { installLoadShedding } from './platform/http/load-shedding.ts'
 import { connectRedis, type RedisHandle } from './platform/redis.ts'
 import { nameRequestSpan } from './platform/tracing.ts'
 import {
+  authFailureLimit,
   memoryRateLimiter,
   postgresRateLimiter,
   redisRateLimiter,
@@ -30,7 +32,7 @@ import {
   type RateLimiter,
 } from './modules/gateway/index.ts'
 import { merchantsRoutes } from './modules/merchants/index.ts'
-import { dashboardApi } from './modules/dashboard/index.ts'
+import { dashboardApi, dashboardPagesRoutes } from './modules/dashboard/index.ts'
 import { eventsRoutes } from './modules/events/index.ts'
 import {
   oldestUndeliveredEventAgeSeconds,
@@ -92,15 +94,6 @@ export interface App {
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-/** Contexts outside the gateway report an unparseable body at once (nothing to authenticate). */
-function rejectUnparsedBody(ctx: FastifyInstance): void {
-  ctx.addHook('preValidation', async (request) => {
-    if (request.bodyParseFailed) {
-      throw new AppError('SVC-VAL-3002', 400, 'request body is not valid JSON')
-    }
-  })
-}
-
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, db, clock, log } = options
   const jobs = new JobQueue(options.raw, log)
@@ -144,6 +137,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
           log,
         })
       : databaseRateLimiter)
+  // Failed authentications per client address, on every API whose callers authenticate.
+  const authFailures = authFailureLimit({
+    rateLimiter,
+    clock,
+    limits: { ratePerSecond: config.authFailurePerMinute / 60, burst: config.authFailureBurst },
+  })
 
   // Explicit generics: the pino Logger type is wider than Fastify's base logger type.
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-arguments
@@ -153,6 +152,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     childLoggerFactory: (logger, bindings, options) =>
       logger.child({ requestId: (bindings as { reqId?: string }).reqId }, options),
     bodyLimit: BODY_LIMIT_BYTES,
+    // request.ip (every per-IP limit) follows X-Forwarded-For only through these proxies.
+    trustProxy: trustProxyOption(config.trustProxy),
     // A client may name its request; anything but a UUID v4 gets a fresh id.
     genReqId: (req) => {
       const given = req.headers['x-request-id']
@@ -204,7 +205,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-          signature: { type: 'apiKey', in: 'header', name: 'X-Signature' },
+          signature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Signature',
+            description:
+              'Hex HMAC-SHA256 of the canonical string (docs/api.md). A POST, PUT, PATCH or ' +
+              'DELETE signature is accepted once: a byte-identical replay within the ±5 minute ' +
+              'window is 401 SVC-GW-1006, unless it carries the Idempotency-Key of the original ' +
+              '(then the idempotency record answers). Sign every request afresh.',
+          },
           timestamp: { type: 'apiKey', in: 'header', name: 'X-Timestamp' },
           operatorToken: { type: 'http', scheme: 'bearer' },
           dashboardToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -225,13 +235,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
   })
 
   await app.register(async (ctx) => {
-    rejectUnparsedBody(ctx)
+    authFailures.install(ctx)
     await ctx.register(operatorRoutes(deps))
   })
   // Unsigned routes whose bearer is an id in the path (payment id, public hash, session id):
   // limited per client IP instead of per key.
   await app.register(async (ctx) => {
-    rejectUnparsedBody(ctx)
     ctx.addHook('onRequest', async (request) => {
       const decision = await rateLimiter.take(`ip:${request.ip}`)
       if (!decision.allowed) {
@@ -250,16 +259,20 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(checkoutPagesRoutes(deps, { rateLimiter }))
   await app.register(subscriptionPagesRoutes(deps, { rateLimiter }))
   await app.register(invoicePagesRoutes(deps, { rateLimiter }))
+  // The merchant dashboard's web pages: their own context (cookie session, CSRF, HTML errors).
+  await app.register(dashboardPagesRoutes(deps, { rateLimiter }))
   // The dashboard API: its own context (JWT bearer), apart from the signed one.
-  await app.register(dashboardApi, {
-    deps,
-    rateLimiter,
-    routes: [webhooksDashboardRoutes(deps)],
+  await app.register(async (ctx) => {
+    authFailures.install(ctx)
+    await ctx.register(dashboardApi, { deps, rateLimiter, routes: [webhooksDashboardRoutes(deps)] })
   })
   if (config.env === 'demo') await app.register(devMailboxRoutes(deps))
   await app.register(signedApi, {
     deps,
     rateLimiter,
+    authFailures,
+    redis: redis?.redis,
+    dbKind: options.dbKind,
     routes: [
       merchantsRoutes(deps),
       vaultRoutes(deps),

@@ -91,7 +91,9 @@ export async function printDemoBanner(deps: Deps, config: Config, url: string): 
     `  merchant     ${creds.merchantId}   store ${creds.storeId}`,
     `  public key   ${creds.publicKey}`,
     `  secret key   ${creds.secretKey}`,
-    ...(demo ? [`  dashboard    ${demo.dashboard.email} / ${demo.dashboard.password}`] : []),
+    ...(demo
+      ? [`  dashboard    ${url}/dashboard  ${demo.dashboard.email} / ${demo.dashboard.password}`]
+      : []),
     `  operator     Bearer ${config.operatorToken}`,
     '',
     'Try it (the signature is valid for 5 minutes; `npx kurus sign GET /v1/auth/whoami` makes a fresh one):',

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 
 // The only module that reads process.env. Everything else receives a frozen Config.
@@ -27,6 +28,18 @@ export interface Config {
   readonly operatorToken: string
   readonly rateLimitRps: number
   readonly rateLimitBurst: number
+  /**
+   * Failed authentications (any 401) one client address may make at once on the signed,
+   * dashboard and operator APIs, and how many more it earns per minute; past them it gets
+   * 429 before its headers are looked at.
+   */
+  readonly authFailureBurst: number
+  readonly authFailurePerMinute: number
+  /**
+   * Which proxies in front of the API may name the client in X-Forwarded-For: false (none,
+   * the default: the socket's address is the client), a hop count, or their addresses/CIDRs.
+   */
+  readonly trustProxy: false | number | readonly string[]
   readonly logLevel: string
   /** Redis for the shared rate limiter; unset keeps the buckets in PostgreSQL. */
   readonly redisUrl: string | undefined
@@ -106,6 +119,35 @@ function parseMasterKey(raw: string): Buffer {
     throw new ConfigError('KURUS_MASTER_KEY must be 32 bytes, as 64 hex characters or base64')
   }
   return key
+}
+
+const PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/**
+ * KURUS_TRUST_PROXY: unset (trust no proxy), a hop count (1..10), or a comma-separated list of
+ * proxy addresses, CIDR ranges or the presets loopback / linklocal / uniquelocal. `true` is
+ * refused: trusting every hop lets any client pick its own address in X-Forwarded-For and so
+ * walk out of every per-IP limit.
+ */
+function trustProxyFrom(env: Env): Config['trustProxy'] {
+  const raw = (env['KURUS_TRUST_PROXY'] ?? '').trim()
+  if (raw === '' || raw === 'false') return false
+  if (/^\d+$/.test(raw)) return intFrom(env, 'KURUS_TRUST_PROXY', 0, 1, 10)
+  const entries = raw.split(',').map((e) => e.trim())
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/')
+    const family = isIP(address)
+    const prefixOk =
+      bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32))
+    if (!(PROXY_PRESETS.has(entry) || (family !== 0 && prefixOk && extra === undefined))) {
+      throw new ConfigError(
+        `KURUS_TRUST_PROXY must be a hop count (1..10) or a comma-separated list of proxy ` +
+          `addresses, CIDR ranges or loopback/linklocal/uniquelocal (never "true": any client ` +
+          `could then choose its own address), got "${raw}"`,
+      )
+    }
+  }
+  return Object.freeze(entries)
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -190,6 +232,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     operatorToken,
     rateLimitRps: intFrom(env, 'KURUS_RATE_LIMIT_RPS', 100, 1, 10_000_000),
     rateLimitBurst: intFrom(env, 'KURUS_RATE_LIMIT_BURST', 200, 1, 10_000_000),
+    authFailureBurst: intFrom(env, 'KURUS_AUTH_FAILURE_BURST', 20, 1, 10_000_000),
+    authFailurePerMinute: intFrom(env, 'KURUS_AUTH_FAILURE_PER_MINUTE', 20, 1, 10_000_000),
+    trustProxy: trustProxyFrom(env),
     logLevel: logLevelFrom(env),
     redisUrl: env['REDIS_URL'] || undefined,
     redisKeyPrefix: env['REDIS_KEY_PREFIX'] ?? 'kurus:',

@@ -19,6 +19,8 @@ import type { CheckoutTables } from './modules/checkout/checkout.table.ts'
 import type { PayoutsTables } from './modules/payouts/payouts.table.ts'
 import type { SubscriptionsTables } from './modules/subscriptions/subscriptions.table.ts'
 import type { InvoicesTables } from './modules/invoices/invoices.table.ts'
+import type { AuditTables } from './modules/audit/audit.table.ts'
+import type { DashboardTables } from './modules/dashboard/dashboard.table.ts'
 
 // The whole schema as Kysely sees it: each module declares its own tables in its
 // <module>.table.ts, and only its repository queries them.
@@ -37,7 +39,9 @@ export type Database = MerchantsTables &
   PayoutsTables &
   SubscriptionsTables &
   InvoicesTables &
-  TransactionsTables
+  TransactionsTables &
+  AuditTables &
+  DashboardTables
 
 export type Db = Kysely<Database>
 export type Tx = Transaction<Database>

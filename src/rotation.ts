@@ -1,7 +1,7 @@
 import type { Deps } from './database.ts'
 import type { ReencryptionReport } from './platform/key-rotation.ts'
 import { reencryptInvoicePublicHashes } from './modules/invoices/index.ts'
-import { reencryptApiKeySecrets } from './modules/merchants/index.ts'
+import { reencryptApiKeySecrets, reencryptDashboardTotpSecrets } from './modules/merchants/index.ts'
 import { rotateMasterKey, type RotationReport } from './modules/vault/index.ts'
 import { reencryptWebhookSecrets } from './modules/webhooks/index.ts'
 
@@ -12,11 +12,13 @@ import { reencryptWebhookSecrets } from './modules/webhooks/index.ts'
 
 export interface MasterKeyRotationReport {
   vault: RotationReport
-  /** Per sealed secret: merchants' API key secrets, webhook signing secrets, invoice bearers. */
+  /** Per sealed secret: merchants' API key secrets, webhook signing secrets, invoice bearers,
+   * dashboard users' TOTP secrets. */
   secrets: {
     apiKeySecrets: ReencryptionReport
     webhookSecrets: ReencryptionReport
     invoicePublicHashes: ReencryptionReport
+    dashboardTotpSecrets: ReencryptionReport
   }
   /** True when nothing is left that only an old key, or no key held, opens. */
   complete: boolean
@@ -31,6 +33,7 @@ export async function rotateMasterKeyEverywhere(
     apiKeySecrets: await reencryptApiKeySecrets(deps, batchSize),
     webhookSecrets: await reencryptWebhookSecrets(deps, batchSize),
     invoicePublicHashes: await reencryptInvoicePublicHashes(deps, batchSize),
+    dashboardTotpSecrets: await reencryptDashboardTotpSecrets(deps, batchSize),
   }
   const complete =
     Object.keys(vault.unknown).length === 0 &&

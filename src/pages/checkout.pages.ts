@@ -1,5 +1,6 @@
-import { markup, type SafeHtml } from './html.ts'
-import { clientMessages, formatTry, t, type Lang, type MessageKey } from './i18n.ts'
+import { markup, type SafeHtml } from '../platform/web/html.ts'
+import { clientMessages, t, type Lang, type MessageKey } from '../platform/web/i18n.ts'
+import { formatMoney } from '../platform/web/format.ts'
 import { acceptedBrands, brandMarks, icons, layout } from './layout.ts'
 
 // The buyer's pages of a checkout session: card payment, card update and QR. The forms are
@@ -96,7 +97,7 @@ function summary(
       class="amount-block${p.amount === null ? ' amount-block-title' : ''}"
     >
       <span class="amount-label">${p.label}</span
-      >${p.amount === null ? '' : markup`<span class="amount">${formatTry(p.amount, lang)}</span>`}
+      >${p.amount === null ? '' : markup`<span class="amount">${formatMoney(p.amount, lang)}</span>`}
     </h1>
     ${p.description ? markup`<p class="description">${p.description}</p>` : ''}
     <ul class="trust">
@@ -227,7 +228,7 @@ function sandboxCards(p: SessionPageBase): SafeHtml {
 
 export function payPage(p: PayPageInput): string {
   const { lang } = p
-  const amount = formatTry(p.amount, lang)
+  const amount = formatMoney(p.amount, lang)
   const installments = p.installmentEnabled
     ? markup`<fieldset class="installments" id="installments">
         <legend>${t(lang, 'installments')}</legend>
@@ -332,7 +333,7 @@ export function cardUpdatePage(p: SessionPageBase): string {
 
 export function qrPage(p: QrPageInput): string {
   const { lang } = p
-  const amount = formatTry(p.amount, lang)
+  const amount = formatMoney(p.amount, lang)
   const content = markup`<div class="checkout">
     ${summary(lang, { merchantName: p.merchantName, amount: p.amount, description: p.description, label: t(lang, 'amount_due'), kind: 'qr' })}
     <section class="panel panel-qr" aria-labelledby="form-heading">

@@ -1,6 +1,6 @@
 import { assetUrl } from './assets.ts'
-import { markup, jsonForScript, raw, type SafeHtml } from './html.ts'
-import { LANGS, t, type Lang } from './i18n.ts'
+import { markup, jsonForScript, raw, type SafeHtml } from '../platform/web/html.ts'
+import { LANGS, t, type Lang } from '../platform/web/i18n.ts'
 
 // The shell every hosted page shares: head (our own stylesheet and script only, no inline
 // code: the CSP forbids it), the top bar with the language switch, and the footer.

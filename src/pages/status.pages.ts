@@ -1,5 +1,6 @@
-import { markup, type SafeHtml } from './html.ts'
-import { formatTry, t, type Lang } from './i18n.ts'
+import { markup, type SafeHtml } from '../platform/web/html.ts'
+import { t, type Lang } from '../platform/web/i18n.ts'
+import { formatMoney } from '../platform/web/format.ts'
 import { icons, layout } from './layout.ts'
 
 // The sandbox ACS page, the outcome page after a 3DS challenge, and the notices shown in
@@ -32,7 +33,7 @@ export function acsPage(p: AcsPageInput): string {
       </div>
       <div>
         <dt>${t(lang, 'acs_amount')}</dt>
-        <dd class="facts-amount">${formatTry(p.amount, lang)}</dd>
+        <dd class="facts-amount">${formatMoney(p.amount, lang)}</dd>
       </div>
       <div>
         <dt>${t(lang, 'acs_card')}</dt>
@@ -106,7 +107,7 @@ export function noticePage(p: NoticeInput): string {
   const content = markup`<section class="notice notice-${p.tone}" aria-labelledby="notice-heading">
     <span class="notice-icon">${TONE_ICONS[p.tone]}</span>
     <h1 id="notice-heading" class="notice-title">${p.title}</h1>
-    ${p.merchantName && p.amount !== undefined ? markup`<p class="notice-amount"><span>${p.merchantName}</span><strong>${formatTry(p.amount, lang)}</strong></p>` : ''}
+    ${p.merchantName && p.amount !== undefined ? markup`<p class="notice-amount"><span>${p.merchantName}</span><strong>${formatMoney(p.amount, lang)}</strong></p>` : ''}
     <p class="notice-body">${p.body}</p>
     ${p.detail ? markup`<p class="notice-detail">${p.detail}</p>` : ''}
     ${

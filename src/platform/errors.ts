@@ -7,6 +7,7 @@ export type SvcCode =
   | 'SVC-GW-1003'
   | 'SVC-GW-1004'
   | 'SVC-GW-1005'
+  | 'SVC-GW-1006'
   | 'SVC-GW-2001'
   | 'SVC-GW-2002'
   | 'SVC-VAL-3001'

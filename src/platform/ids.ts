@@ -24,6 +24,8 @@ export type IdPrefix =
   | 'dlv'
   | 'jrn'
   | 'msg'
+  | 'aud'
+  | 'ivt'
 
 /** 120 random bits as 24 base32 characters behind the spec's type prefix. */
 export function newId(prefix: IdPrefix): string {

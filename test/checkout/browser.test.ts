@@ -11,7 +11,8 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { testBrowser } from '../helpers/browser.ts'
 import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
 import { createCustomer } from './_support.ts'
@@ -28,19 +29,7 @@ const returns: Record<string, string>[] = []
 
 before(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true })
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await testBrowser()
   // The merchant's site: records the query of every return and says thank you.
   shop = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://shop.local')

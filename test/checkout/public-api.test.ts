@@ -431,26 +431,6 @@ test('QR: an EMV payload with a valid CRC; the sandbox bank pays it once, with l
   })
 })
 
-test('concurrent bank reports for one QR session make one payment', async (t) => {
-  const h = await startTestApp(t)
-  const m = await h.newMerchant()
-  const { sessionId } = await createSession(m.client, { amount: 9_900, mode: 'qr' })
-  const results = await Promise.all(
-    Array.from({ length: 5 }, () =>
-      m.client.request<{ paymentId: string }>('POST', `/v1/sandbox/sessions/${sessionId}/qr-pay`, {
-        body: {},
-      }),
-    ),
-  )
-  assert.deepEqual(results.map((r) => r.status).sort(), [200, 200, 200, 200, 201])
-  assert.equal(new Set(results.map((r) => r.body.paymentId)).size, 1)
-  const legs = await legsForPayment(h.deps.db, m.merchantId, results[0]!.body.paymentId)
-  assert.equal(
-    legs.filter((l) => l.direction === 'DEBIT').reduce((s, l) => s + l.amount, 0),
-    9_900,
-  )
-})
-
 test('card update: the card becomes the customer default and the session completes', async (t) => {
   const h = await startTestApp(t)
   const m = await h.newMerchant()

@@ -1,5 +1,6 @@
 // Goal: chargebacks received → accepted | reversed, their ledger legs for a plain and a
-// 3-way split payment, the over-amount rule, concurrent resolutions and tenancy.
+// 3-way split payment, the over-amount rule and tenancy (concurrent resolutions:
+// races.pg.test.ts).
 // Method: signed HTTP (the sandbox helper plays the bank) against the real app.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -8,30 +9,12 @@ import { legsForPayment, type LegView } from '../../src/modules/ledger/index.ts'
 import { apportion } from '../../src/platform/money.ts'
 import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
-
-interface Cb {
-  id: string
-  paymentId: string
-  amount: number
-  status: string
-  reasonCode: string
-  bankChargebackId: string
-  receivedAt: string
-  resolvedAt: string | null
-}
+import { raise, type Cb } from './_support.ts'
 
 function balance(legs: LegView[]) {
   const d = legs.filter((l) => l.direction === 'DEBIT').reduce((s, l) => s + l.amount, 0)
   const c = legs.filter((l) => l.direction === 'CREDIT').reduce((s, l) => s + l.amount, 0)
   return { d, c }
-}
-
-async function raise(m: TestMerchant, paymentId: string, body: Record<string, unknown> = {}) {
-  return m.client.request<Cb & { code?: string }>(
-    'POST',
-    `/v1/sandbox/payments/${paymentId}/chargebacks`,
-    { body },
-  )
 }
 
 async function submerchant(h: TestApp, m: TestMerchant, name: string) {
@@ -194,34 +177,6 @@ test('a chargeback may not exceed captured less refunds and standing chargebacks
   const auth = await charge(m.client, CARDS.frictionless, 5_000, { capture: false })
   const uncaptured = await raise(m, auth.res.body.paymentId)
   assert.equal(uncaptured.status, 409)
-})
-
-test('concurrent accept and reverse: exactly one wins', async (t) => {
-  const h = await startTestApp(t)
-  const m = await h.newMerchant()
-  for (let round = 0; round < 4; round++) {
-    const { res } = await charge(m.client, CARDS.frictionless, 6_000)
-    const id = res.body.paymentId
-    const cb = await raise(m, id)
-    const [a, r] = await Promise.all(
-      ['accept', 'reverse'].map((action) =>
-        m.client.request<{ status: string; code?: string }>(
-          'POST',
-          `/v1/payments/${id}/chargebacks/${cb.body.id}/${action}`,
-          { body: {} },
-        ),
-      ),
-    )
-    assert.ok(a && r)
-    const statuses = [a.status, r.status].sort()
-    assert.deepEqual(statuses, [200, 409], JSON.stringify([a.body, r.body]))
-    const legs = await legsForPayment(h.deps.db, m.merchantId, id)
-    const reversals = legs.filter(
-      (l) => l.accountType === 'buyer_pending' && l.direction === 'DEBIT',
-    )
-    // The capture's debit, plus the reversal's when reverse won.
-    assert.equal(reversals.length, r.status === 200 ? 2 : 1)
-  }
 })
 
 test("another merchant's chargebacks are 404", async (t) => {

@@ -164,6 +164,25 @@ test(
     assert.equal(whoami['merchantId'], b.merchantId)
     assert.equal(whoami['storeId'], b.storeId)
 
+    // The printed dashboard URL and demo login sign in (the login form with its CSRF token).
+    const dash = /dashboard\s+(http\S+\/dashboard)\s+(\S+@\S+) \/ (\S+)/.exec(first.output())
+    assert.ok(dash, 'the banner prints the dashboard URL and login')
+    const [, dashUrl = '', dashEmail = '', dashPassword = ''] = dash
+    const form = await fetch(`${dashUrl}/login`)
+    const cookie = form.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ')
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? ''
+    const signIn = await fetch(`${dashUrl}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: dashEmail, password: dashPassword }),
+    })
+    assert.equal(signIn.status, 303)
+    assert.equal(signIn.headers.get('location'), '/dashboard')
+
     // The CLI against the running server: KURUS_URL plus the operator token file in the data dir.
     const cliEnv = { ...env, KURUS_URL: `http://127.0.0.1:${port}` }
     const signed = await cli(['sign', 'GET', '/v1/auth/whoami'], cliEnv)

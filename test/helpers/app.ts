@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { buildApp, type App } from '../../src/app.ts'
 import { loadConfig, type Config } from '../../src/config.ts'
 import type { Deps } from '../../src/database.ts'
-import { TestClock } from '../../src/platform/clock.ts'
+import { TestClock, type Clock } from '../../src/platform/clock.ts'
 import { createLogger } from '../../src/platform/logger.ts'
 import { Kurus } from '../../sdk/index.ts'
 import { createTestDatabase, type TestDatabase } from './db.ts'
@@ -19,7 +19,22 @@ function fileDatabase(): Promise<TestDatabase> {
   shared ??= createTestDatabase()
   return shared
 }
+
+// One app per file, too, for the tests that take the defaults (startTestApp(t) with no
+// options): building the app compiles every route's schemas (ajv, fast-json-stringify), half a
+// second to two seconds of CPU, as much as fifty signed requests. What a test could tell apart from an app of its own is given to it fresh: its own
+// TestClock (the shared app reads the time from the clock of the test holding it, so moving it
+// affects no later test) and its own `logs`. The app is lent to one test at a time; a second
+// call while it is lent (a test wanting two apps, concurrent subtests) builds another. Any
+// option at all (env, config, clock, database, routes) gets an app of its own, as before.
+// KURUS_TEST_APP_PER_TEST=1 gives every test its own app (to rule sharing out when in doubt).
+let sharedApp:
+  { built: Promise<Built>; lent: boolean; lend(clock: TestClock, logs: string[]): void } | undefined
+
 after(async () => {
+  const app = sharedApp
+  sharedApp = undefined
+  if (app) await (await app.built.catch(() => undefined))?.app.fastify.close()
   if (shared) await (await shared).drop()
 })
 
@@ -65,8 +80,70 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
+  if (takesDefaults(options) && process.env['KURUS_TEST_APP_PER_TEST'] !== '1') {
+    sharedApp ??= shareApp()
+    if (!sharedApp.lent) {
+      const lent = sharedApp
+      lent.lent = true
+      t.after(() => {
+        lent.lent = false
+      })
+      const clock = new TestClock()
+      const logs: string[] = []
+      lent.lend(clock, logs)
+      return facade(await lent.built, clock, logs)
+    }
+  }
   const database =
     options.database ?? (options.freshDatabase ? await createTestDatabase() : await fileDatabase())
+  const clock = options.clock ?? new TestClock()
+  const logs: string[] = []
+  const built = await buildTestApp(database, options, clock, () => logs)
+  t.after(async () => {
+    await built.app.fastify.close()
+    if (options.freshDatabase) await database.drop()
+  })
+  return facade(built, clock, logs)
+}
+
+function takesDefaults(options: TestAppOptions): boolean {
+  return Object.values(options).every((v) => v === undefined)
+}
+
+/** The file's default app; its clock and log sink follow whichever test it is lent to. */
+function shareApp(): NonNullable<typeof sharedApp> {
+  let clock = new TestClock()
+  let logs: string[] = []
+  const current: Clock = { now: () => clock.now() }
+  const built = fileDatabase().then((database) => buildTestApp(database, {}, current, () => logs))
+  // A failed build fails the test that asked; the next test tries again.
+  built.catch(() => {
+    if (sharedApp?.built === built) sharedApp = undefined
+  })
+  return {
+    built,
+    lent: false,
+    lend(c, l) {
+      clock = c
+      logs = l
+    },
+  }
+}
+
+interface Built {
+  app: App
+  config: Config
+  database: TestDatabase
+  url: string
+}
+
+async function buildTestApp(
+  database: TestDatabase,
+  options: TestAppOptions,
+  clock: Clock,
+  /** Where a log line goes: the logs of the test that holds the app. */
+  logsNow: () => string[],
+): Promise<Built> {
   const config = loadConfig(
     {
       KURUS_ENV: 'demo',
@@ -74,6 +151,8 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
       LOG_LEVEL: 'info',
       KURUS_RATE_LIMIT_RPS: '100000',
       KURUS_RATE_LIMIT_BURST: '100000',
+      // Like the per-key limit above: tests of the limit itself set their own budget.
+      KURUS_AUTH_FAILURE_BURST: '100000',
       ...options.env,
     },
     {
@@ -82,14 +161,12 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
       ...options.config,
     },
   )
-  const logs: string[] = []
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      logs.push(chunk.toString())
+      logsNow().push(chunk.toString())
       done()
     },
   })
-  const clock = options.clock ?? new TestClock()
   const app = await buildApp({
     config,
     db: database.handle.db,
@@ -101,12 +178,13 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
     ...(database.handle.poolStats ? { poolStats: database.handle.poolStats } : {}),
     ...(options.extraSignedRoutes ? { extraSignedRoutes: options.extraSignedRoutes } : {}),
   })
-  const address = await app.fastify.listen({ port: 0, host: '127.0.0.1' })
-  t.after(async () => {
-    await app.fastify.close()
-    if (options.freshDatabase) await database.drop()
-  })
+  const url = await app.fastify.listen({ port: 0, host: '127.0.0.1' })
+  return { app, config, database, url }
+}
 
+/** What a test sees of an app: the app, and the clock and logs that are the test's own. */
+function facade(built: Built, clock: TestClock, logs: string[]): TestApp {
+  const { app, config, database, url: address } = built
   const clientFor = (keys: { publicKey: string; secretKey: string }) =>
     new Kurus({ ...keys, baseUrl: address, now: () => clock.now() })
 

@@ -70,30 +70,6 @@ test('a customer deleted since the invoice was made is left off the session', as
   assert.equal(session?.amount, invoice.amountMinor)
 })
 
-test('concurrent pays share one session', async (t) => {
-  const h = await startTestApp(t)
-  const m = await h.newMerchant()
-  const invoice = await activatedInvoice(m)
-  const results = await Promise.all(
-    Array.from({ length: 5 }, () => publicPay(h, invoice.publicHash)),
-  )
-  const ids = new Set(results.map((r) => r.body.sessionId))
-  assert.deepEqual(
-    results.map((r) => r.status),
-    [200, 200, 200, 200, 200],
-  )
-  assert.equal(ids.size, 1)
-  const sessions = await h.deps.db
-    .selectFrom('payment_sessions')
-    .select('transaction_id')
-    .where('merchant_id', '=', m.merchantId)
-    .execute()
-  assert.deepEqual(
-    sessions.map((s) => s.transaction_id),
-    [`${invoice.id}:1`],
-  )
-})
-
 test('an expired session without a payment is replaced by session n + 1', async (t) => {
   const h = await startTestApp(t)
   const m = await h.newMerchant()

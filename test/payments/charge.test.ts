@@ -203,26 +203,6 @@ test('the transactionId fences a charge with and without an Idempotency-Key', as
   assert.equal(legs.filter((l) => l.direction === 'DEBIT').length, 1)
 })
 
-test('20 concurrent identical charges make one payment', async (t) => {
-  const h = await startTestApp(t)
-  const m = await h.newMerchant()
-  const { transactionId } = await openSession(m.client, 7000)
-  const cardToken = await tokenize(m.client, CARDS.frictionless)
-  const body = { transactionId, amount: 7000, currency: 'TRY', cardToken }
-  const results = await Promise.all(
-    Array.from({ length: 20 }, () =>
-      m.client.request<{ paymentId: string; status: string }>('POST', '/v1/payments/card', {
-        body,
-      }),
-    ),
-  )
-  const ids = new Set(results.map((r) => r.body.paymentId))
-  assert.equal(ids.size, 1, JSON.stringify(results.map((r) => [r.status, r.body])))
-  // Losers see the winner: done (200) or, while its authorization is in flight, pending (202).
-  assert.ok(results.every((r) => [200, 201, 202].includes(r.status)))
-  assert.equal(results.filter((r) => r.status === 201).length, 1)
-})
-
 test('charge preconditions: session, amount, token owner, expiry, KYC', async (t) => {
   const h = await startTestApp(t)
   const m = await h.newMerchant()

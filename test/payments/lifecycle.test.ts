@@ -1,5 +1,6 @@
 // Goal: each row of the spec's Payment state table: preauth, capture, void, 3DS, the
-// acquirer timeout, and the races (20 captures, capture vs void). Method: signed HTTP.
+// acquirer timeout (the races — 20 captures, capture vs void, duplicate 3DS callbacks — are in
+// races.pg.test.ts). Method: signed HTTP.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
@@ -80,44 +81,6 @@ test('void with a reason, idempotent, no legs, and the event carries the reason'
   assert.equal(capture.status, 409)
 })
 
-test('20 concurrent captures leave one winner and one set of legs', async (t) => {
-  const h = await startTestApp(t)
-  const m = await h.newMerchant()
-  const { res } = await charge(m.client, CARDS.frictionless, 9000, { capture: false })
-  const id = res.body.paymentId
-  const results = await Promise.all(
-    Array.from({ length: 20 }, () =>
-      m.client.request<{ status: string }>('POST', `/v1/payments/${id}/capture`, { body: {} }),
-    ),
-  )
-  assert.ok(results.every((r) => r.status === 200 && r.body.status === 'captured'))
-  const legs = await legsForPayment(h.deps.db, m.merchantId, id)
-  assert.equal(legs.filter((l) => l.accountType === 'buyer_pending').length, 1)
-  const captured = (await eventsForResource(h.deps.db, m.merchantId, id)).filter(
-    (e) => e.type === 'payment.captured',
-  )
-  assert.equal(captured.length, 1)
-})
-
-test('a capture racing a void: exactly one of them wins', async (t) => {
-  const h = await startTestApp(t)
-  const m = await h.newMerchant()
-  for (let round = 0; round < 5; round++) {
-    const { res } = await charge(m.client, CARDS.frictionless, 9000, { capture: false })
-    const id = res.body.paymentId
-    const [cap, vd] = await Promise.all([
-      m.client.request<{ status: string }>('POST', `/v1/payments/${id}/capture`, { body: {} }),
-      m.client.request<{ status: string }>('POST', `/v1/payments/${id}/void`, { body: {} }),
-    ])
-    const final = await m.client.request<{ status: string }>('GET', `/v1/payments/${id}`)
-    const winners = [cap, vd].filter((r) => r.status === 200)
-    assert.equal(winners.length, 1, JSON.stringify([cap, vd].map((r) => [r.status, r.body])))
-    assert.equal(winners[0]?.body.status, final.body.status)
-    const legs = await legsForPayment(h.deps.db, m.merchantId, id)
-    assert.equal(legs.length > 0, final.body.status === 'captured')
-  }
-})
-
 test('a capture that died after the bank captured is finished as a capture, never voided', async (t) => {
   // The request claimed the payment, the bank captured, and the process died before the
   // row was updated: the row says authorized with a capture claim a minute old.
@@ -168,68 +131,6 @@ test('a capture that died after the bank captured is finished as a capture, neve
     ).length,
     1,
   )
-})
-
-test('a 3DS challenge passes with the right OTP; duplicate callbacks get the same row', async (t) => {
-  const h = await startTestApp(t)
-  const m = await h.newMerchant()
-  const { res } = await charge(m.client, CARDS.challenge, 6000)
-  assert.equal(res.status, 201)
-  assert.equal(res.body.status, 'pending_3ds')
-  assert.ok(res.body.correlationId)
-  assert.ok(res.body.challengeUrl?.includes(`/3ds/${res.body.paymentId}`))
-  const id = res.body.paymentId
-  const solved = await m.client.request<{ pares: string; correlationId: string }>(
-    'POST',
-    `/v1/sandbox/payments/${id}/3ds-challenge`,
-    { body: { otp: '123456' } },
-  )
-  assert.equal(solved.status, 200)
-  assert.equal(solved.body.correlationId, res.body.correlationId)
-
-  const forged = await m.client.request<{ code: string }>(
-    'POST',
-    `/v1/payments/${id}/3ds-callback`,
-    {
-      body: {
-        pares: solved.body.pares.slice(0, -4) + 'AAAA',
-        correlationId: solved.body.correlationId,
-      },
-    },
-  )
-  assert.equal(forged.status, 400)
-  assert.equal(forged.body.code, 'SVC-3DS-3601')
-  const unchanged = await m.client.request<{ status: string }>('GET', `/v1/payments/${id}`)
-  assert.equal(unchanged.body.status, 'pending_3ds')
-  const mismatched = await m.client.request<{ code: string }>(
-    'POST',
-    `/v1/payments/${id}/3ds-callback`,
-    {
-      body: { pares: solved.body.pares, correlationId: 'other-correlation' },
-    },
-  )
-  assert.equal(mismatched.status, 400)
-  assert.equal(mismatched.body.code, 'SVC-3DS-3601')
-
-  const body = { pares: solved.body.pares, correlationId: solved.body.correlationId }
-  const [a, b] = await Promise.all([
-    m.client.request<Record<string, unknown>>('POST', `/v1/payments/${id}/3ds-callback`, { body }),
-    m.client.request<Record<string, unknown>>('POST', `/v1/payments/${id}/3ds-callback`, { body }),
-  ])
-  assert.equal(a.status, 200)
-  assert.equal(b.status, 200)
-  assert.equal(a.body['status'], 'captured')
-  assert.deepEqual(a.body, b.body)
-  const third = await m.client.request<Record<string, unknown>>(
-    'POST',
-    `/v1/payments/${id}/3ds-callback`,
-    {
-      body,
-    },
-  )
-  assert.deepEqual(third.body, a.body)
-  const legs = await legsForPayment(h.deps.db, m.merchantId, id)
-  assert.equal(legs.filter((l) => l.accountType === 'buyer_pending').length, 1)
 })
 
 test('a wrong OTP, and the always-failing challenge card, end failed with 402', async (t) => {

@@ -93,3 +93,49 @@ export async function captureAndSettle(
 export async function assertLedgerOk(h: TestApp): Promise<void> {
   assert.deepEqual(await checkLedger(h.deps.db), { ok: true, problems: [] })
 }
+
+export interface PayoutBody {
+  payoutId: string
+  status: string
+  submerchantId: string | null
+  ownerType: string
+  ownerId: string
+  rail: string
+  amountMinor: number
+  currency: string
+  holderName: string
+  destMasked: string
+  clientReference: string | null
+  failureCode: string | null
+  createdAt: string
+  processingAt: string | null
+  paidAt: string | null
+  failedAt: string | null
+  code?: string
+}
+
+/** A merchant with one submerchant whose settled share is about `shareMinor`. */
+export async function fundedSubmerchant(
+  h: TestApp,
+  shareMinor: number,
+  input: Parameters<typeof newSubmerchant>[2] = {},
+): Promise<{ m: TestMerchant; sub: Awaited<ReturnType<typeof newSubmerchant>> }> {
+  const m = await h.newMerchant()
+  const sub = await newSubmerchant(h, m.merchantId, input)
+  await captureAndSettle(m, shareMinor * 2, [
+    { submerchantId: sub.submerchantId, amountMinor: shareMinor },
+  ])
+  return { m, sub }
+}
+
+/** POST /v1/payouts to a submerchant on the FAST rail. */
+export function pay(
+  client: TestMerchant['client'],
+  submerchantId: string,
+  amountMinor: number,
+  extra: Record<string, unknown> = {},
+) {
+  return client.request<PayoutBody>('POST', '/v1/payouts', {
+    body: { submerchantId, rail: 'fast', amountMinor, currency: 'TRY', ...extra },
+  })
+}

@@ -1,6 +1,6 @@
 // Goal: submerchant payouts — who may pay whom (key scopes), limits, the available-balance
-// rule under concurrency, the rail lifecycle (paid, failed and refunded to available), reads,
-// lists with keyset cursors, the balance view and the outbox events.
+// rule (under concurrency: races.pg.test.ts), the rail lifecycle (paid, failed and refunded to
+// available), reads, lists with keyset cursors, the balance view and the outbox events.
 // Method: signed HTTP against the real app with merchant and submerchant keys; funds come
 // from split captures settled by POST /v1/sandbox/reconcile, which also runs the rail jobs.
 import assert from 'node:assert/strict'
@@ -9,61 +9,19 @@ import { test } from 'node:test'
 import { sql } from 'kysely'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { processPayout } from '../../src/modules/payouts/index.ts'
-import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'
+import { startTestApp } from '../helpers/app.ts'
 import {
   assertLedgerOk,
   balanceOf,
   balances,
   captureAndSettle,
+  fundedSubmerchant,
   newSubmerchant,
+  pay,
   reconcile,
   trIban,
+  type PayoutBody,
 } from './_support.ts'
-
-interface PayoutBody {
-  payoutId: string
-  status: string
-  submerchantId: string | null
-  ownerType: string
-  ownerId: string
-  rail: string
-  amountMinor: number
-  currency: string
-  holderName: string
-  destMasked: string
-  clientReference: string | null
-  failureCode: string | null
-  createdAt: string
-  processingAt: string | null
-  paidAt: string | null
-  failedAt: string | null
-  code?: string
-}
-
-/** A merchant with one submerchant whose settled share is about `shareMinor`. */
-async function fundedSubmerchant(
-  h: TestApp,
-  shareMinor: number,
-  input: Parameters<typeof newSubmerchant>[2] = {},
-): Promise<{ m: TestMerchant; sub: Awaited<ReturnType<typeof newSubmerchant>> }> {
-  const m = await h.newMerchant()
-  const sub = await newSubmerchant(h, m.merchantId, input)
-  await captureAndSettle(m, shareMinor * 2, [
-    { submerchantId: sub.submerchantId, amountMinor: shareMinor },
-  ])
-  return { m, sub }
-}
-
-function pay(
-  client: TestMerchant['client'],
-  submerchantId: string,
-  amountMinor: number,
-  extra: Record<string, unknown> = {},
-) {
-  return client.request<PayoutBody>('POST', '/v1/payouts', {
-    body: { submerchantId, rail: 'fast', amountMinor, currency: 'TRY', ...extra },
-  })
-}
 
 test('a submerchant payout: pending → processing → paid, ledger legs, events', async (t) => {
   const h = await startTestApp(t)
@@ -114,19 +72,7 @@ test('a submerchant payout: pending → processing → paid, ledger legs, events
   assert.equal(await processPayout(h.deps, m.merchantId, p.payoutId), 'paid')
   assert.equal((await eventsForResource(h.deps.db, m.merchantId, p.payoutId)).length, 2)
 
-  // Two workers on one pending payout at once: one set of legs, one paid event.
-  const next = await pay(m.client, sub.submerchantId, 1_000)
-  assert.equal(next.status, 201)
-  const outcomes = await Promise.all([
-    processPayout(h.deps, m.merchantId, next.body.payoutId),
-    processPayout(h.deps, m.merchantId, next.body.payoutId),
-  ])
-  assert.deepEqual(outcomes, ['paid', 'paid'])
-  assert.deepEqual(
-    (await eventsForResource(h.deps.db, m.merchantId, next.body.payoutId)).map((e) => e.type),
-    ['payout.created', 'payout.paid'],
-  )
-  assert.equal((await balanceOf(m.client, sub.submerchantId)).payoutPendingMinor, 0)
+  // Two workers on one pending payout at once: races.pg.test.ts.
   await assertLedgerOk(h)
 })
 
@@ -248,30 +194,6 @@ test('limits: min, max per payout and the daily total → 400 SVC-PAY-3503', asy
   assert.equal((await pay(m.client, plain.submerchantId, 50_000_001)).body.code, 'SVC-PAY-3503')
   // Nothing to pay it from: inside the limits, the balance rule answers.
   assert.equal((await pay(m.client, plain.submerchantId, 100)).body.code, 'SVC-PAY-3502')
-})
-
-test('the available balance: more is 409 SVC-PAY-3502; two racing payouts, one wins', async (t) => {
-  const h = await startTestApp(t)
-  const { m, sub } = await fundedSubmerchant(h, 10_000)
-  const { availableMinor } = await balanceOf(m.client, sub.submerchantId)
-  const tooMuch = await pay(m.client, sub.submerchantId, availableMinor + 1)
-  assert.equal(tooMuch.status, 409)
-  assert.equal(tooMuch.body.code, 'SVC-PAY-3502')
-  const list = await m.client.request<{ items: unknown[] }>('GET', '/v1/payouts')
-  assert.equal(list.body.items.length, 0, 'a refused payout leaves no row behind')
-
-  // Each alone fits; together they exceed the balance.
-  const share = Math.floor(availableMinor * 0.6)
-  const results = await Promise.all([
-    pay(m.client, sub.submerchantId, share),
-    pay(sub.client, sub.submerchantId, share),
-  ])
-  assert.deepEqual(results.map((r) => r.status).sort(), [201, 409])
-  assert.equal(results.find((r) => r.status === 409)?.body.code, 'SVC-PAY-3502')
-  const after = await balanceOf(m.client, sub.submerchantId)
-  assert.equal(after.availableMinor, availableMinor - share)
-  assert.equal(after.payoutPendingMinor, share)
-  await assertLedgerOk(h)
 })
 
 test('request rules: card rail, currency, KYC, idempotency key replay', async (t) => {

@@ -33,9 +33,11 @@ export interface JsonSchema {
  * - operator: Bearer operator token (platform staff)
  * - page: hosted HTML pages and their static assets
  * - infra: health, metrics and the API reference
+ * - app: the merchant dashboard's web pages under /dashboard (cookie session, CSRF, roles;
+ *   their rules are tested in test/dashboard/)
  */
 export type RouteClass =
-  'signed' | 'public' | 'dashboard' | 'dashboard-login' | 'operator' | 'page' | 'infra'
+  'signed' | 'public' | 'dashboard' | 'dashboard-login' | 'operator' | 'page' | 'infra' | 'app'
 
 export interface RouteInfo {
   /** `POST /v1/payments/{id}/capture`: the key of the tenancy catalog. */
@@ -60,6 +62,7 @@ const INFRA = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json'])
 
 export function classify(path: string): RouteClass | undefined {
   if (path.startsWith('/operator/')) return 'operator'
+  if (path === '/dashboard' || path.startsWith('/dashboard/')) return 'app'
   if (path === '/v1/dashboard/login') return 'dashboard-login'
   if (path.startsWith('/v1/dashboard/') || path.startsWith('/v1/stores/')) return 'dashboard'
   if (path.startsWith('/v1/public/') || /^\/v1\/payments\/\{[^}]+\}\/public-status$/.test(path)) {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { sql } from 'kysely'
-import { Kurus, signedHeaders } from '../../sdk/index.ts'
+import { Kurus, signedHeaders, timestampFor } from '../../sdk/index.ts'
 import type { Db } from '../../src/database.ts'
 import { luhnValid } from '../../src/modules/vault/index.ts'
 import type { TestApp } from '../helpers/app.ts'
@@ -92,7 +92,8 @@ export function signed(
       req.method,
       pathOnly,
       body,
-      req.timestamp ?? h.clock.now().toISOString(),
+      // Unique per request (as the SDK signs): a state-changing signature is accepted once.
+      req.timestamp ?? timestampFor(h.clock.now()),
     ),
   }
   if (req.body !== undefined && req.contentType !== null) {
@@ -216,7 +217,7 @@ export async function newSubmerchant(h: TestApp, m: Actor, account = '1234567890
 
 const CODES_BY_STATUS: Record<number, string[]> = {
   400: ['SVC-VAL-3001', 'SVC-VAL-3002', 'SVC-3DS-3601', 'SVC-PAY-3503'],
-  401: ['SVC-GW-1001', 'SVC-GW-1002', 'SVC-GW-1003'],
+  401: ['SVC-GW-1001', 'SVC-GW-1002', 'SVC-GW-1003', 'SVC-GW-1006'],
   402: ['SVC-PAY-3501'],
   403: ['SVC-KYC-3101', 'SVC-AUTH-3201'],
   404: ['SVC-RES-3301'],

@@ -208,7 +208,7 @@ test('secrets are compared in constant time', () => {
   assert.deepEqual(offenders, [], 'compare secrets with safeEqual (src/platform/crypto.ts)')
   // The verifiers themselves use the constant-time primitive.
   const must: [string, RegExp][] = [
-    ['src/modules/gateway/gateway.service.ts', /safeEqual\(expected, req\.signature\)/],
+    ['src/modules/gateway/gateway.service.ts', /safeEqual\(expected, pending\.signature\)/],
     ['src/modules/operator/operator.http.ts', /safeEqual\(token, deps\.config\.operatorToken\)/],
     ['src/platform/crypto.ts', /timingSafeEqual\(key, Buffer\.from\(expected, 'base64url'\)\)/],
     ['src/platform/cursor.ts', /timingSafeEqual\(given, mac\(key, body\)\)/],

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict'
 import { mkdirSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { testBrowser } from '../helpers/browser.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
 import { eventTypes, getSub, reconcile, subscribed } from './_support.ts'
@@ -24,19 +25,7 @@ let browser: Browser
 
 before(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true })
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await testBrowser()
 })
 
 after(async () => {

@@ -7,8 +7,10 @@ import { toAppError } from '../../platform/http/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import { getAsset } from '../../pages/assets.ts'
 import { cardUpdatePage, payPage, qrPage } from '../../pages/checkout.pages.ts'
-import { LANG_COOKIE, LANGS, pickLang, t, type Lang } from '../../pages/i18n.ts'
+import { LANG_COOKIE, LANGS, pickLang, t, type Lang } from '../../platform/web/i18n.ts'
 import { acsPage, noticePage } from '../../pages/status.pages.ts'
+import { sendAsset } from '../../platform/web/assets.ts'
+import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
 import {
   AcsForm,
   AcsParams,
@@ -31,19 +33,6 @@ import {
 const FORM_BODY_BYTES_MAX = 16 * 1024
 /** How long an outcome page shows before it sends the buyer back to the merchant. */
 const RETURN_DELAY_MS = { success: 1200, failure: 2500 } as const
-
-export function contentSecurityPolicy(formActionExtra: string | null = null): string {
-  return [
-    "default-src 'self'",
-    "img-src 'self' data:",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-    // A form's redirect counts as a form submission in browsers: the ACS page of a direct API
-    // charge redirects to the merchant's returnUrl, so that page alone names its origin.
-    `form-action 'self'${formActionExtra ? ` ${formActionExtra}` : ''}`,
-  ].join('; ')
-}
 
 function langOf(request: FastifyRequest): Lang {
   const query = request.query as Record<string, unknown> | undefined
@@ -177,16 +166,7 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
       if (!reply.hasHeader('content-security-policy')) {
         void reply.header('content-security-policy', contentSecurityPolicy())
       }
-      void reply.header('x-content-type-options', 'nosniff')
-      void reply.header('referrer-policy', 'no-referrer')
-      void reply.header('x-frame-options', 'DENY')
-      void reply.header('cross-origin-opener-policy', 'same-origin')
-      void reply.header(
-        'permissions-policy',
-        'camera=(), microphone=(), geolocation=(), payment=()',
-      )
-      if (live)
-        void reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains')
+      void reply.headers(pageSecurityHeaders({ live }))
       if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
       // Remember an explicit language choice across the checkout, the ACS and back.
       const query = request.query as Record<string, unknown> | undefined
@@ -224,15 +204,7 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
       const { name } = request.params as { name: string }
       const asset = getAsset(name)
       if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404, 'SVC-RES-3301'))
-      const versioned = (request.query as Record<string, unknown>)['v'] === asset.hash
-      return reply
-        .header(
-          'cache-control',
-          versioned ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
-        )
-        .header('etag', `"${asset.hash}"`)
-        .type(asset.contentType)
-        .send(asset.body)
+      return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
     })
 
     app.get(
@@ -333,7 +305,10 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
           )
         }
         if (c.returnOrigin) {
-          void reply.header('content-security-policy', contentSecurityPolicy(c.returnOrigin))
+          void reply.header(
+            'content-security-policy',
+            contentSecurityPolicy({ formActionExtra: c.returnOrigin }),
+          )
         }
         return sendHtml(
           reply,

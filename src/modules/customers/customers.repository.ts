@@ -97,6 +97,21 @@ export function findCustomerPage(db: Db, q: CustomerPageQuery): Promise<Customer
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
 }
 
+/** Email (and id) of the merchant's customers among `ids`, deleted ones included. */
+export function findCustomerEmails(
+  db: Db,
+  merchantId: string,
+  ids: readonly string[],
+): Promise<{ id: string; email: string | null }[]> {
+  if (ids.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('customers')
+    .select(['id', 'email'])
+    .where('merchant_id', '=', merchantId)
+    .where('id', 'in', ids)
+    .execute()
+}
+
 // Cards
 
 export async function insertCard(tx: Tx, row: NewCustomerCard): Promise<void> {

@@ -91,26 +91,26 @@ export function checkExtraData(value: Record<string, unknown>): string {
   if (Object.keys(value).length > EXTRA_DATA_KEYS_MAX) {
     throw validationError('extraData', `must have at most ${EXTRA_DATA_KEYS_MAX} keys`)
   }
-  const json = JSON.stringify(value)
-  if (Buffer.byteLength(json, 'utf8') > EXTRA_DATA_BYTES_MAX) {
-    throw validationError('extraData', `must be at most ${EXTRA_DATA_BYTES_MAX} bytes as JSON`)
-  }
-  const walk = (node: unknown, depth: number): void => {
+  // Depth first, with a stack of our own: JSON.stringify recurses, so the value must be known
+  // to be shallow before it is serialised (a 10,000-deep value overflowed it: a 500).
+  const pending: [unknown, number][] = [[value, 1]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next
     if (depth > EXTRA_DATA_DEPTH_MAX) {
       throw validationError('extraData', `must be nested at most ${EXTRA_DATA_DEPTH_MAX} deep`)
     }
     if (typeof node === 'string') {
       if (node.includes('\u0000')) throw validationError('extraData', 'must not contain NUL')
     } else if (Array.isArray(node)) {
-      for (const item of node) walk(item, depth + 1)
+      for (const item of node) pending.push([item, depth + 1])
     } else if (typeof node === 'object' && node !== null) {
-      for (const [key, item] of Object.entries(node)) {
-        walk(key, depth)
-        walk(item, depth + 1)
-      }
+      for (const [key, item] of Object.entries(node)) pending.push([key, depth], [item, depth + 1])
     }
   }
-  walk(value, 1)
+  const json = JSON.stringify(value)
+  if (Buffer.byteLength(json, 'utf8') > EXTRA_DATA_BYTES_MAX) {
+    throw validationError('extraData', `must be at most ${EXTRA_DATA_BYTES_MAX} bytes as JSON`)
+  }
   return json
 }
 
@@ -308,4 +308,14 @@ export async function listCustomers(
         })
       : null
   return { items: page.map(customerRowToCustomer), nextCursor }
+}
+
+/** The email of each of these customers that has one (lists showing who paid). */
+export async function customerEmails(
+  deps: Deps,
+  merchantId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await repo.findCustomerEmails(deps.readDb, merchantId, [...new Set(ids)])
+  return new Map(rows.flatMap((r) => (r.email ? [[r.id, r.email] as const] : [])))
 }

@@ -6,6 +6,11 @@ export type DashboardErrorCode =
   | 'token_invalid'
   | 'api_key_not_accepted'
   | 'api_key_not_found'
+  | 'forbidden'
+  | 'invitation_invalid'
+  | 'totp_code_wrong'
+  | 'two_factor_required'
+  | 'two_factor_self_first'
 
 const table: ErrorTable<DashboardErrorCode> = {
   // One answer for a wrong email, a wrong password and a locked email: it must not tell which
@@ -32,6 +37,29 @@ const table: ErrorTable<DashboardErrorCode> = {
     message: 'API keys are not accepted by the dashboard API; use a dashboard token',
   },
   api_key_not_found: { code: 'SVC-RES-3301', status: 404, message: 'API key not found' },
+  // The web dashboard's own refusals (dashboard.pages.ts shows them as HTML pages or alerts).
+  forbidden: {
+    code: 'SVC-AUTH-3201',
+    status: 403,
+    message: 'your dashboard role does not allow this',
+  },
+  invitation_invalid: {
+    code: 'SVC-RES-3301',
+    status: 404,
+    message: 'this invitation link is not valid: it was used, revoked or has expired',
+  },
+  totp_code_wrong: { code: 'SVC-VAL-3001', status: 400, message: 'the code is not valid' },
+  // Owners and admins of a merchant that requires two-factor cannot turn theirs off.
+  two_factor_required: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'two-factor sign-in is required for owners and admins of this merchant',
+  },
+  two_factor_self_first: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'turn on two-factor sign-in for yourself before requiring it of the team',
+  },
 }
 
 export const dashboardError = errorFactory(table)

@@ -25,22 +25,13 @@ import {
   revokeStoreKey,
   rollStoreKey,
 } from './dashboard.service.ts'
-import { verifyDashboardToken, type DashboardClaims } from './dashboard.tokens.ts'
+import { verifyDashboardToken } from './dashboard.tokens.ts'
+import { can, type Permission } from './permissions.ts'
+import { getDashboardMember } from '../merchants/index.ts'
+import { dashboardAuthOf, type DashboardAuth } from '../../platform/http/dashboard-auth.ts'
 
-/** The dashboard user behind a request, set by the JWT guard. */
-export type DashboardAuth = DashboardClaims
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    dashboard: DashboardAuth | null
-  }
-}
-
-/** The caller of a dashboard route; throws 401 outside the dashboard's guarded context. */
-export function dashboardAuthOf(request: FastifyRequest): DashboardAuth {
-  if (!request.dashboard) throw dashboardError('token_missing')
-  return request.dashboard
-}
+export type { DashboardAuth }
+export { dashboardAuthOf }
 
 export interface DashboardRateLimiter {
   take(bucket: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>
@@ -55,6 +46,19 @@ export interface DashboardApiOptions {
 
 const security = [{ dashboardToken: [] }]
 const EmptyBody = Type.Object({}, { additionalProperties: false })
+
+/** What a dashboard API route needs of the caller's role (permissions.ts). */
+function apiPermission(method: string, route: string): Permission {
+  // Reading the callback signing secret is as sensitive as rotating it.
+  if (route === '/v1/stores/:storeId/webhooks/callback-secret') return 'developers.webhooks'
+  if (method === 'GET' || method === 'HEAD') return 'read'
+  if (route.startsWith('/v1/stores/:storeId/api-keys')) return 'developers.keys'
+  if (route.startsWith('/v1/stores/:storeId/webhooks')) return 'developers.webhooks'
+  // Submerchants are the marketplace's payees: the people who run payouts decide them.
+  if (route === '/v1/dashboard/submerchants') return 'payouts.manage'
+  // Anything else that changes state: only those who may do everything.
+  return 'team.manage'
+}
 
 function bearerOf(request: FastifyRequest): string | undefined {
   const value = request.headers.authorization ?? ''
@@ -113,6 +117,13 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
       if (!token) throw dashboardError('token_missing')
       const claims = await verifyDashboardToken(deps, token)
       if (!claims) throw dashboardError('token_invalid')
+      // The user's role now (not when the token was made): a removed member's token stops
+      // working at once, and the web pages' permission table decides here too.
+      const member = await getDashboardMember(deps, claims.merchantId, claims.userId)
+      if (!member) throw dashboardError('token_invalid')
+      if (!can(member.role, apiPermission(request.method, request.routeOptions.url ?? ''))) {
+        throw dashboardError('forbidden')
+      }
       request.dashboard = claims
     })
     await guarded.register(dashboardRoutes(deps))

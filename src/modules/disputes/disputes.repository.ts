@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
 import type { ChargebackRow, ChargebackStatus, NewChargeback } from './disputes.table.ts'
 
@@ -65,4 +66,20 @@ export async function countChargebacksByPayments(
     .where('payment_id', 'in', paymentIds)
     .groupBy('payment_id')
     .execute()
+}
+
+/** Chargebacks still open (received, not yet accepted or reversed): how many, how much. */
+export function sumOpenChargebacks(
+  db: Db,
+  merchantId: string,
+): Promise<{ count: number; amount_minor: number } | undefined> {
+  return db
+    .selectFrom('chargebacks')
+    .select([
+      sql<number>`count(*)`.as('count'),
+      sql<number>`coalesce(sum(amount), 0)::bigint`.as('amount_minor'),
+    ])
+    .where('merchant_id', '=', merchantId)
+    .where('status', '=', 'received')
+    .executeTakeFirst()
 }

@@ -158,3 +158,12 @@ export async function countChargebacks(
   const rows = await repo.countChargebacksByPayments(deps.readDb, merchantId, paymentIds)
   return new Map(rows.map((r) => [r.payment_id, r.n]))
 }
+
+/** The merchant's chargebacks still open (received): how many and how much (dashboard). */
+export async function openChargebackFigures(
+  deps: Deps,
+  merchantId: string,
+): Promise<{ count: number; amountMinor: number }> {
+  const row = await repo.sumOpenChargebacks(deps.readDb, merchantId)
+  return { count: row?.count ?? 0, amountMinor: row?.amount_minor ?? 0 }
+}

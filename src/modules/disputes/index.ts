@@ -6,5 +6,6 @@ export {
   reverseChargeback,
   listChargebacks,
   countChargebacks,
+  openChargebackFigures,
 } from './disputes.service.ts'
 export type { Chargeback } from './disputes.service.ts'

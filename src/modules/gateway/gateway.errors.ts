@@ -4,6 +4,7 @@ export type GatewayErrorCode =
   | 'timestamp_invalid'
   | 'signature_invalid'
   | 'api_key_invalid'
+  | 'request_replayed'
   | 'rate_limited'
   | 'idempotency_mismatch'
   | 'idempotency_in_progress'
@@ -23,6 +24,13 @@ const table: ErrorTable<GatewayErrorCode> = {
     code: 'SVC-GW-1003',
     status: 401,
     message: 'X-Api-Key is missing, unknown or revoked',
+  },
+  request_replayed: {
+    code: 'SVC-GW-1006',
+    status: 401,
+    message:
+      'this signed request was already accepted; sign each request afresh (a retry of a ' +
+      'POST, PUT, PATCH or DELETE is recognised by its Idempotency-Key)',
   },
   rate_limited: { code: 'SVC-GW-1004', status: 429, message: 'rate limit exceeded' },
   idempotency_mismatch: {

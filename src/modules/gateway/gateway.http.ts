@@ -1,20 +1,30 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { Redis } from 'ioredis'
 import type { Deps } from '../../database.ts'
+import type { DbKind } from '../../platform/db/connect.ts'
 import { AppError } from '../../platform/errors.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { collectJsonUnparsed, parseJsonBody } from '../../platform/http/raw-body.ts'
+import type { AuthFailureLimit } from './auth-failures.ts'
 import { gatewayError } from './gateway.errors.ts'
 import type { IdempotencyIdentity } from './gateway.repository.ts'
 import {
-  authenticate,
   beginIdempotentRequest,
+  checkSignedHeaders,
   finishIdempotentRequest,
+  rejectReplay,
   validateIdempotencyKey,
+  verifySignature,
+  type PendingSignedRequest,
 } from './gateway.service.ts'
 import type { RateLimiter } from './rate-limit.ts'
+import { databaseReplayStore, memoryReplayStore, redisReplayStore } from './replay.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotency: IdempotencyIdentity | null
+    /** Set once the headers passed (onRequest); the signature is checked after the body. */
+    signedRequest: PendingSignedRequest | null
   }
 }
 
@@ -25,30 +35,78 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
+// A body this small has usually arrived with the headers, so reading the rest costs nothing
+// and closing would only risk the client missing the answer; beyond it the rest is dropped.
+const UNREAD_BODY_CLOSE_BYTES = 64 * 1024
+
 export interface SignedApiOptions {
   deps: Deps
   rateLimiter: RateLimiter
+  /** The per-client limit on failed authentications, shared with the other authenticated APIs. */
+  authFailures: AuthFailureLimit
+  /**
+   * Accepted signatures live in Redis when REDIS_URL is set; else in PostgreSQL's table, or in
+   * memory on PGlite (one process by construction).
+   */
+  redis?: Redis | undefined
+  dbKind: DbKind
   routes: FastifyPluginAsync[]
 }
 
 /**
- * The encapsulated context of every signed route: authentication before anything about
- * the body is said, then the per-key rate limit, then scope and KYC, then idempotency.
+ * The encapsulated context of every signed route. Work is spent on a request only as it
+ * earns it: a client past its failed-authentication limit is refused first; then the headers
+ * alone (key, timestamp window, signature format) before a byte of the body is read; then the
+ * HMAC over the raw bytes; then the per-key rate limit and the replay check; only then is the
+ * body parsed (with the nesting limit); then scope and KYC, then idempotency.
  */
 export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): Promise<void> {
   const { deps, rateLimiter } = opts
+  const database =
+    opts.dbKind === 'postgres'
+      ? databaseReplayStore(deps.db, deps.clock)
+      : memoryReplayStore(deps.db, deps.clock)
+  const replays = opts.redis
+    ? redisReplayStore({
+        redis: opts.redis,
+        keyPrefix: deps.config.redisKeyPrefix + 'sig:',
+        clock: deps.clock,
+        fallback: database,
+        log: deps.log,
+      })
+    : database
   app.decorateRequest('auth', null)
   app.decorateRequest('idempotency', null)
+  app.decorateRequest('signedRequest', null)
+  opts.authFailures.install(app)
+  collectJsonUnparsed(app)
+
+  app.addHook('onRequest', async (request, reply) => {
+    try {
+      request.signedRequest = await checkSignedHeaders(deps, {
+        apiKey: header(request, 'x-api-key'),
+        signature: header(request, 'x-signature'),
+        timestamp: header(request, 'x-timestamp'),
+      })
+    } catch (error) {
+      // Refused on its headers with a large body still to come: close the connection after
+      // the answer rather than read and discard the rest (Node's default for keep-alive).
+      if (Number(request.headers['content-length'] ?? 0) > UNREAD_BODY_CLOSE_BYTES) {
+        void reply.header('connection', 'close')
+      }
+      throw error
+    }
+  })
 
   app.addHook('preValidation', async (request, reply) => {
-    request.auth = await authenticate(deps, {
-      apiKey: header(request, 'x-api-key'),
-      signature: header(request, 'x-signature'),
-      timestamp: header(request, 'x-timestamp'),
-      method: request.method,
-      path: request.url.split('?')[0] ?? '',
-      rawBody: request.rawBody,
-    })
+    const pending = request.signedRequest
+    if (!pending) throw gatewayError('api_key_invalid')
+    request.auth = verifySignature(
+      pending,
+      request.method,
+      request.url.split('?')[0] ?? '',
+      request.rawBody,
+    )
     request.log = request.log.child({ merchantId: request.auth.merchantId })
     reply.log = request.log
     const decision = await rateLimiter.take(`key:${request.auth.apiKeyId}`)
@@ -57,7 +115,10 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
         'retry-after': String(decision.retryAfterSeconds),
       })
     }
-    if (request.bodyParseFailed) throw gatewayError('body_not_json')
+    if (MUTATING.has(request.method)) {
+      await rejectReplay(replays, pending, header(request, 'idempotency-key'))
+    }
+    if (request.rawBody?.length) request.body = parseJsonBody(request.rawBody)
   })
 
   app.addHook('preHandler', async (request, reply) => {

@@ -178,3 +178,58 @@ export async function takeRateLimitToken(
     returning tokens`.execute(db)
   return result.rows[0]?.tokens ?? -1
 }
+
+/**
+ * Records an accepted signature; true when it is the first (or its earlier record had expired
+ * and is taken over). Committed without waiting for the WAL flush, as the idempotency claim:
+ * whatever the request then commits is a synchronous commit later in the WAL, which makes
+ * this row durable with it, so a crash can only forget a signature whose request left nothing.
+ */
+export async function insertAcceptedSignature(
+  db: Db,
+  signature: Buffer,
+  idempotencyKey: string | null,
+  now: Date,
+  expiresAt: Date,
+): Promise<boolean> {
+  const result = await sql<{ first: number }>`
+    insert into accepted_signatures as s (signature, idempotency_key, expires_at)
+    select ${signature}::bytea, ${idempotencyKey}::text, ${expiresAt}::timestamptz
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit
+    on conflict (signature) do update
+      set idempotency_key = excluded.idempotency_key, expires_at = excluded.expires_at
+      where s.expires_at <= ${now}::timestamptz
+    returning 1 as first`.execute(db)
+  return result.rows.length === 1
+}
+
+export function findAcceptedSignature(
+  db: Db,
+  signature: Buffer,
+): Promise<{ idempotency_key: string | null } | undefined> {
+  return db
+    .selectFrom('accepted_signatures')
+    .select('idempotency_key')
+    .where('signature', '=', signature)
+    .executeTakeFirst()
+}
+
+export async function deleteExpiredAcceptedSignatures(
+  db: Db,
+  now: Date,
+  limit: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('accepted_signatures')
+    .where(
+      'signature',
+      'in',
+      db
+        .selectFrom('accepted_signatures')
+        .select('signature')
+        .where('expires_at', '<=', now)
+        .limit(limit),
+    )
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

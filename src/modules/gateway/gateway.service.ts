@@ -3,49 +3,69 @@ import { hmacSha256Hex, safeEqual } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { isUuidV4 } from '../../platform/ids.ts'
 import type { AuthContext } from '../../platform/http/auth.ts'
-import { findUsableKey } from '../merchants/index.ts'
+import { findUsableKey, type AuthKey } from '../merchants/index.ts'
 import { gatewayError } from './gateway.errors.ts'
 import * as repo from './gateway.repository.ts'
 import type { IdempotencyIdentity } from './gateway.repository.ts'
+import type { ReplayStore } from './replay.ts'
 import { TIMESTAMP_SKEW_MS_MAX, canonicalString, parseTimestamp, signCanonical } from './signing.ts'
 
-export interface SignedRequest {
+export interface SignedHeaders {
   apiKey: string | undefined
   signature: string | undefined
   timestamp: string | undefined
-  method: string
-  /** Path only: no scheme, host or query string. */
-  path: string
-  rawBody: Buffer | undefined
+}
+
+/** A request whose headers passed: its key is known, its timestamp fresh. */
+export interface PendingSignedRequest {
+  key: AuthKey
+  timestamp: string
+  timestampMs: number
+  signature: string
 }
 
 const PUBLIC_KEY = /^pk_(demo|live)_[A-Za-z0-9_-]{8,128}$/
 
 /**
- * Authenticates a signed request. Cheap checks come first so garbage costs no database
- * read: key format (1003), timestamp window (1001), signature present (1002), then the key
- * lookup (1003) and the constant-time HMAC comparison (1002).
+ * The checks that need only the headers, made before a byte of the body is read: key format
+ * (1003), timestamp window (1001), signature present and well formed (1002), then the key
+ * lookup (1003, cached per process). What fails here costs no body read, hash or parse.
  */
-export async function authenticate(deps: Deps, req: SignedRequest): Promise<AuthContext> {
-  const apiKey = req.apiKey
+export async function checkSignedHeaders(
+  deps: Deps,
+  headers: SignedHeaders,
+): Promise<PendingSignedRequest> {
+  const { apiKey, timestamp, signature } = headers
   const match = apiKey ? PUBLIC_KEY.exec(apiKey) : null
   // A key of the other environment is the same answer as an unknown one (CONTRACT.md).
   if (!apiKey || !match || match[1] !== deps.config.env) throw gatewayError('api_key_invalid')
-  const ts = req.timestamp ? parseTimestamp(req.timestamp) : undefined
-  if (ts === undefined || !req.timestamp) throw gatewayError('timestamp_invalid')
+  const ts = timestamp ? parseTimestamp(timestamp) : undefined
+  if (ts === undefined || !timestamp) throw gatewayError('timestamp_invalid')
   if (Math.abs(deps.clock.now().getTime() - ts) > TIMESTAMP_SKEW_MS_MAX) {
     throw gatewayError('timestamp_invalid')
   }
-  if (!req.signature || !/^[0-9a-f]{64}$/.test(req.signature)) {
+  if (!signature || !/^[0-9a-f]{64}$/.test(signature)) {
     throw gatewayError('signature_invalid')
   }
   const key = await findUsableKey(deps, apiKey)
   if (!key || key.env !== deps.config.env) throw gatewayError('api_key_invalid')
+  return { key, timestamp, timestampMs: ts, signature }
+}
+
+/** The constant-time HMAC comparison over the exact body bytes (1002), before any parse. */
+export function verifySignature(
+  pending: PendingSignedRequest,
+  method: string,
+  /** Path only: no scheme, host or query string. */
+  path: string,
+  rawBody: Buffer | undefined,
+): AuthContext {
+  const { key } = pending
   const expected = signCanonical(
     key.secretKey,
-    canonicalString(req.timestamp, req.method, req.path, req.rawBody),
+    canonicalString(pending.timestamp, method, path, rawBody),
   )
-  if (!safeEqual(expected, req.signature)) throw gatewayError('signature_invalid')
+  if (!safeEqual(expected, pending.signature)) throw gatewayError('signature_invalid')
   return {
     apiKeyId: key.apiKeyId,
     merchantId: key.merchantId,
@@ -54,6 +74,33 @@ export async function authenticate(deps: Deps, req: SignedRequest): Promise<Auth
     scope: key.scope,
     kycStatus: key.kycStatus,
   }
+}
+
+// A signature stays acceptable until its timestamp is 5 minutes old by the server's clock;
+// the margin covers API processes whose clocks differ by up to a minute.
+const ACCEPTED_SIGNATURE_MARGIN_MS = 60 * 1000
+
+/**
+ * Refuses a byte-identical replay of an accepted state-changing request (401 SVC-GW-1006).
+ * A replay that carries the Idempotency-Key its original carried goes on, to the idempotency
+ * record, which answers it (stored response, 409 while running, or a re-run after a released
+ * key): that is how a client retries, and it can never act twice. The key is not covered by
+ * the signature, so a replay with another key, or one added, is refused like any other.
+ */
+export async function rejectReplay(
+  store: ReplayStore,
+  pending: PendingSignedRequest,
+  idempotencyKey: string | undefined,
+): Promise<void> {
+  const key = idempotencyKey?.toLowerCase() ?? null
+  const seen = await store.remember({
+    signature: pending.signature,
+    idempotencyKey: key,
+    expiresAt: new Date(pending.timestampMs + TIMESTAMP_SKEW_MS_MAX + ACCEPTED_SIGNATURE_MARGIN_MS),
+  })
+  if (seen.first) return
+  if (key !== null && seen.idempotencyKey === key) return
+  throw gatewayError('request_replayed')
 }
 
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -163,6 +210,18 @@ export async function purgeExpiredIdempotencyKeys(deps: Deps): Promise<number> {
   let total = 0
   for (let i = 0; i < PURGE_BATCHES_MAX; i++) {
     const deleted = await repo.deleteExpiredIdempotencyKeys(deps.db, now, PURGE_BATCH)
+    total += deleted
+    if (deleted < PURGE_BATCH) break
+  }
+  return total
+}
+
+/** Deletes accepted signatures past their window (the database store; Redis expires its own). */
+export async function purgeExpiredAcceptedSignatures(deps: Deps): Promise<number> {
+  const now = deps.clock.now()
+  let total = 0
+  for (let i = 0; i < PURGE_BATCHES_MAX; i++) {
+    const deleted = await repo.deleteExpiredAcceptedSignatures(deps.db, now, PURGE_BATCH)
     total += deleted
     if (deleted < PURGE_BATCH) break
   }

@@ -21,9 +21,18 @@ export interface RateLimitBucketsTable {
   refilled_at: Date
 }
 
+export interface AcceptedSignaturesTable {
+  /** The 32 bytes of the hex X-Signature. */
+  signature: Buffer
+  /** The original request's Idempotency-Key, lower-cased; null when it had none. */
+  idempotency_key: string | null
+  expires_at: Date
+}
+
 export interface GatewayTables {
   idempotency_keys: IdempotencyKeysTable
   rate_limit_buckets: RateLimitBucketsTable
+  accepted_signatures: AcceptedSignaturesTable
 }
 
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>

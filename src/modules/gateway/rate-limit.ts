@@ -10,8 +10,15 @@ export interface RateLimitDecision {
   retryAfterSeconds: number
 }
 
+/** A bucket's refill rate and size; each limiter has defaults, a bucket may have its own. */
+export interface RateLimits {
+  ratePerSecond: number
+  burst: number
+}
+
 export interface RateLimiter {
-  take(bucket: string): Promise<RateLimitDecision>
+  /** Spends one token of `bucket`, which holds `limits` (the limiter's own when omitted). */
+  take(bucket: string, limits?: RateLimits): Promise<RateLimitDecision>
 }
 
 function decide(tokens: number, ratePerSecond: number): RateLimitDecision {
@@ -27,10 +34,10 @@ export function postgresRateLimiter(
   burst: number,
 ): RateLimiter {
   return {
-    take: async (bucket) =>
+    take: async (bucket, limits = { ratePerSecond, burst }) =>
       decide(
-        await takeRateLimitToken(db, bucket, ratePerSecond, burst, clock.now()),
-        ratePerSecond,
+        await takeRateLimitToken(db, bucket, limits.ratePerSecond, limits.burst, clock.now()),
+        limits.ratePerSecond,
       ),
   }
 }
@@ -39,13 +46,16 @@ export function postgresRateLimiter(
 export function memoryRateLimiter(clock: Clock, ratePerSecond: number, burst: number): RateLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>()
   return {
-    take: (bucket) => {
+    take: (bucket, limits = { ratePerSecond, burst }) => {
       const now = clock.now().getTime()
-      const b = buckets.get(bucket) ?? { tokens: burst, at: now }
-      const refilled = Math.min(burst, b.tokens + (Math.max(0, now - b.at) / 1000) * ratePerSecond)
+      const b = buckets.get(bucket) ?? { tokens: limits.burst, at: now }
+      const refilled = Math.min(
+        limits.burst,
+        b.tokens + (Math.max(0, now - b.at) / 1000) * limits.ratePerSecond,
+      )
       const tokens = Math.max(-1, refilled - 1)
       buckets.set(bucket, { tokens, at: Math.max(b.at, now) })
-      return Promise.resolve(decide(tokens, ratePerSecond))
+      return Promise.resolve(decide(tokens, limits.ratePerSecond))
     },
   }
 }
@@ -95,7 +105,6 @@ export interface RedisRateLimiterOptions {
  */
 export function redisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const { redis, keyPrefix, clock, ratePerSecond, burst, fallback, log } = options
-  const ttlMs = Math.max(60_000, Math.ceil((burst / ratePerSecond) * 2_000))
   let degraded = false
   const run = async (key: string, args: (string | number)[]): Promise<unknown> => {
     try {
@@ -108,10 +117,16 @@ export function redisRateLimiter(options: RedisRateLimiterOptions): RateLimiter 
     }
   }
   return {
-    take: async (bucket) => {
+    take: async (bucket, limits = { ratePerSecond, burst }) => {
+      const ttlMs = Math.max(60_000, Math.ceil((limits.burst / limits.ratePerSecond) * 2_000))
       let reply: unknown
       try {
-        reply = await run(keyPrefix + bucket, [clock.now().getTime(), ratePerSecond, burst, ttlMs])
+        reply = await run(keyPrefix + bucket, [
+          clock.now().getTime(),
+          limits.ratePerSecond,
+          limits.burst,
+          ttlMs,
+        ])
       } catch (error) {
         if (!degraded) {
           degraded = true
@@ -120,13 +135,13 @@ export function redisRateLimiter(options: RedisRateLimiterOptions): RateLimiter 
             'Redis unreachable: rate limits fall back to PostgreSQL (in memory on PGlite)',
           )
         }
-        return fallback.take(bucket)
+        return fallback.take(bucket, limits)
       }
       if (degraded) {
         degraded = false
         log.info('Redis answers again: rate limits are back on Redis')
       }
-      return decide(Number(reply), ratePerSecond)
+      return decide(Number(reply), limits.ratePerSecond)
     },
   }
 }

@@ -1,7 +1,7 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { sendMail, type MailMessage } from '../mail/index.ts'
-import { markup } from '../../pages/html.ts'
+import { markup } from '../../platform/web/html.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { formatDateTr, formatTryTr } from './money-format.ts'
 import * as repo from './invoices.repository.ts'

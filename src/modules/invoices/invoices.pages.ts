@@ -7,8 +7,17 @@ import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
-import { html, type SafeHtml } from '../../pages/html.ts'
-import { formatTry, LANG_COOKIE, LANGS, pickLang, type Lang } from '../../pages/i18n.ts'
+import { html, type SafeHtml } from '../../platform/web/html.ts'
+import {
+  LANG_COOKIE,
+  LANGS,
+  pickLang,
+  t,
+  type KeysAfter,
+  type Lang,
+} from '../../platform/web/i18n.ts'
+import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
+import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
@@ -49,105 +58,11 @@ function assetUrl(name: string): string {
   return `/invoice-assets/${name}?v=${asset.hash}`
 }
 
-// Words of this page (the shared dictionary in src/pages/i18n.ts belongs to the checkout).
-const MESSAGES = {
-  tr: {
-    title: '{merchant} · Fatura',
-    eyebrow: 'Fatura',
-    amount_label: 'Ödenecek tutar',
-    amount_label_paid: 'Ödenen tutar',
-    invoice_no: 'Fatura no: {id}',
-    details: 'Fatura ayrıntıları',
-    lines_caption: 'Fatura kalemleri',
-    col_item: 'Açıklama',
-    col_qty: 'Adet',
-    col_unit: 'Birim fiyat',
-    col_total: 'Tutar',
-    total: 'Toplam',
-    status: 'Durum',
-    buyer: 'Alıcı',
-    due_date: 'Son ödeme tarihi',
-    expires_at: 'Bağlantı geçerliliği',
-    pay: 'Öde',
-    pdf: 'Faturayı PDF olarak indir',
-    status_sent: 'Ödeme bekleniyor',
-    status_activated: 'Ödeme bekleniyor',
-    status_viewed: 'Ödeme bekleniyor',
-    status_draft: 'Taslak',
-    status_paid: 'Ödendi',
-    status_expired: 'Süresi doldu',
-    status_cancelled: 'İptal edildi',
-    paid_note: 'Bu fatura {date} tarihinde ödendi. Teşekkürler!',
-    expired_note: 'Bu faturanın ödeme bağlantısının süresi doldu. Satıcıyla iletişime geçin.',
-    cancelled_note: 'Bu fatura satıcı tarafından iptal edildi; ödeme alınmaz.',
-    failed_note: 'Ödeme tamamlanamadı. Başka bir kartla tekrar deneyebilirsiniz.',
-    pending_note: 'Ödemeniz işleniyor. Sonuç birkaç dakika içinde burada görünecek.',
-    not_found_title: 'Fatura bulunamadı',
-    not_found_body: 'Bağlantıyı kontrol edin ya da satıcıdan yeni bir bağlantı isteyin.',
-    unavailable_title: 'Şu anda ödeme alınamıyor',
-    unavailable_body: 'Satıcı şu anda ödeme alamıyor. Lütfen daha sonra tekrar deneyin.',
-    error_title: 'Bir şeyler ters gitti',
-    error_body: 'Lütfen birkaç dakika sonra tekrar deneyin.',
-    rate_title: 'Çok fazla istek',
-    rate_body: 'Kısa sürede çok fazla istek yapıldı. Lütfen biraz bekleyip tekrar deneyin.',
-  },
-  en: {
-    title: '{merchant} · Invoice',
-    eyebrow: 'Invoice',
-    amount_label: 'Amount due',
-    amount_label_paid: 'Amount paid',
-    invoice_no: 'Invoice no: {id}',
-    details: 'Invoice details',
-    lines_caption: 'Invoice lines',
-    col_item: 'Description',
-    col_qty: 'Qty',
-    col_unit: 'Unit price',
-    col_total: 'Amount',
-    total: 'Total',
-    status: 'Status',
-    buyer: 'Billed to',
-    due_date: 'Due date',
-    expires_at: 'Link valid until',
-    pay: 'Pay',
-    pdf: 'Download the invoice as PDF',
-    status_sent: 'Awaiting payment',
-    status_activated: 'Awaiting payment',
-    status_viewed: 'Awaiting payment',
-    status_draft: 'Draft',
-    status_paid: 'Paid',
-    status_expired: 'Expired',
-    status_cancelled: 'Cancelled',
-    paid_note: 'This invoice was paid on {date}. Thank you!',
-    expired_note: "This invoice's payment link has expired. Please contact the seller.",
-    cancelled_note: 'The seller cancelled this invoice; no payment is taken.',
-    failed_note: 'The payment could not be completed. You can try again with another card.',
-    pending_note: 'Your payment is being processed. The result will show here in a few minutes.',
-    not_found_title: 'Invoice not found',
-    not_found_body: 'Check the link, or ask the seller for a new one.',
-    unavailable_title: 'Payments are unavailable',
-    unavailable_body: 'The seller cannot take payments right now. Please try again later.',
-    error_title: 'Something went wrong',
-    error_body: 'Please try again in a few minutes.',
-    rate_title: 'Too many requests',
-    rate_body: 'Too many requests in a short time. Please wait a moment and try again.',
-  },
-} as const satisfies Record<Lang, Record<string, string>>
+// This page's words are in the pages' one catalogue (platform/web/messages.ts, `inv_` keys).
+type PageMessageKey = KeysAfter<'inv_'>
 
-type MessageKey = keyof (typeof MESSAGES)['tr']
-
-function m(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}): string {
-  let text: string = MESSAGES[lang][key]
-  for (const [name, value] of Object.entries(vars))
-    text = text.split(`{${name}}`).join(String(value))
-  return text
-}
-
-/** A date as a Turkish buyer reads it (Turkey time), e.g. "28 Şubat 2027". */
-function formatDate(date: Date, lang: Lang): string {
-  return new Intl.DateTimeFormat(lang === 'tr' ? 'tr-TR' : 'en-GB', {
-    timeZone: 'Europe/Istanbul',
-    dateStyle: 'long',
-  }).format(date)
+function m(lang: Lang, key: PageMessageKey, vars: Record<string, string | number> = {}): string {
+  return t(lang, `inv_${key}`, vars)
 }
 
 function initial(name: string): string {
@@ -168,7 +83,7 @@ interface PageInput {
 
 function statusBox(lang: Lang, invoice: Invoice, returnedStatus: string | undefined): SafeHtml {
   if (invoice.status === 'paid') {
-    const date = formatDate(invoice.paidAt ?? invoice.createdAt, lang)
+    const date = formatDate(invoice.paidAt ?? invoice.createdAt, lang, 'long')
     return html`<p class="invoice-status invoice-status-paid" id="invoice-status" role="status">
       ${icons.check}<span>${m(lang, 'paid_note', { date })}</span>
     </p>`
@@ -202,9 +117,9 @@ function linesTable(lang: Lang, invoice: Invoice): SafeHtml {
     (l) =>
       html`<tr>
         <td>${l.name}</td>
-        <td>${l.qty.toLocaleString(lang === 'tr' ? 'tr-TR' : 'en-GB')}</td>
-        <td>${formatTry(l.unitPriceMinor, lang)}</td>
-        <td>${formatTry(l.lineTotalMinor, lang)}</td>
+        <td>${formatNumber(l.qty, lang)}</td>
+        <td>${formatMoney(l.unitPriceMinor, lang)}</td>
+        <td>${formatMoney(l.lineTotalMinor, lang)}</td>
       </tr>`,
   )
   return html`<table class="invoice-lines" id="invoice-lines">
@@ -225,7 +140,7 @@ function linesTable(lang: Lang, invoice: Invoice): SafeHtml {
     <tfoot>
       <tr>
         <th scope="row" colspan="3">${m(lang, 'total')}</th>
-        <td id="invoice-total">${formatTry(invoice.amountMinor, lang)}</td>
+        <td id="invoice-total">${formatMoney(invoice.amountMinor, lang)}</td>
       </tr>
     </tfoot>
   </table>`
@@ -255,7 +170,7 @@ export function invoicePage(p: PageInput): string {
         <h1 id="summary-heading" class="amount-block">
           <span class="amount-label"
             >${m(lang, invoice.status === 'paid' ? 'amount_label_paid' : 'amount_label')}</span
-          ><span class="amount" id="invoice-amount">${formatTry(invoice.amountMinor, lang)}</span>
+          ><span class="amount" id="invoice-amount">${formatMoney(invoice.amountMinor, lang)}</span>
         </h1>
         <p class="description">${m(lang, 'invoice_no', { id: invoice.id })}</p>
       </section>
@@ -267,8 +182,8 @@ export function invoicePage(p: PageInput): string {
         <dl class="facts">
           ${fact(m(lang, 'status'), m(lang, `status_${invoice.status}`), 'status-value')}
           ${invoice.buyerName ? fact(m(lang, 'buyer'), invoice.buyerName, 'buyer-value') : ''}
-          ${invoice.dueDate ? fact(m(lang, 'due_date'), formatDate(invoice.dueDate, lang), 'due-value') : ''}
-          ${payable && invoice.expiresAt ? fact(m(lang, 'expires_at'), formatDate(invoice.expiresAt, lang), 'expires-value') : ''}
+          ${invoice.dueDate ? fact(m(lang, 'due_date'), formatDate(invoice.dueDate, lang, 'long'), 'due-value') : ''}
+          ${payable && invoice.expiresAt ? fact(m(lang, 'expires_at'), formatDate(invoice.expiresAt, lang, 'long'), 'expires-value') : ''}
         </dl>
         ${invoice.notes ? html`<p class="invoice-notes">${invoice.notes}</p>` : ''}
         ${
@@ -293,16 +208,6 @@ export function invoicePage(p: PageInput): string {
     content,
   })
 }
-
-/** The page's CSP: as the checkout pages', nothing but our own origin. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "img-src 'self' data:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ')
 
 const FORM_BODY_BYTES_MAX = 1024
 
@@ -379,14 +284,8 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
       }
     })
     app.addHook('onSend', async (request, reply, payload) => {
-      void reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
-      void reply.header('x-content-type-options', 'nosniff')
-      // The URL carries the bearer: never send it on as a Referer.
-      void reply.header('referrer-policy', 'no-referrer')
-      void reply.header('x-frame-options', 'DENY')
-      void reply.header('cross-origin-opener-policy', 'same-origin')
-      if (live)
-        void reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains')
+      void reply.header('content-security-policy', contentSecurityPolicy())
+      void reply.headers(pageSecurityHeaders({ live }))
       if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
       const chosen = (request.query as Record<string, unknown> | undefined)?.['lang']
       if (chosen === 'tr' || chosen === 'en') {

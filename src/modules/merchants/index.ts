@@ -35,5 +35,23 @@ export type {
   PayoutLimits,
 } from './merchants.service.ts'
 export type { KycStatus, Pricing, SubjectScope } from './merchants.table.ts'
+export {
+  DASHBOARD_ROLES,
+  addDashboardMember,
+  changeDashboardMemberRole,
+  dashboardMemberTotpSecret,
+  getDashboardMember,
+  hashDashboardPassword,
+  isDashboardEmailTaken,
+  isDashboardRole,
+  listDashboardMembers,
+  reencryptDashboardTotpSecrets,
+  removeDashboardMember,
+  setDashboardMemberTotp,
+  spendTotpStep,
+} from './dashboard-users.service.ts'
+export type { DashboardMember, DashboardRole } from './dashboard-users.service.ts'
 export { merchantsRoutes } from './merchants.http.ts'
 export { KycStatusSchema } from './merchants.schemas.ts'
+export { listStores } from './stores.service.ts'
+export type { StoreSummary } from './stores.service.ts'

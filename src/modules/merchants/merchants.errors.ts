@@ -8,6 +8,9 @@ export type MerchantsErrorCode =
   | 'api_key_revoked'
   | 'kyc_not_approved'
   | 'invalid_iban'
+  | 'dashboard_user_not_found'
+  | 'dashboard_email_taken'
+  | 'last_owner'
 
 const table: ErrorTable<MerchantsErrorCode> = {
   merchant_not_found: { code: 'SVC-RES-3301', status: 404, message: 'merchant not found' },
@@ -25,6 +28,22 @@ const table: ErrorTable<MerchantsErrorCode> = {
     message: 'KYC status must be approved to move money',
   },
   invalid_iban: { code: 'SVC-VAL-3001', status: 400, message: 'iban: not a valid Turkish IBAN' },
+  dashboard_user_not_found: {
+    code: 'SVC-RES-3301',
+    status: 404,
+    message: 'dashboard user not found',
+  },
+  dashboard_email_taken: {
+    code: 'SVC-RES-3302',
+    status: 409,
+    message: 'email: a dashboard user with this email already exists',
+  },
+  // A team always keeps someone who can manage it.
+  last_owner: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'the last owner cannot be removed or given another role',
+  },
 }
 
 export const merchantsError = errorFactory(table)

@@ -1,4 +1,4 @@
-import type { ColumnType, Insertable, Selectable } from 'kysely'
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
 
 export type KycStatus = 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired'
 export type SubjectScope = 'merchant' | 'submerchant'
@@ -58,12 +58,21 @@ export interface ApiKeysTable {
   revoked_at: Date | null
 }
 
+export type DashboardRole = 'owner' | 'admin' | 'developer' | 'finance' | 'support' | 'viewer'
+
 export interface DashboardUsersTable {
   id: string
   merchant_id: string
   email: string
   password_hash: string
   created_at: Date
+  /** Migration 0230: the user made with the merchant is its owner (the column's default). */
+  role: Generated<DashboardRole>
+  /** TOTP secret sealed under the master key (AAD: the user id); null until enrolled. */
+  totp_secret_enc: Generated<string | null>
+  totp_enabled_at: Generated<Date | null>
+  /** Time step of the last accepted code: a code is good once (RFC 6238 §5.2). */
+  totp_last_counter: Generated<number | null>
 }
 
 /** Sign-in lockout state per attempted email (keyed hash), known or not. */
@@ -90,3 +99,4 @@ export type StoreRow = Selectable<StoresTable>
 export type SubmerchantRow = Selectable<SubmerchantsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type NewApiKey = Insertable<ApiKeysTable>
+export type DashboardUserRow = Selectable<DashboardUsersTable>

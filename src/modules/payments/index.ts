@@ -30,6 +30,8 @@ export {
   type PaymentSearchFilter,
   type SearchPosition,
 } from './search.service.ts'
+export { completedRefundFigures, dailyPaymentFigures } from './figures.service.ts'
+export type { DayFigures } from './figures.service.ts'
 export { quoteInstallments } from './payments.service.ts'
 export type { InstallmentOption } from './payments.service.ts'
 export { payQrSession, qrPayloadForSession } from './qr.service.ts'

@@ -20,6 +20,11 @@ export interface PaymentSearchFilter {
   to?: Date
   amountMin?: number
   amountMax?: number
+  /**
+   * The dashboard's search box: a payment whose id or transactionId is exactly this, or (four
+   * digits) whose card ends in it.
+   */
+  q?: string
 }
 
 /**
@@ -105,6 +110,17 @@ export async function findPaymentPage(
   if (filter.to !== undefined) query = query.where('p.created_at', '<', filter.to)
   if (filter.amountMin !== undefined) query = query.where('p.amount', '>=', filter.amountMin)
   if (filter.amountMax !== undefined) query = query.where('p.amount', '<=', filter.amountMax)
+  const q = filter.q
+  if (q !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('p.id', '=', q),
+        eb('p.transaction_id', '=', q),
+        // payments_merchant_last4_created_idx (migration 0233) serves this expression.
+        ...(/^\d{4}$/.test(q) ? [eb(sql<string>`right(p.card_mask, 4)`, '=', q)] : []),
+      ]),
+    )
+  }
   if (after !== undefined) {
     // A row comparison, which PostgreSQL turns into one index condition on (created_at, id).
     query = query.where(

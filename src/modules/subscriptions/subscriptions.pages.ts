@@ -8,8 +8,17 @@ import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
-import { html, type SafeHtml } from '../../pages/html.ts'
-import { formatTry, LANG_COOKIE, LANGS, pickLang, type Lang } from '../../pages/i18n.ts'
+import { html, type SafeHtml } from '../../platform/web/html.ts'
+import {
+  LANG_COOKIE,
+  LANGS,
+  pickLang,
+  t,
+  type KeysAfter,
+  type Lang,
+} from '../../platform/web/i18n.ts'
+import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
+import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
 import { getPortalView, type PortalView } from './portal.service.ts'
@@ -48,119 +57,15 @@ function assetUrl(name: string): string {
   return `/subscription-assets/${name}?v=${asset.hash}`
 }
 
-// Words of this page (the shared dictionary in src/pages/i18n.ts belongs to the checkout).
-const MESSAGES = {
-  tr: {
-    title: '{merchant} · Aboneliğiniz',
-    eyebrow: 'Aboneliğiniz',
-    details: 'Abonelik bilgileri',
-    status: 'Durum',
-    next_charge: 'Sonraki ödeme',
-    next_retry: 'Sonraki deneme',
-    ends_on: 'Sona erme',
-    first_charge: 'İlk ödeme',
-    card: 'Kart',
-    cancel: 'İptal',
-    update_card: 'Kartı güncelle',
-    processing: 'İşleniyor…',
-    status_trialing: 'Deneme süresinde',
-    status_active: 'Aktif',
-    status_past_due: 'Ödeme alınamadı',
-    status_paused: 'Duraklatıldı',
-    status_cancelled: 'İptal edildi',
-    status_expired: 'Sona erdi',
-    status_charging: 'Ödeme alınıyor',
-    status_ending: 'Dönem sonunda iptal edilecek',
-    past_due_note: 'Son ödeme alınamadı. Kartınızı güncellerseniz ödeme yeni karttan denenir.',
-    ending_note: 'Aboneliğiniz {date} tarihinde sona erecek; bundan sonra ödeme alınmayacak.',
-    ended_note: 'Bu abonelik sona erdi; kartınızdan başka ödeme alınmayacak.',
-    cancelled_now: 'Aboneliğiniz iptal edildi.',
-    card_updated: 'Kartınız güncellendi. Sonraki ödemeler bu karttan alınacak.',
-    err_generic: 'Bir sorun oluştu. Lütfen tekrar deneyin.',
-    err_network: 'Bağlantı kurulamadı. İnternet bağlantınızı kontrol edip tekrar deneyin.',
-    err_rate: 'Çok fazla istek yapıldı. Lütfen biraz bekleyip tekrar deneyin.',
-    err_busy: 'Şu anda bir ödeme işleniyor. Birkaç saniye sonra tekrar deneyin.',
-    not_found_title: 'Abonelik bulunamadı',
-    not_found_body: 'Bağlantıyı kontrol edin ya da satıcıdan yeni bir bağlantı isteyin.',
-    error_title: 'Bir şeyler ters gitti',
-    error_body: 'Lütfen birkaç dakika sonra tekrar deneyin.',
-    rate_title: 'Çok fazla istek',
-    rate_body: 'Kısa sürede çok fazla istek yapıldı. Lütfen biraz bekleyip tekrar deneyin.',
-    every_day: 'Her gün',
-    every_week: 'Her hafta',
-    every_month: 'Her ay',
-    every_year: 'Her yıl',
-    every_n_day: 'Her {n} günde bir',
-    every_n_week: 'Her {n} haftada bir',
-    every_n_month: 'Her {n} ayda bir',
-    every_n_year: 'Her {n} yılda bir',
-  },
-  en: {
-    title: '{merchant} · Your subscription',
-    eyebrow: 'Your subscription',
-    details: 'Subscription details',
-    status: 'Status',
-    next_charge: 'Next payment',
-    next_retry: 'Next attempt',
-    ends_on: 'Ends on',
-    first_charge: 'First payment',
-    card: 'Card',
-    cancel: 'Cancel',
-    update_card: 'Update card',
-    processing: 'Processing…',
-    status_trialing: 'In trial',
-    status_active: 'Active',
-    status_past_due: 'Payment failed',
-    status_paused: 'Paused',
-    status_cancelled: 'Cancelled',
-    status_expired: 'Ended',
-    status_charging: 'Taking payment',
-    status_ending: 'Cancels at the end of the period',
-    past_due_note: 'The last payment failed. If you update your card, the new card is tried.',
-    ending_note: 'Your subscription ends on {date}; no further payments will be taken.',
-    ended_note: 'This subscription has ended; no further payments will be taken.',
-    cancelled_now: 'Your subscription is cancelled.',
-    card_updated: 'Your card is updated. Future payments will be taken from it.',
-    err_generic: 'Something went wrong. Please try again.',
-    err_network: 'Could not connect. Check your internet connection and try again.',
-    err_rate: 'Too many requests. Please wait a moment and try again.',
-    err_busy: 'A payment is being taken right now. Try again in a few seconds.',
-    not_found_title: 'Subscription not found',
-    not_found_body: 'Check the link, or ask the seller for a new one.',
-    error_title: 'Something went wrong',
-    error_body: 'Please try again in a few minutes.',
-    rate_title: 'Too many requests',
-    rate_body: 'Too many requests in a short time. Please wait a moment and try again.',
-    every_day: 'Every day',
-    every_week: 'Every week',
-    every_month: 'Every month',
-    every_year: 'Every year',
-    every_n_day: 'Every {n} days',
-    every_n_week: 'Every {n} weeks',
-    every_n_month: 'Every {n} months',
-    every_n_year: 'Every {n} years',
-  },
-} as const satisfies Record<Lang, Record<string, string>>
+// This page's words are in the pages' one catalogue (platform/web/messages.ts, `sub_` keys).
+type PageMessageKey = KeysAfter<'sub_'>
 
-type MessageKey = keyof (typeof MESSAGES)['tr']
-
-function m(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}): string {
-  let text: string = MESSAGES[lang][key]
-  for (const [name, value] of Object.entries(vars))
-    text = text.split(`{${name}}`).join(String(value))
-  return text
+function m(lang: Lang, key: PageMessageKey, vars: Record<string, string | number> = {}): string {
+  return t(lang, `sub_${key}`, vars)
 }
 
 function intervalLabel(lang: Lang, unit: IntervalUnit, count: number): string {
   return count === 1 ? m(lang, `every_${unit}`) : m(lang, `every_n_${unit}`, { n: count })
-}
-
-/** A date as a Turkish buyer reads it (Turkey time), e.g. "28 Şubat 2027". */
-function formatDate(date: Date, lang: Lang): string {
-  return new Intl.DateTimeFormat(lang === 'tr' ? 'tr-TR' : 'en-GB', {
-    timeZone: 'Europe/Istanbul',
-    dateStyle: 'long',
-  }).format(date)
 }
 
 function statusLabel(lang: Lang, status: SubscriptionStatus, ending: boolean): string {
@@ -182,7 +87,7 @@ interface PageInput {
 }
 
 function dateRow(lang: Lang, v: PortalView['subscription']): SafeHtml {
-  const when = v.nextChargeAt ? formatDate(v.nextChargeAt, lang) : '—'
+  const when = v.nextChargeAt ? formatDate(v.nextChargeAt, lang, 'long') : '—'
   const label = v.cancelAtPeriodEnd
     ? m(lang, 'ends_on')
     : v.status === 'past_due'
@@ -203,7 +108,7 @@ function notes(lang: Lang, p: PageInput): SafeHtml {
   const text = ended
     ? m(lang, 'ended_note')
     : s.cancelAtPeriodEnd && s.nextChargeAt
-      ? m(lang, 'ending_note', { date: formatDate(s.nextChargeAt, lang) })
+      ? m(lang, 'ending_note', { date: formatDate(s.nextChargeAt, lang, 'long') })
       : p.cardUpdated
         ? m(lang, 'card_updated')
         : ''
@@ -234,7 +139,7 @@ export function subscriptionPage(p: PageInput): string {
         </div>
         <h1 id="summary-heading" class="amount-block">
           <span class="amount-label">${intervalLabel(lang, s.intervalUnit, s.intervalCount)}</span
-          ><span class="amount">${formatTry(s.amountMinor, lang)}</span>
+          ><span class="amount">${formatMoney(s.amountMinor, lang)}</span>
         </h1>
         ${s.description ? html`<p class="description">${s.description}</p>` : ''}
       </section>
@@ -285,7 +190,7 @@ export function subscriptionPage(p: PageInput): string {
         status_ending: m(lang, 'status_ending'),
         ends_on: m(lang, 'ends_on'),
         ending_note: m(lang, 'ending_note', {
-          date: s.nextChargeAt ? formatDate(s.nextChargeAt, lang) : '—',
+          date: s.nextChargeAt ? formatDate(s.nextChargeAt, lang, 'long') : '—',
         }),
         cancelled_now: m(lang, 'cancelled_now'),
         err_generic: m(lang, 'err_generic'),
@@ -296,16 +201,6 @@ export function subscriptionPage(p: PageInput): string {
     },
   })
 }
-
-/** The page's CSP: as the checkout pages', nothing but our own origin. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "img-src 'self' data:",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join('; ')
 
 function langOf(request: FastifyRequest): Lang {
   const query = request.query as Record<string, unknown> | undefined
@@ -375,14 +270,8 @@ export function subscriptionPagesRoutes(
       }
     })
     app.addHook('onSend', async (request, reply, payload) => {
-      void reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
-      void reply.header('x-content-type-options', 'nosniff')
-      // The URL carries the bearer: never send it on as a Referer.
-      void reply.header('referrer-policy', 'no-referrer')
-      void reply.header('x-frame-options', 'DENY')
-      void reply.header('cross-origin-opener-policy', 'same-origin')
-      if (live)
-        void reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains')
+      void reply.header('content-security-policy', contentSecurityPolicy())
+      void reply.headers(pageSecurityHeaders({ live }))
       if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
       const chosen = (request.query as Record<string, unknown> | undefined)?.['lang']
       if (chosen === 'tr' || chosen === 'en') {

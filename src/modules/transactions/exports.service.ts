@@ -75,6 +75,7 @@ function searchFilters(f: ExportFilters, snapshotAt: Date): TransactionFilters {
     ...(f.status !== undefined ? { status: f.status } : {}),
     ...(f.customerId !== undefined ? { customerId: f.customerId } : {}),
     ...(f.paymentId !== undefined ? { paymentId: f.paymentId } : {}),
+    ...(f.q !== undefined ? { q: f.q } : {}),
     ...(f.from !== undefined ? { from: new Date(f.from) } : {}),
     to,
     ...(f.amountMin !== undefined ? { amountMin: f.amountMin } : {}),

@@ -109,6 +109,8 @@ function filtersFingerprint(f: TransactionFilters): string {
     f.to?.toISOString() ?? null,
     f.amountMin ?? null,
     f.amountMax ?? null,
+    // The dashboard's search text; absent from API requests, so their cursors are unchanged.
+    ...(f.q !== undefined ? [f.q] : []),
   ])
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16)
 }

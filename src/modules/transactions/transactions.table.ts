@@ -14,6 +14,8 @@ export interface ExportFilters {
   amountMax?: number
   customerId?: string
   paymentId?: string
+  /** The dashboard's search box (payments' PaymentSearchFilter.q): id, transactionId, last4. */
+  q?: string
 }
 
 type Json<T> = ColumnType<T, string, string>

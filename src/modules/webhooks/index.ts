@@ -6,3 +6,14 @@ export { checkReceiverUrl } from './ssrf.ts'
 export { deliveryFaults } from './webhooks.faults.ts'
 export { reencryptWebhookSecrets } from './secrets.ts'
 export { oldestUndeliveredEventAgeSeconds } from './delivery.service.ts'
+// The endpoint and delivery use cases, for the dashboard's web pages (the JWT API above and
+// the pages call the same functions).
+export {
+  createEndpoint,
+  deleteEndpoint,
+  listDeliveries,
+  listEndpoints,
+  redeliver,
+  rotateEndpointSecret,
+} from './webhooks.service.ts'
+export type { Delivery, Endpoint } from './webhooks.service.ts'

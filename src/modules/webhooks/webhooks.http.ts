@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
-import { dashboardAuthOf } from '../dashboard/index.ts'
+import { dashboardAuthOf } from '../../platform/http/dashboard-auth.ts'
 import {
   CallbackSecret,
   CreateEndpointBody,

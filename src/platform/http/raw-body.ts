@@ -1,36 +1,78 @@
 import type { FastifyInstance } from 'fastify'
+import { AppError } from '../errors.ts'
+import { JSON_DEPTH_MAX, jsonNestingExceeds } from '../json.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The exact request bytes: the signature covers these, never a re-serialisation. */
     rawBody?: Buffer
-    /** Set when the body was not valid JSON; reported after authentication (see gateway). */
+    /**
+     * No parser sets this any more: a body that is not JSON, or nests too deep, is refused by
+     * the parser itself (unsigned contexts) or right after authentication (the signed API).
+     */
     bodyParseFailed?: boolean
   }
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024
 
-// The JSON parser keeps the raw bytes and defers parse failures: a request must be
-// authenticated before we tell its sender anything about its body.
+const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json(;.*)?$/i
+
+/**
+ * The body as a JSON value (undefined when empty). Too deep a nesting is refused before
+ * JSON.parse sees the text, so a megabyte of brackets costs a short scan, not a parse.
+ */
+export function parseJsonBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined
+  if (jsonNestingExceeds(bytes, JSON_DEPTH_MAX)) {
+    const reason = `nests arrays or objects deeper than ${JSON_DEPTH_MAX} levels`
+    throw new AppError('SVC-VAL-3001', 400, `request body ${reason}`, [{ field: 'body', reason }])
+  }
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown
+  } catch {
+    throw new AppError('SVC-VAL-3002', 400, 'request body is not valid JSON')
+  }
+}
+
+/**
+ * The application-wide JSON parser: keeps the raw bytes and parses them with the depth limit.
+ * A context that must authenticate the bytes before reading them replaces it with
+ * `collectJsonUnparsed`.
+ */
 export function installRawJsonParser(app: FastifyInstance): void {
   app.removeContentTypeParser(['application/json', 'text/plain'])
   app.addContentTypeParser(
-    /^application\/([\w.+-]+\+)?json(;.*)?$/i,
+    JSON_MEDIA_TYPE,
     { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES },
     (request, body, done) => {
       const buffer = body as Buffer
       request.rawBody = buffer
-      if (buffer.length === 0) {
-        done(null, undefined)
+      let parsed: unknown
+      try {
+        parsed = parseJsonBody(buffer)
+      } catch (error) {
+        done(error as AppError, undefined)
         return
       }
-      try {
-        done(null, JSON.parse(buffer.toString('utf8')) as unknown)
-      } catch {
-        request.bodyParseFailed = true
-        done(null, undefined)
-      }
+      done(null, parsed)
+    },
+  )
+}
+
+/**
+ * For the signed API: the body is only collected (size and media type still checked), never
+ * parsed. The context verifies the signature over `request.rawBody` first and then calls
+ * `parseJsonBody`, so an unauthenticated sender's bytes never reach JSON.parse.
+ */
+export function collectJsonUnparsed(ctx: FastifyInstance): void {
+  ctx.removeContentTypeParser(JSON_MEDIA_TYPE)
+  ctx.addContentTypeParser(
+    JSON_MEDIA_TYPE,
+    { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES },
+    (request, body, done) => {
+      request.rawBody = body as Buffer
+      done(null, undefined)
     },
   )
 }

@@ -15,14 +15,30 @@ export const ErrorEnvelope = Type.Object(
 )
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>
 
+/** The envelope with a response description for the OpenAPI document. */
+function described(description: string): typeof ErrorEnvelope {
+  const schema: typeof ErrorEnvelope & { description: string } = { ...ErrorEnvelope, description }
+  return schema
+}
+
 /** Response map entries every route shares; spread into each route's `response`. */
 export const errorResponses = {
-  400: ErrorEnvelope,
-  401: ErrorEnvelope,
+  400: described(
+    'SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 ' +
+      'levels), SVC-VAL-3002 malformed JSON',
+  ),
+  401: described(
+    'Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or ' +
+      'bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a ' +
+      'retry with the original Idempotency-Key gets the stored response)',
+  ),
   403: ErrorEnvelope,
   404: ErrorEnvelope,
   409: ErrorEnvelope,
-  429: ErrorEnvelope,
+  429: described(
+    'SVC-GW-1004: rate limited, or too many failed authentications from this address; ' +
+      'see Retry-After',
+  ),
 }
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T10:00:00Z'] })

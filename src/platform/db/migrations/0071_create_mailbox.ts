@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 
-// Owned by platform/mail.ts: outgoing email kept in the database when no SMTP_URL is set
+// Owned by the mail module: outgoing email kept in the database when no SMTP_URL is set
 // (demo), shown at /dev/mailbox. Frozen in time.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`

@@ -1,7 +1,7 @@
 // Goal: with REDIS_URL the per-key and per-IP buckets live in Redis (one atomic script, shared
 // by app instances on either database, the same maths as the PostgreSQL bucket), and an
 // unreachable Redis fails open to the database's limiter with one warning.
-// Method: rps 5 / burst 10 with the server clock frozen, as test/gateway/rate-limit.test.ts;
+// Method: rps 5 / burst 10 with the server clock frozen, as test/gateway/rate-limit.pg.test.ts;
 // a key prefix of its own per test. The shared-bucket test needs a Redis: TEST_REDIS_URL
 // (scripts/test.ts requires it when CI=true; .ci/run sets it).
 import assert from 'node:assert/strict'

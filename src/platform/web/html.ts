@@ -12,7 +12,8 @@ export class SafeHtml {
   }
 }
 
-type Interpolation = SafeHtml | string | number | boolean | null | undefined | Interpolation[]
+export type Interpolation =
+  SafeHtml | string | number | boolean | null | undefined | Interpolation[]
 
 const ESCAPES: Readonly<Record<string, string>> = {
   '&': '&amp;',

@@ -1,0 +1,143 @@
+// Regenerates docs/dashboard/*.png: the merchant dashboard's main pages in Turkish and
+// English, at 1280 px and at 360 px. Starts the real app on a throwaway embedded database,
+// makes a demo merchant and its data through the operator and signed APIs, then drives
+// Debian's chromium (playwright-core) through the pages.
+// Usage: npx node scripts/dashboard-screenshots.ts   (chromium at /usr/bin/chromium)
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium } from 'playwright-core'
+import { loadConfig } from '../src/config.ts'
+import { startRuntime } from '../src/server.ts'
+import { Kurus } from '../sdk/index.ts'
+
+const OUT = fileURLToPath(new URL('../docs/dashboard/', import.meta.url))
+const OPERATOR_TOKEN = 'screenshots-operator-token-0123456789'
+
+const dataDir = mkdtempSync(join(tmpdir(), 'kurus-shots-'))
+const config = loadConfig(
+  { KURUS_ENV: 'demo', KURUS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+  { operatorToken: OPERATOR_TOKEN },
+)
+const runtime = await startRuntime(config)
+const base = await runtime.app.fastify.listen({ port: 0, host: '127.0.0.1' })
+
+async function operator<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(base + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+  return (await res.json()) as T
+}
+
+try {
+  const merchant = await operator<{
+    publicKey: string
+    secretKey: string
+    storeId: string
+    dashboard: { email: string; password: string }
+  }>('/operator/v1/merchants', { name: 'Anadolu Kitap', kycStatus: 'approved' })
+  const client = new Kurus({ ...merchant, baseUrl: base })
+  const pay = async (amount: number, card: string, extra: Record<string, unknown> = {}) => {
+    const transactionId = `SIP-${Math.floor(Math.random() * 1e6)}`
+    const session = await client.request('POST', '/v1/payments/sessions', {
+      body: {
+        transactionId,
+        amount,
+        currency: 'TRY',
+        returnUrl: 'https://kitap.example/donus',
+        metadata: { kanal: 'web' },
+      },
+    })
+    if (session.status !== 201) throw new Error(`session: ${JSON.stringify(session.body)}`)
+    const token = await client.request<{ cardToken: string }>('POST', '/v1/cards/tokens', {
+      body: {
+        cardNumber: card,
+        expMonth: 12,
+        expYear: 2030,
+        cvc: '123',
+        holderName: 'Ayşe Yılmaz',
+      },
+    })
+    const res = await client.request<{ paymentId: string }>('POST', '/v1/payments/card', {
+      body: {
+        transactionId,
+        amount,
+        currency: 'TRY',
+        cardToken: token.body.cardToken,
+        threeDSecure: false,
+        ...extra,
+      },
+    })
+    if (res.status !== 201 && res.status !== 402)
+      throw new Error(`charge: ${JSON.stringify(res.body)}`)
+    return res.body.paymentId
+  }
+  const featured = await pay(184_990, '4155650100416111')
+  await pay(23_456, '5890040000000016')
+  await pay(9_990, '9792020000000001')
+  await pay(45_000, '4155650100416111', { capture: false })
+  await pay(12_000, '4000000000000002')
+  await client.request('POST', `/v1/payments/${featured}/refund`, { body: { amount: 20_000 } })
+  // Webhook endpoints are managed through the dashboard API (a dashboard user's JWT).
+  const login = await fetch(`${base}/v1/dashboard/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(merchant.dashboard),
+  })
+  const { token } = (await login.json()) as { token: string }
+  const hook = await fetch(`${base}/v1/stores/${merchant.storeId}/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    // A loopback receiver: allowed in demo, and nothing is sent anywhere real.
+    body: JSON.stringify({ url: 'http://127.0.0.1:9/kurus-webhooks' }),
+  })
+  if (hook.status !== 201) throw new Error(`webhook: ${await hook.text()}`)
+
+  mkdirSync(OUT, { recursive: true })
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  })
+  try {
+    const pages: [string, string][] = [
+      ['login', '/dashboard/login'],
+      ['overview', '/dashboard'],
+      ['payments', '/dashboard/payments'],
+      ['payment', `/dashboard/payments/${featured}`],
+      ['developers', '/dashboard/developers'],
+      ['team', '/dashboard/settings'],
+      ['audit-log', '/dashboard/settings/audit-log'],
+    ]
+    for (const lang of ['tr', 'en'] as const) {
+      for (const [width, height] of [
+        [1280, 860],
+        [360, 780],
+      ] as const) {
+        const context = await browser.newContext({ viewport: { width, height }, locale: lang })
+        const page = await context.newPage()
+        await page.goto(`${base}/dashboard/login?lang=${lang}`)
+        await page.screenshot({ path: join(OUT, `login-${lang}-${width}.png`) })
+        await page.locator('input[name="email"]').fill(merchant.dashboard.email)
+        await page.locator('input[name="password"]').fill(merchant.dashboard.password)
+        await page.locator('button[type="submit"]').click()
+        await page.waitForURL(`${base}/dashboard`)
+        for (const [name, path] of pages.slice(1)) {
+          await page.goto(base + path)
+          if (name === 'overview') await page.locator('#volume-chart canvas').first().waitFor()
+          await page.screenshot({ path: join(OUT, `${name}-${lang}-${width}.png`), fullPage: true })
+        }
+        await context.close()
+      }
+    }
+  } finally {
+    await browser.close()
+  }
+  process.stdout.write(`screenshots written to ${OUT}\n`)
+} finally {
+  await runtime.close()
+  rmSync(dataDir, { recursive: true, force: true })
+}

@@ -1,0 +1,449 @@
+import cookie from '@fastify/cookie'
+import csrfProtection from '@fastify/csrf-protection'
+import formbody from '@fastify/formbody'
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify'
+import type { Deps } from '../../database.ts'
+import { AppError } from '../../platform/errors.ts'
+import { toAppError } from '../../platform/http/errors.ts'
+import { errorContent, type ErrorStatus } from '../../platform/web/app-shell.ts'
+import { sendAsset } from '../../platform/web/assets.ts'
+import { csrfInput, field } from '../../platform/web/components.ts'
+import { markup } from '../../platform/web/html.ts'
+import { t } from '../../platform/web/i18n.ts'
+import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
+import { recordAuditEntry } from '../audit/index.ts'
+import type { RateLimiter } from '../gateway/index.ts'
+import {
+  ASSETS,
+  BASE,
+  CSRF_COOKIE,
+  attempt,
+  clearSessionCookie,
+  cookieOptions,
+  cookieSigningKey,
+  csrfHmacKey,
+  csrfToken,
+  csrfUserInfo,
+  langOf,
+  redirect,
+  refusalText,
+  rememberLang,
+  renderPage,
+  renderPublicPage,
+  sessionCookieValue,
+  setFlash,
+  setSessionCookie,
+  signedInContext,
+} from './dashboard.web.ts'
+import { formFields } from './forms.ts'
+import { SECTIONS } from './sections.ts'
+import {
+  resolveSession,
+  signIn,
+  signOut,
+  verifySecondFactor,
+  type WebSession,
+} from './sessions.service.ts'
+import { acceptInvitation, findInvitation } from './team.service.ts'
+
+// The merchant dashboard's web pages, server-rendered under /dashboard in their own
+// encapsulated context: cookies, urlencoded forms, CSRF on every POST, a server-side session
+// looked up on every request, the kit's CSP and headers, HTML error pages. This file holds
+// the context and the sign-in pages; each section's pages are in sections.ts's list.
+
+const FORM_BODY_BYTES_MAX = 64 * 1024
+
+/** Where a route may be reached: before sign-in, at a sign-in step, or signed in (default). */
+type Access = 'public' | 'second_factor' | 'enrol' | 'active'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    dashboardAccess?: Access
+  }
+}
+
+export interface DashboardPagesOptions {
+  /** The per-IP limiter of the public contexts: the dashboard pages share its budget. */
+  rateLimiter: RateLimiter
+}
+
+/** Registers the dashboard under /dashboard as its own context (hooks, error pages). */
+export function dashboardPagesRoutes(
+  deps: Deps,
+  options: DashboardPagesOptions,
+): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(
+      async (ctx) => {
+        await dashboardContext(ctx, deps, options)
+      },
+      { prefix: BASE },
+    )
+  }
+}
+
+function accessOf(request: FastifyRequest): Access {
+  return request.routeOptions.config.dashboardAccess ?? 'active'
+}
+
+/** Where a session at this stage belongs (undefined: it may go where it asked). */
+function stageHome(session: WebSession | null, access: Access): string | undefined {
+  if (access === 'public') return undefined
+  if (!session) return `${BASE}/login`
+  if (session.stage === 'second_factor') {
+    return access === 'second_factor' ? undefined : `${BASE}/login/two-factor`
+  }
+  if (session.stage === 'enrol') {
+    return access === 'enrol' ? undefined : `${BASE}/settings/two-factor`
+  }
+  return access === 'second_factor' ? BASE : undefined
+}
+
+async function dashboardContext(app: FastifyInstance, deps: Deps, options: DashboardPagesOptions) {
+  await app.register(cookie, { secret: cookieSigningKey(deps) })
+  await app.register(formbody, { bodyLimit: FORM_BODY_BYTES_MAX })
+  await app.register(csrfProtection, {
+    cookieKey: CSRF_COOKIE,
+    cookieOpts: { ...cookieOptions(deps), signed: true },
+    // A token is good only with the session cookie it was made for (dashboard.web.ts).
+    getUserInfo: csrfUserInfo,
+    csrfOpts: { hmacKey: csrfHmacKey(deps) },
+  })
+  app.decorateRequest('dashSession', null)
+  app.decorateRequest('dashNav', { getter: () => SECTIONS })
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true }
+    // Every POST proves it comes from our own form: a missing or wrong token is a 403 before
+    // the handler runs, so nothing changes. (preValidation: the token is in the parsed body.)
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    if (methods.includes('POST')) {
+      const existing = route.preValidation
+      route.preValidation = [
+        app.csrfProtection,
+        ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
+      ]
+    }
+  })
+
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith(`${BASE}/assets/`)) return
+    const decision = await options.rateLimiter.take(`ip:${request.ip}`)
+    if (!decision.allowed) {
+      throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
+        'retry-after': String(decision.retryAfterSeconds),
+      })
+    }
+    const token = sessionCookieValue(request)
+    request.dashSession = token ? ((await resolveSession(deps, token)) ?? null) : null
+  })
+  // Then every route checks that the session may be there (sign-in steps, enrolment).
+  app.addHook('preHandler', async (request, reply) => {
+    const home = stageHome(request.dashSession, accessOf(request))
+    if (!home) return undefined
+    // An htmx request (a swap in place) is told to load the whole page instead.
+    if (request.headers['hx-request'] === 'true') {
+      return reply.code(200).header('hx-redirect', home).send('')
+    }
+    return redirect(reply, home)
+  })
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('content-security-policy')) {
+      void reply.header('content-security-policy', contentSecurityPolicy())
+    }
+    void reply.headers(pageSecurityHeaders({ live: deps.config.env === 'live' }))
+    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
+    rememberLang(deps, request, reply)
+    return payload
+  })
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const appError =
+      error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN'
+        ? new AppError('SVC-AUTH-3201', 403, 'the form is missing its CSRF token or it is wrong')
+        : toAppError(error)
+    if (appError.status >= 500) request.log.error({ err: error }, 'dashboard page error')
+    if (appError.headers) void reply.headers(appError.headers)
+    return errorPage(deps, request, reply, appError.status)
+  })
+  app.setNotFoundHandler(async (request, reply) => errorPage(deps, request, reply, 404))
+
+  app.get('/assets/:name', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
+    const { name } = request.params as { name: string }
+    const asset = ASSETS.get(name)
+    if (!asset) return errorPage(deps, request, reply, 404)
+    return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
+  })
+
+  signInRoutes(app, deps)
+  invitationRoutes(app, deps)
+  for (const section of SECTIONS) await app.register(section.pages(deps))
+}
+
+/** The error page: inside the signed-in shell when there is a session, else the bare one. */
+async function errorPage(
+  deps: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+): Promise<FastifyReply> {
+  const lang = langOf(request)
+  const shown: ErrorStatus =
+    status === 403 || status === 404 || status === 429 || status === 409 || status === 400
+      ? status
+      : 500
+  const { heading, content } = errorContent(lang, shown, request.id, BASE)
+  const session = request.dashSession
+  if (session?.stage === 'active') {
+    return renderPage(signedInContext(deps, request, reply, session), {
+      heading,
+      content,
+      section: '',
+      status,
+    })
+  }
+  return renderPublicPage(deps, request, reply, { heading, content, status })
+}
+
+function loginForm(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  values: { email?: string; next?: string },
+) {
+  const lang = langOf(request)
+  return markup`<form method="post" action="${BASE}/login" class="panel form-stack" novalidate>
+    ${csrfInput(csrfToken(request, reply))}
+    ${values.next ? markup`<input type="hidden" name="next" value="${values.next}" />` : ''}
+    ${field({
+      name: 'email',
+      label: t(lang, 'dash_login_email'),
+      type: 'email',
+      autocomplete: 'username',
+      value: values.email,
+      required: true,
+      maxlength: 320,
+    })}
+    ${field({
+      name: 'password',
+      label: t(lang, 'dash_login_password'),
+      type: 'password',
+      autocomplete: 'current-password',
+      required: true,
+      maxlength: 200,
+    })}
+    <button type="submit" class="button button-primary button-full">
+      ${t(lang, 'dash_login_submit')}
+    </button>
+  </form>`
+}
+
+/** Only our own pages are a place to return to after sign-in. */
+function safeNext(value: string | undefined): string | undefined {
+  if (!value || !value.startsWith(`${BASE}/`) || value.startsWith(`${BASE}/login`)) return undefined
+  return /^[\w\-/?=&%.]+$/.test(value) ? value : undefined
+}
+
+function signInRoutes(app: FastifyInstance, deps: Deps): void {
+  app.get('/login', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
+    if (request.dashSession?.stage === 'active') return redirect(reply, BASE)
+    const lang = langOf(request)
+    const next = safeNext((request.query as Record<string, string | undefined>)['next'])
+    return renderPublicPage(deps, request, reply, {
+      heading: t(lang, 'dash_login_title'),
+      content: loginForm(request, reply, next ? { next } : {}),
+    })
+  })
+
+  app.post('/login', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
+    const lang = langOf(request)
+    const form = formFields(request)
+    const email = form.text('email', 320)
+    const next = safeNext(form.text('next', 500))
+    const signedIn = await signIn(deps, email, form.text('password', 200))
+    if (!signedIn) {
+      // One message whatever was wrong (email, password, or a locked email).
+      return renderPublicPage(deps, request, reply, {
+        heading: t(lang, 'dash_login_title'),
+        status: 401,
+        flash: { kind: 'error', text: t(lang, 'dash_login_failed') },
+        content: loginForm(request, reply, { email, ...(next ? { next } : {}) }),
+      })
+    }
+    setSessionCookie(deps, reply, signedIn.token)
+    if (signedIn.stage === 'active') {
+      await recordAuditEntry(deps, {
+        merchantId: signedIn.member.merchantId,
+        actorId: signedIn.member.userId,
+        action: 'session.sign_in',
+      })
+    }
+    const home =
+      signedIn.stage === 'second_factor'
+        ? `${BASE}/login/two-factor`
+        : signedIn.stage === 'enrol'
+          ? `${BASE}/settings/two-factor`
+          : (next ?? BASE)
+    return redirect(reply, home)
+  })
+
+  const codeForm = (request: FastifyRequest, reply: FastifyReply) => {
+    const lang = langOf(request)
+    return markup`<form method="post" action="${BASE}/login/two-factor" class="panel form-stack">
+      <p>${t(lang, 'dash_2fa_prompt')}</p>
+      ${csrfInput(csrfToken(request, reply))}
+      ${field({
+        name: 'code',
+        label: t(lang, 'dash_2fa_code'),
+        autocomplete: 'one-time-code',
+        inputmode: 'numeric',
+        pattern: '[0-9 ]{6,7}',
+        maxlength: 7,
+        required: true,
+        autofocus: true,
+      })}
+      <button type="submit" class="button button-primary button-full">
+        ${t(lang, 'dash_2fa_submit')}
+      </button>
+    </form>`
+  }
+
+  app.get(
+    '/login/two-factor',
+    { config: { dashboardAccess: 'second_factor' } },
+    async (request, reply) =>
+      renderPublicPage(deps, request, reply, {
+        heading: t(langOf(request), 'dash_2fa_title'),
+        content: codeForm(request, reply),
+      }),
+  )
+
+  app.post(
+    '/login/two-factor',
+    { config: { dashboardAccess: 'second_factor' } },
+    async (request, reply) => {
+      const lang = langOf(request)
+      const session = request.dashSession
+      if (!session) return redirect(reply, `${BASE}/login`)
+      const outcome = await verifySecondFactor(deps, session, formFields(request).text('code', 20))
+      if (outcome.ok) {
+        setSessionCookie(deps, reply, outcome.token)
+        await recordAuditEntry(deps, {
+          merchantId: session.member.merchantId,
+          actorId: session.member.userId,
+          action: 'session.sign_in',
+          details: { secondFactor: 'totp' },
+        })
+        return redirect(reply, BASE)
+      }
+      if (outcome.ended) {
+        clearSessionCookie(deps, reply)
+        setFlash(deps, reply, 'error', 'dash_2fa_ended')
+        return redirect(reply, `${BASE}/login`)
+      }
+      return renderPublicPage(deps, request, reply, {
+        heading: t(lang, 'dash_2fa_title'),
+        status: 400,
+        flash: { kind: 'error', text: t(lang, 'dash_2fa_wrong') },
+        content: codeForm(request, reply),
+      })
+    },
+  )
+
+  app.post('/logout', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
+    const session = request.dashSession
+    if (session && (await signOut(deps, session)) && session.stage === 'active') {
+      await recordAuditEntry(deps, {
+        merchantId: session.member.merchantId,
+        actorId: session.member.userId,
+        action: 'session.sign_out',
+      })
+    }
+    clearSessionCookie(deps, reply)
+    setFlash(deps, reply, 'info', 'dash_signed_out')
+    return redirect(reply, `${BASE}/login`)
+  })
+}
+
+function invitationRoutes(app: FastifyInstance, deps: Deps): void {
+  const page = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error?: AppError,
+  ): Promise<FastifyReply> => {
+    const lang = langOf(request)
+    const { token } = request.params as { token: string }
+    const invitation = await findInvitation(deps, token)
+    if (!invitation) {
+      return renderPublicPage(deps, request, reply, {
+        heading: t(lang, 'dash_invite_invalid_title'),
+        status: 404,
+        content: markup`<div class="panel">
+          <p>${t(lang, 'dash_invite_invalid_body')}</p>
+          <p><a href="${BASE}/login">${t(lang, 'dash_login_title')}</a></p>
+        </div>`,
+      })
+    }
+    return renderPublicPage(deps, request, reply, {
+      heading: t(lang, 'dash_invite_title', { merchant: invitation.merchantName }),
+      status: error ? error.status : 200,
+      ...(error ? { flash: { kind: 'error' as const, text: refusalText(lang, error) } } : {}),
+      content: markup`<form method="post" action="${BASE}/invite/${token}" class="panel form-stack">
+        <p>${t(lang, 'dash_invite_intro')}</p>
+        ${csrfInput(csrfToken(request, reply))}
+        ${field({
+          name: 'email',
+          label: t(lang, 'dash_login_email'),
+          type: 'email',
+          autocomplete: 'username',
+          value: invitation.email,
+        })}
+        ${field({
+          name: 'password',
+          label: t(lang, 'dash_invite_password'),
+          type: 'password',
+          autocomplete: 'new-password',
+          required: true,
+          hint: t(lang, 'dash_invite_password_hint'),
+          maxlength: 200,
+        })}
+        ${field({
+          name: 'passwordConfirm',
+          label: t(lang, 'dash_invite_password_confirm'),
+          type: 'password',
+          autocomplete: 'new-password',
+          required: true,
+          maxlength: 200,
+        })}
+        <button type="submit" class="button button-primary button-full">
+          ${t(lang, 'dash_invite_submit')}
+        </button>
+      </form>`,
+    })
+  }
+
+  // The link's token is its only bearer: keep these URLs out of the request log.
+  const route = { config: { dashboardAccess: 'public' as const }, logLevel: 'warn' as const }
+  app.get('/invite/:token', route, async (request, reply) => page(request, reply))
+
+  app.post('/invite/:token', route, async (request, reply) => {
+    const { token } = request.params as { token: string }
+    const form = formFields(request)
+    const result = await attempt(() =>
+      acceptInvitation(deps, token, form.text('password', 400), form.text('passwordConfirm', 400)),
+    )
+    if (!result.ok) return page(request, reply, result.error)
+    await recordAuditEntry(deps, {
+      merchantId: result.value.merchantId,
+      actorId: result.value.userId,
+      action: 'team.join',
+      target: result.value.email,
+      details: { role: result.value.role },
+    })
+    setFlash(deps, reply, 'success', 'dash_invite_done')
+    return redirect(reply, `${BASE}/login`)
+  })
+}

@@ -1,0 +1,214 @@
+import type { Insertable } from 'kysely'
+import type { Db, Tx } from '../../database.ts'
+import type {
+  DashboardInvitationRow,
+  DashboardInvitationsTable,
+  DashboardSessionRow,
+  DashboardSessionsTable,
+  SessionStage,
+} from './dashboard.table.ts'
+
+// All SQL of the dashboard module: web sessions, team invitations, per-merchant settings.
+
+// ---- sessions
+
+export async function insertSession(
+  db: Db | Tx,
+  row: Insertable<DashboardSessionsTable>,
+): Promise<void> {
+  await db.insertInto('dashboard_sessions').values(row).execute()
+}
+
+export function findLiveSession(db: Db, idHash: string): Promise<DashboardSessionRow | undefined> {
+  return db
+    .selectFrom('dashboard_sessions')
+    .selectAll()
+    .where('id_hash', '=', idHash)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst()
+}
+
+export async function touchSession(db: Db, idHash: string, at: Date): Promise<void> {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ last_seen_at: at })
+    .where('id_hash', '=', idHash)
+    .where('ended_at', 'is', null)
+    .execute()
+}
+
+/** Ends a session; true if it was live (a second sign-out finds nothing to end). */
+export async function endSession(db: Db | Tx, idHash: string, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('dashboard_sessions')
+    .set({ ended_at: at })
+    .where('id_hash', '=', idHash)
+    .where('ended_at', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+export async function endSessionsOfUser(db: Db | Tx, userId: string, at: Date): Promise<void> {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ ended_at: at })
+    .where('user_id', '=', userId)
+    .where('ended_at', 'is', null)
+    .execute()
+}
+
+export async function updateSessionPendingTotp(
+  db: Db,
+  idHash: string,
+  pendingEnc: string | null,
+): Promise<void> {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ totp_pending_enc: pendingEnc })
+    .where('id_hash', '=', idHash)
+    .where('ended_at', 'is', null)
+    .execute()
+}
+
+/** One more wrong second-factor code; returns the new count (undefined: not live). */
+export async function countSecondFactorFailure(
+  db: Db,
+  idHash: string,
+): Promise<number | undefined> {
+  const row = await db
+    .updateTable('dashboard_sessions')
+    .set((eb) => ({ second_factor_failures: eb('second_factor_failures', '+', 1) }))
+    .where('id_hash', '=', idHash)
+    .where('ended_at', 'is', null)
+    .returning('second_factor_failures')
+    .executeTakeFirst()
+  return row?.second_factor_failures
+}
+
+export async function updateSessionStage(
+  db: Db,
+  idHash: string,
+  stage: SessionStage,
+): Promise<void> {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ stage })
+    .where('id_hash', '=', idHash)
+    .where('ended_at', 'is', null)
+    .execute()
+}
+
+/** Deletes up to `limit` sessions past their absolute end or ended before `endedBefore`. */
+export async function deleteOldSessions(db: Db, now: Date, limit: number): Promise<void> {
+  await db
+    .deleteFrom('dashboard_sessions')
+    .where('id_hash', 'in', (q) =>
+      q
+        .selectFrom('dashboard_sessions')
+        .select('id_hash')
+        .where('expires_at', '<=', now)
+        .limit(limit),
+    )
+    .execute()
+}
+
+// ---- invitations
+
+export async function insertInvitation(
+  db: Db,
+  row: Insertable<DashboardInvitationsTable>,
+): Promise<void> {
+  await db.insertInto('dashboard_invitations').values(row).execute()
+}
+
+export function findInvitationByTokenHash(
+  db: Db | Tx,
+  tokenHash: string,
+): Promise<DashboardInvitationRow | undefined> {
+  return db
+    .selectFrom('dashboard_invitations')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst()
+}
+
+export function lockInvitationByTokenHash(
+  tx: Tx,
+  tokenHash: string,
+): Promise<DashboardInvitationRow | undefined> {
+  return tx
+    .selectFrom('dashboard_invitations')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+export async function markInvitationAccepted(tx: Tx, id: string, at: Date): Promise<void> {
+  await tx
+    .updateTable('dashboard_invitations')
+    .set({ accepted_at: at })
+    .where('id', '=', id)
+    .execute()
+}
+
+export async function revokeInvitation(
+  db: Db,
+  merchantId: string,
+  id: string,
+  at: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('dashboard_invitations')
+    .set({ revoked_at: at })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+/** Invitations still open (not accepted, revoked or expired), newest first. */
+export function findOpenInvitations(
+  db: Db,
+  merchantId: string,
+  now: Date,
+): Promise<DashboardInvitationRow[]> {
+  return db
+    .selectFrom('dashboard_invitations')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .limit(100)
+    .execute()
+}
+
+// ---- settings
+
+export async function findTwoFactorRequired(db: Db, merchantId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('dashboard_settings')
+    .select('two_factor_required')
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst()
+  return row?.two_factor_required ?? false
+}
+
+export async function upsertTwoFactorRequired(
+  db: Db,
+  merchantId: string,
+  required: boolean,
+  at: Date,
+): Promise<void> {
+  await db
+    .insertInto('dashboard_settings')
+    .values({ merchant_id: merchantId, two_factor_required: required, updated_at: at })
+    .onConflict((oc) =>
+      oc.column('merchant_id').doUpdateSet({ two_factor_required: required, updated_at: at }),
+    )
+    .execute()
+}

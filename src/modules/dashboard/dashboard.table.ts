@@ -1,0 +1,52 @@
+import type { Generated, Selectable } from 'kysely'
+import type { DashboardRole } from '../merchants/index.ts'
+
+export type SessionStage = 'second_factor' | 'enrol' | 'active'
+
+/** Server-side sessions of the dashboard's web pages (migration 0231). */
+export interface DashboardSessionsTable {
+  /** SHA-256 (hex) of the random id in the cookie. */
+  id_hash: string
+  user_id: string
+  merchant_id: string
+  stage: SessionStage
+  /** A TOTP secret being enrolled, sealed under the master key, until a code confirms it. */
+  totp_pending_enc: Generated<string | null>
+  /** Wrong codes at the second-factor step; the session ends at the limit. */
+  second_factor_failures: Generated<number>
+  created_at: Date
+  last_seen_at: Date
+  /** The absolute end (created_at + 12 h). */
+  expires_at: Date
+  ended_at: Generated<Date | null>
+}
+
+/** Invitations to a merchant's team: a single-use link, valid 72 hours. */
+export interface DashboardInvitationsTable {
+  id: string
+  merchant_id: string
+  email: string
+  role: DashboardRole
+  token_hash: string
+  invited_by: string
+  created_at: Date
+  expires_at: Date
+  accepted_at: Generated<Date | null>
+  revoked_at: Generated<Date | null>
+}
+
+/** Per-merchant dashboard settings. */
+export interface DashboardSettingsTable {
+  merchant_id: string
+  two_factor_required: boolean
+  updated_at: Date
+}
+
+export interface DashboardTables {
+  dashboard_sessions: DashboardSessionsTable
+  dashboard_invitations: DashboardInvitationsTable
+  dashboard_settings: DashboardSettingsTable
+}
+
+export type DashboardSessionRow = Selectable<DashboardSessionsTable>
+export type DashboardInvitationRow = Selectable<DashboardInvitationsTable>

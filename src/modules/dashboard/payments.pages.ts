@@ -1,0 +1,740 @@
+import { randomUUID } from 'node:crypto'
+import { Readable } from 'node:stream'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { Deps } from '../../database.ts'
+import { validationError, type AppError } from '../../platform/errors.ts'
+import {
+  badge,
+  csrfInput,
+  dataTable,
+  facts,
+  field,
+  flashMessage,
+  pager,
+  postButton,
+  section,
+  selectField,
+  type BadgeTone,
+  type Flash,
+} from '../../platform/web/components.ts'
+import {
+  formatDate,
+  formatMoney,
+  formatNumber,
+  istanbulDayStart,
+} from '../../platform/web/format.ts'
+import { markup, type SafeHtml } from '../../platform/web/html.ts'
+import { t, type Lang, type MessageKey } from '../../platform/web/i18n.ts'
+import { recordAuditEntry } from '../audit/index.ts'
+import { customerEmails, listCustomers } from '../customers/index.ts'
+import { eventsForResource } from '../events/index.ts'
+import {
+  PAYMENT_STATUSES,
+  capturePayment,
+  getPayment,
+  refundPayment,
+  voidPayment,
+  type Payment,
+} from '../payments/index.ts'
+import {
+  createExport,
+  getExport,
+  getTransaction,
+  getTransactionLedger,
+  listTransactions,
+  openExportDownload,
+  type TransactionDetail,
+} from '../transactions/index.ts'
+import {
+  BASE,
+  allow,
+  attempt,
+  csrfToken,
+  refusalText,
+  renderPage,
+  redirect,
+  setFlash,
+  type PageContext,
+} from './dashboard.web.ts'
+import { formFields, liraInput, parseLira, queryFields } from './forms.ts'
+
+// /dashboard/payments: the list (filters, one search box, keyset pages, CSV export through
+// the transactions module's export machinery) and /dashboard/payments/{id}: amounts,
+// timeline, ledger legs, refunds, chargebacks, metadata and the actions the payment's state
+// and the member's role allow. Every action calls the same service function as the API
+// (payments' capturePayment / voidPayment / refundPayment) and writes an audit entry.
+
+const PAGE_SIZE = 25
+type PaymentStatus = Payment['status']
+
+const STATUS_TONES: Readonly<Record<PaymentStatus, BadgeTone>> = {
+  pending: 'warning',
+  pending_3ds: 'warning',
+  authorized: 'info',
+  captured: 'success',
+  voided: 'neutral',
+  failed: 'danger',
+  refunded: 'neutral',
+}
+
+function statusBadge(lang: Lang, status: PaymentStatus): SafeHtml {
+  return badge(t(lang, `dash_pay_status_${status}`), STATUS_TONES[status])
+}
+
+function cardText(p: { cardBrand: string | null; cardMask: string | null }): string {
+  if (!p.cardMask) return '—'
+  return `${p.cardBrand ?? ''} •••• ${p.cardMask.slice(-4)}`.trim()
+}
+
+export interface ListFilters {
+  q?: string
+  status?: PaymentStatus
+  from?: string
+  to?: string
+  min?: string
+  max?: string
+}
+
+interface ParsedFilters {
+  raw: ListFilters
+  /** Filters for the transactions list (dates and amounts parsed), or why they are not. */
+  search:
+    | { ok: true; filters: Record<string, unknown> & { q?: string; customerId?: string } }
+    | { ok: false; problem: MessageKey }
+  /** The search text matched no customer email: no payment can match. */
+  nothingCanMatch: boolean
+}
+
+function readFilters(source: ReturnType<typeof queryFields>): ListFilters {
+  const out: ListFilters = {}
+  for (const [name, max] of [
+    ['q', 200],
+    ['from', 10],
+    ['to', 10],
+    ['min', 20],
+    ['max', 20],
+  ] as const) {
+    const value = source.optional(name, max)
+    if (value !== undefined) out[name] = value
+  }
+  const status = source.optional('status', 20)
+  if (status && (PAYMENT_STATUSES as readonly string[]).includes(status)) {
+    out.status = status as PaymentStatus
+  }
+  return out
+}
+
+/** The page's filters → the read model's: days in Turkey's time, amounts in kuruş. */
+async function parseFilters(deps: Deps, merchantId: string, raw: ListFilters) {
+  const filters: Record<string, unknown> & { q?: string; customerId?: string } = {}
+  let nothingCanMatch = false
+  const fail = (problem: MessageKey): ParsedFilters => ({
+    raw,
+    search: { ok: false, problem },
+    nothingCanMatch: false,
+  })
+  if (raw.status) filters['status'] = raw.status
+  if (raw.from) {
+    const from = istanbulDayStart(raw.from)
+    if (!from) return fail('dash_pay_bad_date')
+    filters['from'] = from
+  }
+  if (raw.to) {
+    const start = istanbulDayStart(raw.to)
+    if (!start) return fail('dash_pay_bad_date')
+    // The whole "to" day counts: up to the start of the next one.
+    filters['to'] = new Date(start.getTime() + 24 * 3600_000)
+  }
+  for (const [name, key] of [
+    ['min', 'amountMin'],
+    ['max', 'amountMax'],
+  ] as const) {
+    const text = raw[name]
+    if (text === undefined) continue
+    const minor = parseLira(text)
+    if (minor === undefined) return fail('dash_pay_bad_amount')
+    filters[key] = minor
+  }
+  const q = raw.q?.trim()
+  if (q) {
+    if (q.includes('@')) {
+      // A customer's email: the customers module knows who that is.
+      const found = await listCustomers(deps, merchantId, { email: q, limit: 1 })
+      const customer = found.items[0]
+      if (customer) filters.customerId = customer.id
+      else nothingCanMatch = true
+    } else {
+      filters.q = q
+    }
+  }
+  return { raw, search: { ok: true, filters }, nothingCanMatch } satisfies ParsedFilters
+}
+
+function queryString(raw: ListFilters, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams()
+  for (const [k, v] of Object.entries({ ...raw, ...extra })) {
+    if (typeof v === 'string' && v !== '') params.set(k, v)
+  }
+  const text = params.toString()
+  return text ? `?${text}` : ''
+}
+
+function filterForm(lang: Lang, raw: ListFilters): SafeHtml {
+  // Without script: a plain GET. With htmx (from our origin): the same GET, and only the
+  // results block is swapped in place (the page's URL follows, so it can be shared).
+  return markup`<form
+    method="get"
+    action="${BASE}/payments"
+    class="panel"
+    role="search"
+    hx-get="${BASE}/payments"
+    hx-target="#payments-results"
+    hx-select="#payments-results"
+    hx-swap="outerHTML"
+    hx-push-url="true"
+  >
+    <div class="form-grid">
+      ${field({
+        name: 'q',
+        label: t(lang, 'dash_pay_search'),
+        type: 'search',
+        value: raw.q,
+        hint: t(lang, 'dash_pay_search_hint'),
+        maxlength: 200,
+      })}
+      ${selectField({
+        name: 'status',
+        label: t(lang, 'dash_col_status'),
+        value: raw.status,
+        options: [
+          { value: '', label: t(lang, 'dash_pay_all_statuses') },
+          ...PAYMENT_STATUSES.map((s) => ({ value: s, label: t(lang, `dash_pay_status_${s}`) })),
+        ],
+      })}
+      ${field({ name: 'from', label: t(lang, 'dash_pay_from'), type: 'date', value: raw.from })}
+      ${field({ name: 'to', label: t(lang, 'dash_pay_to'), type: 'date', value: raw.to })}
+      ${field({
+        name: 'min',
+        label: t(lang, 'dash_pay_min'),
+        value: raw.min,
+        inputmode: 'decimal',
+        maxlength: 20,
+      })}
+      ${field({
+        name: 'max',
+        label: t(lang, 'dash_pay_max'),
+        value: raw.max,
+        inputmode: 'decimal',
+        maxlength: 20,
+      })}
+    </div>
+    <div class="actions">
+      <button type="submit" class="button button-primary">${t(lang, 'dash_pay_apply')}</button>
+      <a class="button button-secondary" href="${BASE}/payments">${t(lang, 'dash_pay_clear')}</a>
+    </div>
+  </form>`
+}
+
+function exportForm(ctx: PageContext, raw: ListFilters): SafeHtml {
+  const hidden = Object.entries(raw).map(
+    ([k, v]) => markup`<input type="hidden" name="${k}" value="${String(v)}" />`,
+  )
+  return markup`<form method="post" action="${BASE}/payments/export" class="inline-form">
+    ${csrfInput(csrfToken(ctx.request, ctx.reply))}${hidden}
+    <button type="submit" class="button button-secondary">${t(ctx.lang, 'dash_pay_export')}</button>
+  </form>`
+}
+
+async function listPage(deps: Deps, ctx: PageContext, raw: ListFilters, cursor?: string) {
+  const { lang } = ctx
+  const parsed = await parseFilters(deps, ctx.member.merchantId, raw)
+  let flash: Flash | undefined
+  let items: Awaited<ReturnType<typeof listTransactions>>['items'] = []
+  let nextCursor: string | null = null
+  if (!parsed.search.ok) {
+    flash = { kind: 'error', text: t(lang, parsed.search.problem) }
+  } else if (!parsed.nothingCanMatch) {
+    const result = await attempt(() =>
+      listTransactions(deps, ctx.member.merchantId, parsed.search.ok ? parsed.search.filters : {}, {
+        limit: PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+      }),
+    )
+    if (result.ok) ({ items, nextCursor } = result.value)
+    else flash = { kind: 'error', text: refusalText(lang, result.error) }
+  }
+  const emails = await customerEmails(
+    deps,
+    ctx.member.merchantId,
+    items.flatMap((p) => (p.customerId ? [p.customerId] : [])),
+  )
+  const table = dataTable({
+    caption: t(lang, 'dash_pay_table'),
+    id: 'payments-table',
+    columns: [
+      { label: t(lang, 'dash_col_date') },
+      { label: t(lang, 'dash_col_amount'), numeric: true },
+      { label: t(lang, 'dash_col_status') },
+      { label: t(lang, 'dash_col_card') },
+      { label: t(lang, 'dash_col_customer') },
+      { label: t(lang, 'dash_col_transaction') },
+    ],
+    rows: items.map((p) => [
+      markup`<a href="${BASE}/payments/${p.id}">${formatDate(p.createdAt, lang, 'datetime')}</a>`,
+      formatMoney(p.amount, lang),
+      statusBadge(lang, p.status),
+      cardText(p),
+      (p.customerId && emails.get(p.customerId)) ?? p.customerId ?? '—',
+      markup`<span class="mono">${p.transactionId}</span>`,
+    ]),
+    empty: t(lang, 'dash_pay_none'),
+  })
+  const filtered = Object.keys(raw).length > 0
+  return renderPage(ctx, {
+    heading: t(lang, 'dash_nav_payments'),
+    section: 'payments',
+    content: markup`${filterForm(lang, raw)}
+      <div id="payments-results">
+        ${flashMessage(flash)}
+        <div class="actions results-head">${exportForm(ctx, raw)}</div>
+        ${table}
+        ${pager({
+          lang,
+          ...(cursor ? { firstHref: `${BASE}/payments${queryString(raw)}` } : {}),
+          ...(nextCursor
+            ? { nextHref: `${BASE}/payments${queryString(raw, { after: nextCursor })}` }
+            : {}),
+        })}
+        ${filtered ? '' : markup`<p class="muted">${t(lang, 'dash_pay_hint')}</p>`}
+      </div>`,
+  })
+}
+
+// ---- the payment's page
+
+interface DetailData {
+  payment: Payment
+  tx: TransactionDetail
+  legs: Awaited<ReturnType<typeof getTransactionLedger>>
+  events: { type: string; at: Date; resourceId: string }[]
+  customerEmail: string | undefined
+}
+
+async function loadDetail(deps: Deps, merchantId: string, id: string): Promise<DetailData> {
+  // getTransaction is the read model's detail (a 404 for another merchant's id, as the API).
+  const tx = await getTransaction(deps, merchantId, id)
+  const [payment, legs] = await Promise.all([
+    getPayment(deps, merchantId, id),
+    getTransactionLedger(deps, merchantId, id),
+  ])
+  const resources = [id, ...tx.refunds.map((r) => r.refundId)]
+  const events = (
+    await Promise.all(resources.map((r) => eventsForResource(deps.db, merchantId, r)))
+  )
+    .flat()
+    .map((e) => ({ type: e.type, at: e.createdAt, resourceId: e.resourceId }))
+    .sort((a, b) => a.at.getTime() - b.at.getTime())
+  const emails = payment.customerId
+    ? await customerEmails(deps, merchantId, [payment.customerId])
+    : new Map<string, string>()
+  return {
+    payment,
+    tx,
+    legs,
+    events,
+    customerEmail: payment.customerId ? emails.get(payment.customerId) : undefined,
+  }
+}
+
+function actionsPanel(ctx: PageContext, p: Payment, refundAmount?: string): SafeHtml {
+  const { lang } = ctx
+  const token = csrfToken(ctx.request, ctx.reply)
+  const buttons: SafeHtml[] = []
+  if (p.status === 'authorized' && ctx.can('payments.capture_void')) {
+    buttons.push(
+      postButton({
+        action: `${BASE}/payments/${p.id}/capture`,
+        csrfToken: token,
+        label: t(lang, 'dash_act_capture'),
+        variant: 'primary',
+      }),
+      postButton({
+        action: `${BASE}/payments/${p.id}/void`,
+        csrfToken: token,
+        label: t(lang, 'dash_act_void'),
+        variant: 'danger',
+      }),
+    )
+  }
+  const refund =
+    p.status === 'captured' && p.refundableAmount > 0 && ctx.can('payments.refund')
+      ? markup`<form method="post" action="${BASE}/payments/${p.id}/refund" class="form-stack" id="refund-form">
+          ${csrfInput(token)}
+          <input type="hidden" name="idempotencyKey" value="${randomUUID()}" />
+          ${field({
+            name: 'amount',
+            label: t(lang, 'dash_act_refund_amount'),
+            value: refundAmount ?? liraInput(p.refundableAmount),
+            inputmode: 'decimal',
+            required: true,
+            maxlength: 20,
+            hint: t(lang, 'dash_act_refund_hint', {
+              amount: formatMoney(p.refundableAmount, lang),
+            }),
+          })}
+          ${field({ name: 'reason', label: t(lang, 'dash_act_refund_reason'), maxlength: 500 })}
+          <button type="submit" class="button button-primary">${t(lang, 'dash_act_refund')}</button>
+        </form>`
+      : ''
+  if (buttons.length === 0 && !refund) {
+    return section({
+      title: t(lang, 'dash_pay_actions'),
+      id: 'actions-heading',
+      body: markup`<p class="muted">${t(lang, 'dash_pay_no_actions')}</p>`,
+    })
+  }
+  return section({
+    title: t(lang, 'dash_pay_actions'),
+    id: 'actions-heading',
+    body: markup`${buttons.length ? markup`<div class="actions">${buttons}</div>` : ''}${refund}`,
+  })
+}
+
+async function detailPage(
+  deps: Deps,
+  ctx: PageContext,
+  id: string,
+  problem?: { error: AppError; refundAmount?: string },
+): Promise<FastifyReply> {
+  const { lang } = ctx
+  const d = await loadDetail(deps, ctx.member.merchantId, id)
+  const p = d.payment
+  const money = (m: number) => formatMoney(m, lang)
+  const amounts = facts([
+    [t(lang, 'dash_col_amount'), money(p.amount)],
+    [t(lang, 'dash_col_status'), statusBadge(lang, p.status)],
+    [
+      t(lang, 'dash_pay_captured'),
+      money(p.status === 'captured' || p.status === 'refunded' ? p.amount : 0),
+    ],
+    [t(lang, 'dash_pay_refunded'), money(p.refundCompletedAmount)],
+    [
+      t(lang, 'dash_pay_refundable'),
+      markup`<span id="refundable">${money(p.refundableAmount)}</span>`,
+    ],
+    [t(lang, 'dash_pay_commission'), money(p.commission)],
+    [t(lang, 'dash_pay_net'), money(p.netAmount)],
+    [t(lang, 'dash_pay_chargeback_open'), money(p.chargebackOpenAmount)],
+  ])
+  const about = facts([
+    [t(lang, 'dash_pay_id'), markup`<span class="mono">${p.id}</span>`],
+    [t(lang, 'dash_col_transaction'), markup`<span class="mono">${p.transactionId}</span>`],
+    [t(lang, 'dash_col_date'), formatDate(p.createdAt, lang, 'datetime')],
+    [t(lang, 'dash_col_card'), cardText(p)],
+    [t(lang, 'dash_pay_installments'), formatNumber(p.installmentCount, lang)],
+    [t(lang, 'dash_pay_3ds'), t(lang, p.threeDSecure ? 'dash_yes' : 'dash_no')],
+    [t(lang, 'dash_col_customer'), d.customerEmail ?? p.customerId ?? '—'],
+    [t(lang, 'dash_pay_decline'), p.declineCode ?? '—'],
+  ])
+  const timeline = d.events.length
+    ? markup`<ol class="timeline">
+        ${d.events.map(
+          (e) =>
+            markup`<li><span class="mono">${e.type}</span> · ${formatDate(e.at, lang, 'datetime')}${e.resourceId === p.id ? '' : markup` · <span class="mono">${e.resourceId}</span>`}</li>`,
+        )}
+      </ol>`
+    : markup`<p class="muted">${t(lang, 'dash_none')}</p>`
+  const content = markup`
+    ${section({ title: t(lang, 'dash_pay_amounts'), id: 'amounts-heading', body: amounts })}
+    ${actionsPanel(ctx, p, problem?.refundAmount)}
+    ${section({ title: t(lang, 'dash_pay_details'), id: 'details-heading', body: about })}
+    ${section({ title: t(lang, 'dash_pay_timeline'), id: 'timeline-heading', body: timeline })}
+    ${section({
+      title: t(lang, 'dash_pay_refunds'),
+      id: 'refunds-heading',
+      body: dataTable({
+        caption: t(lang, 'dash_pay_refunds'),
+        id: 'refunds-table',
+        columns: [
+          { label: t(lang, 'dash_col_date') },
+          { label: t(lang, 'dash_col_amount'), numeric: true },
+          { label: t(lang, 'dash_col_status') },
+          { label: t(lang, 'dash_act_refund_reason') },
+        ],
+        rows: d.tx.refunds.map((r) => [
+          formatDate(r.createdAt, lang, 'datetime'),
+          money(r.amount),
+          t(lang, `dash_refund_status_${r.status}`),
+          r.reason ?? '—',
+        ]),
+        empty: t(lang, 'dash_none'),
+      }),
+    })}
+    ${section({
+      title: t(lang, 'dash_pay_chargebacks'),
+      id: 'chargebacks-heading',
+      body: dataTable({
+        caption: t(lang, 'dash_pay_chargebacks'),
+        columns: [
+          { label: t(lang, 'dash_col_date') },
+          { label: t(lang, 'dash_col_amount'), numeric: true },
+          { label: t(lang, 'dash_col_status') },
+          { label: t(lang, 'dash_pay_reason_code') },
+        ],
+        rows: d.tx.chargebacks.map((c) => [
+          formatDate(c.receivedAt, lang, 'datetime'),
+          money(c.amount),
+          t(lang, `dash_cb_status_${c.status}`),
+          c.reasonCode,
+        ]),
+        empty: t(lang, 'dash_none'),
+      }),
+    })}
+    ${section({
+      title: t(lang, 'dash_pay_ledger'),
+      id: 'ledger-heading',
+      body: dataTable({
+        caption: t(lang, 'dash_pay_ledger'),
+        columns: [
+          { label: t(lang, 'dash_col_account') },
+          { label: t(lang, 'dash_col_owner') },
+          { label: t(lang, 'dash_col_direction') },
+          { label: t(lang, 'dash_col_amount'), numeric: true },
+        ],
+        rows: d.legs.map((l) => [
+          markup`<span class="mono">${l.accountType}</span>`,
+          `${l.ownerType} ${l.ownerId}`,
+          l.direction,
+          money(l.amount),
+        ]),
+        empty: t(lang, 'dash_none'),
+      }),
+    })}
+    ${section({
+      title: t(lang, 'dash_pay_metadata'),
+      id: 'metadata-heading',
+      body: Object.keys(p.metadata).length
+        ? facts(Object.entries(p.metadata))
+        : markup`<p class="muted">${t(lang, 'dash_none')}</p>`,
+    })}`
+  return renderPage(ctx, {
+    heading: t(lang, 'dash_pay_title', { amount: money(p.amount) }),
+    section: 'payments',
+    headingAside: markup`<a class="button button-secondary" href="${BASE}/payments">${t(lang, 'dash_pay_back')}</a>`,
+    content,
+    ...(problem
+      ? {
+          status: problem.error.status,
+          flash: { kind: 'error', text: refusalText(lang, problem.error) },
+        }
+      : {}),
+  })
+}
+
+function confirmRefundPage(
+  ctx: PageContext,
+  p: Payment,
+  input: { amountMinor: number; reason: string; idempotencyKey: string },
+): Promise<FastifyReply> {
+  const { lang } = ctx
+  const amount = formatMoney(input.amountMinor, lang)
+  return renderPage(ctx, {
+    heading: t(lang, 'dash_refund_confirm_title'),
+    section: 'payments',
+    content: markup`<div class="panel form-stack">
+      <p>${t(lang, 'dash_refund_confirm_body', { amount, payment: p.id })}</p>
+      <form method="post" action="${BASE}/payments/${p.id}/refund" class="actions">
+        ${csrfInput(csrfToken(ctx.request, ctx.reply))}
+        <input type="hidden" name="amount" value="${liraInput(input.amountMinor)}" />
+        <input type="hidden" name="reason" value="${input.reason}" />
+        <input type="hidden" name="idempotencyKey" value="${input.idempotencyKey}" />
+        <input type="hidden" name="confirm" value="yes" />
+        <button type="submit" class="button button-primary">
+          ${t(lang, 'dash_refund_confirm_button', { amount })}
+        </button>
+        <a class="button button-secondary" href="${BASE}/payments/${p.id}">${t(lang, 'dash_cancel')}</a>
+      </form>
+    </div>`,
+  })
+}
+
+const IDEMPOTENCY_KEY = /^[0-9a-f-]{36}$/i
+
+export function paymentsPages(deps: Deps): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/payments', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'read')
+      const query = queryFields(request)
+      return listPage(deps, ctx, readFilters(query), query.optional('after', 2048))
+    })
+
+    app.post('/payments/export', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'read')
+      const raw = readFilters(formFields(request))
+      const parsed = await parseFilters(deps, ctx.member.merchantId, raw)
+      if (!parsed.search.ok) return listPage(deps, ctx, raw)
+      const f = parsed.search.filters
+      const filters = {
+        ...(raw.status ? { status: raw.status } : {}),
+        ...(f['from'] instanceof Date ? { from: f['from'].toISOString() } : {}),
+        ...(f['to'] instanceof Date ? { to: f['to'].toISOString() } : {}),
+        ...(typeof f['amountMin'] === 'number' ? { amountMin: f['amountMin'] } : {}),
+        ...(typeof f['amountMax'] === 'number' ? { amountMax: f['amountMax'] } : {}),
+        ...(f.q !== undefined ? { q: f.q } : {}),
+        // An email no customer has: a customer id nothing matches keeps the export empty.
+        ...(f.customerId !== undefined
+          ? { customerId: f.customerId }
+          : parsed.nothingCanMatch
+            ? { customerId: 'cus_none' }
+            : {}),
+      }
+      const created = await createExport(deps, ctx.member.merchantId, { format: 'csv', filters })
+      await recordAuditEntry(deps, {
+        merchantId: ctx.member.merchantId,
+        actorId: ctx.member.userId,
+        action: 'payments.export',
+        target: created.id,
+      })
+      return redirect(reply, `${BASE}/payments/exports/${created.id}`)
+    })
+
+    app.get('/payments/exports/:id', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'read')
+      const { lang } = ctx
+      const { id } = request.params as { id: string }
+      const exp = await getExport(deps, ctx.member.merchantId, id.slice(0, 64))
+      const ready = exp.status === 'ready'
+      return renderPage(ctx, {
+        heading: t(lang, 'dash_export_title'),
+        section: 'payments',
+        content: markup`<div class="panel form-stack">
+          ${facts([
+            [t(lang, 'dash_col_status'), t(lang, `dash_export_status_${exp.status}`)],
+            [t(lang, 'dash_export_rows'), formatNumber(exp.rowCount, lang)],
+            [t(lang, 'dash_col_date'), formatDate(exp.createdAt, lang, 'datetime')],
+          ])}
+          <p>
+            ${
+              ready
+                ? markup`<a class="button button-primary" href="${BASE}/payments/exports/${exp.id}/download">${t(lang, 'dash_export_download')}</a>`
+                : markup`<a class="button button-secondary" href="${BASE}/payments/exports/${exp.id}">${t(lang, 'dash_export_refresh')}</a>`
+            }
+          </p>
+          <p class="muted">${t(lang, 'dash_export_note')}</p>
+        </div>`,
+      })
+    })
+
+    app.get('/payments/exports/:id/download', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'read')
+      const { id } = request.params as { id: string }
+      const file = await openExportDownload(deps, ctx.member.merchantId, id.slice(0, 64))
+      return reply
+        .type(file.contentType)
+        .header('content-length', String(file.byteSize))
+        .header('content-disposition', `attachment; filename="${file.fileName}"`)
+        .send(Readable.from(file.chunks))
+    })
+
+    app.get('/payments/:id', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'read')
+      const { id } = request.params as { id: string }
+      return detailPage(deps, ctx, id.slice(0, 64))
+    })
+
+    const act = async (
+      ctx: PageContext,
+      id: string,
+      action: 'capture' | 'void',
+    ): Promise<FastifyReply> => {
+      const { merchantId, userId } = ctx.member
+      const result = await attempt(() =>
+        action === 'capture'
+          ? capturePayment(deps, merchantId, id)
+          : voidPayment(deps, merchantId, id, null),
+      )
+      if (!result.ok) {
+        // Another merchant's (or no) payment is the 404 page, as on every page.
+        if (result.error.status === 404) throw result.error
+        return detailPage(deps, ctx, id, { error: result.error })
+      }
+      await recordAuditEntry(deps, {
+        merchantId,
+        actorId: userId,
+        action: `payment.${action}`,
+        target: id,
+        details: { status: result.value.status },
+      })
+      setFlash(
+        deps,
+        ctx.reply,
+        'success',
+        action === 'capture' ? 'dash_done_capture' : 'dash_done_void',
+      )
+      return redirect(ctx.reply, `${BASE}/payments/${id}`)
+    }
+
+    app.post('/payments/:id/capture', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'payments.capture_void')
+      return act(ctx, (request.params as { id: string }).id.slice(0, 64), 'capture')
+    })
+
+    app.post('/payments/:id/void', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'payments.capture_void')
+      return act(ctx, (request.params as { id: string }).id.slice(0, 64), 'void')
+    })
+
+    app.post('/payments/:id/refund', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'payments.refund')
+      const { merchantId, userId } = ctx.member
+      const id = (request.params as { id: string }).id.slice(0, 64)
+      const form = formFields(request)
+      const amountText = form.text('amount', 20)
+      const reason = form.text('reason', 500).trim()
+      const key = form.text('idempotencyKey', 36)
+      const amountMinor = parseLira(amountText)
+      const invalid = (reason: string) =>
+        detailPage(deps, ctx, id, {
+          error: validationError('amount', reason),
+          refundAmount: amountText,
+        })
+      if (amountMinor === undefined || amountMinor <= 0) {
+        return invalid(t(ctx.lang, 'dash_pay_bad_amount'))
+      }
+      if (!IDEMPOTENCY_KEY.test(key)) return invalid('idempotencyKey: missing')
+      if (form.text('confirm', 3) !== 'yes') {
+        // First step: say exactly what will happen and ask again (a plain second form).
+        const payment = await getPayment(deps, merchantId, id)
+        return confirmRefundPage(ctx, payment, { amountMinor, reason, idempotencyKey: key })
+      }
+      const result = await attempt(() =>
+        refundPayment(deps, merchantId, id, {
+          amount: amountMinor,
+          ...(reason ? { reason } : {}),
+          // The key made with the form: a double submit is one refund, as with the API.
+          idempotencyKey: key,
+        }),
+      )
+      if (!result.ok) {
+        if (result.error.status === 404) throw result.error
+        return detailPage(deps, ctx, id, { error: result.error, refundAmount: amountText })
+      }
+      await recordAuditEntry(deps, {
+        merchantId,
+        actorId: userId,
+        action: 'payment.refund',
+        target: id,
+        details: {
+          refundId: result.value.refund.id,
+          amount: amountMinor,
+          status: result.value.refund.status,
+        },
+      })
+      const pending = result.value.refund.status === 'pending'
+      setFlash(deps, reply, 'success', pending ? 'dash_done_refund_pending' : 'dash_done_refund', {
+        amount: formatMoney(amountMinor, ctx.lang),
+      })
+      return redirect(reply, `${BASE}/payments/${id}`)
+    })
+  }
+}

@@ -1,0 +1,273 @@
+import { Secret, TOTP } from 'otpauth'
+import type { Deps } from '../../database.ts'
+import { decrypt, encrypt, randomToken, sha256Hex } from '../../platform/crypto.ts'
+import {
+  dashboardMemberTotpSecret,
+  getDashboardMember,
+  setDashboardMemberTotp,
+  spendTotpStep,
+  verifyDashboardLogin,
+  type DashboardMember,
+} from '../merchants/index.ts'
+import { dashboardError } from './dashboard.errors.ts'
+import * as repo from './dashboard.repository.ts'
+import type { DashboardSessionRow, SessionStage } from './dashboard.table.ts'
+import { twoFactorApplies } from './permissions.ts'
+
+// Sessions of the dashboard's web pages, kept server-side: the cookie carries 32 random bytes,
+// the table their SHA-256. A session ends after 30 minutes without a request, 12 hours after
+// sign-in whatever happens, at sign-out, and when its user leaves the team. Times come from
+// deps.clock. Sign-in goes through verifyDashboardLogin (merchants) and nothing else, so the
+// per-email lockout and the constant-time answer for unknown emails hold here too.
+// A password alone gives a session in stage `second_factor` when the user has TOTP on (only
+// the code page works), or `enrol` when the merchant requires two-factor of an owner or admin
+// who has none yet (only the enrolment page works). Passing either step issues a NEW session
+// id: a session id seen before the second factor is never the one that is fully signed in.
+
+export const SESSION_IDLE_MS = 30 * 60_000
+export const SESSION_ABSOLUTE_MS = 12 * 60 * 60_000
+// last_seen_at is written at most once a minute: the idle timeout is exact to a minute, and
+// a page's burst of requests (page, CSS, script) costs one write, not several.
+const TOUCH_EVERY_MS = 60_000
+/** Wrong codes allowed at the second-factor step before the session is ended. */
+export const SECOND_FACTOR_ATTEMPTS_MAX = 5
+const CLEANUP_BATCH = 100
+
+// RFC 6238 with the parameters every authenticator app understands.
+const TOTP_PARAMS = { algorithm: 'SHA1', digits: 6, period: 30 } as const
+// One step either side: a phone clock 30 s off still works.
+const TOTP_WINDOW = 1
+
+export interface WebSession {
+  /** SHA-256 of the cookie value. */
+  idHash: string
+  stage: SessionStage
+  member: DashboardMember
+  createdAt: Date
+  expiresAt: Date
+  /** A TOTP secret being set up (base32), while the enrolment page is open. */
+  pendingTotpSecret: string | null
+}
+
+function hashId(token: string): string {
+  return sha256Hex(token)
+}
+
+function pendingAad(idHash: string): string {
+  return `dashboard-totp-pending:${idHash}`
+}
+
+export async function twoFactorRequired(deps: Deps, merchantId: string): Promise<boolean> {
+  return repo.findTwoFactorRequired(deps.db, merchantId)
+}
+
+/** Which stage a signed-in member starts in (or is held in). */
+async function stageFor(deps: Deps, member: DashboardMember): Promise<SessionStage> {
+  if (member.totpEnabled) return 'second_factor'
+  if (twoFactorApplies(member.role) && (await twoFactorRequired(deps, member.merchantId))) {
+    return 'enrol'
+  }
+  return 'active'
+}
+
+async function openSession(
+  deps: Deps,
+  member: DashboardMember,
+  stage: SessionStage,
+  since?: { createdAt: Date; expiresAt: Date },
+): Promise<string> {
+  const token = randomToken(32)
+  const now = deps.clock.now()
+  await repo.insertSession(deps.db, {
+    id_hash: hashId(token),
+    user_id: member.userId,
+    merchant_id: member.merchantId,
+    stage,
+    created_at: since?.createdAt ?? now,
+    last_seen_at: now,
+    // The absolute limit counts from the password, not from the second factor.
+    expires_at: since?.expiresAt ?? new Date(now.getTime() + SESSION_ABSOLUTE_MS),
+  })
+  return token
+}
+
+/**
+ * Checks the password (through the merchants module, with its lockout) and opens a session.
+ * Undefined for every failure alike: unknown email, wrong password, locked email.
+ */
+export async function signIn(
+  deps: Deps,
+  email: string,
+  password: string,
+): Promise<{ token: string; stage: SessionStage; member: DashboardMember } | undefined> {
+  await repo.deleteOldSessions(deps.db, deps.clock.now(), CLEANUP_BATCH)
+  const user = await verifyDashboardLogin(deps, email, password)
+  if (!user) return undefined
+  const member = await getDashboardMember(deps, user.merchantId, user.userId)
+  if (!member) return undefined
+  const stage = await stageFor(deps, member)
+  return { token: await openSession(deps, member, stage), stage, member }
+}
+
+/**
+ * The live session behind a cookie value, or undefined: unknown, signed out, idle for 30
+ * minutes, past 12 hours, or its user no longer in the team. An expired one is ended here.
+ */
+export async function resolveSession(deps: Deps, token: string): Promise<WebSession | undefined> {
+  if (token.length < 20 || token.length > 100) return undefined
+  const idHash = hashId(token)
+  const row = await repo.findLiveSession(deps.db, idHash)
+  if (!row) return undefined
+  const now = deps.clock.now()
+  const idle = now.getTime() - row.last_seen_at.getTime() >= SESSION_IDLE_MS
+  if (idle || now.getTime() >= row.expires_at.getTime()) {
+    await repo.endSession(deps.db, idHash, now)
+    return undefined
+  }
+  const member = await getDashboardMember(deps, row.merchant_id, row.user_id)
+  if (!member) {
+    await repo.endSession(deps.db, idHash, now)
+    return undefined
+  }
+  if (now.getTime() - row.last_seen_at.getTime() >= TOUCH_EVERY_MS) {
+    await repo.touchSession(deps.db, idHash, now)
+  }
+  return {
+    idHash,
+    stage: await effectiveStage(deps, row, member),
+    member,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    pendingTotpSecret: row.totp_pending_enc
+      ? decrypt(deps.config.masterKey, row.totp_pending_enc, pendingAad(idHash)).toString('utf8')
+      : null,
+  }
+}
+
+/** An active owner or admin is held at enrolment once the merchant starts requiring it. */
+async function effectiveStage(
+  deps: Deps,
+  row: DashboardSessionRow,
+  member: DashboardMember,
+): Promise<SessionStage> {
+  if (row.stage !== 'active' || member.totpEnabled || !twoFactorApplies(member.role)) {
+    return row.stage
+  }
+  return (await twoFactorRequired(deps, member.merchantId)) ? 'enrol' : 'active'
+}
+
+export async function signOut(deps: Deps, session: WebSession): Promise<boolean> {
+  return repo.endSession(deps.db, session.idHash, deps.clock.now())
+}
+
+function totpFor(member: DashboardMember, secretBase32: string): TOTP {
+  return new TOTP({
+    issuer: 'Kuruş',
+    label: member.email,
+    secret: Secret.fromBase32(secretBase32),
+    ...TOTP_PARAMS,
+  })
+}
+
+/** The time step a code is valid for, or undefined if it is not valid now (±1 step). */
+function matchingStep(deps: Deps, totp: TOTP, code: string): number | undefined {
+  const token = code.replace(/\s+/g, '')
+  if (!/^\d{6}$/.test(token)) return undefined
+  const timestamp = deps.clock.now().getTime()
+  const delta = totp.validate({ token, timestamp, window: TOTP_WINDOW })
+  if (delta === null) return undefined
+  return TOTP.counter({ period: TOTP_PARAMS.period, timestamp }) + delta
+}
+
+export type SecondFactorOutcome =
+  { ok: true; token: string; stage: SessionStage } | { ok: false; ended: boolean }
+
+/** The code step of sign-in: a right, unused code swaps the session for a signed-in one. */
+export async function verifySecondFactor(
+  deps: Deps,
+  session: WebSession,
+  code: string,
+): Promise<SecondFactorOutcome> {
+  const { member } = session
+  const secret = await dashboardMemberTotpSecret(deps, member.merchantId, member.userId)
+  const step = secret ? matchingStep(deps, totpFor(member, secret), code) : undefined
+  const spent =
+    step !== undefined && (await spendTotpStep(deps, member.merchantId, member.userId, step))
+  if (!spent) {
+    const failures = await repo.countSecondFactorFailure(deps.db, session.idHash)
+    const ended = failures === undefined || failures >= SECOND_FACTOR_ATTEMPTS_MAX
+    if (ended) await repo.endSession(deps.db, session.idHash, deps.clock.now())
+    return { ok: false, ended }
+  }
+  await repo.endSession(deps.db, session.idHash, deps.clock.now())
+  return { ok: true, token: await openSession(deps, member, 'active', session), stage: 'active' }
+}
+
+export interface Enrolment {
+  secretBase32: string
+  /** otpauth://totp/… for the QR code. */
+  uri: string
+}
+
+/** Starts (or shows again) a TOTP enrolment: the secret waits in the session until confirmed. */
+export async function beginEnrolment(deps: Deps, session: WebSession): Promise<Enrolment> {
+  let secret = session.pendingTotpSecret
+  if (!secret) {
+    secret = new Secret({ size: 20 }).base32
+    const sealed = encrypt(deps.config.masterKey, secret, pendingAad(session.idHash))
+    await repo.updateSessionPendingTotp(deps.db, session.idHash, sealed)
+  }
+  return { secretBase32: secret, uri: totpFor(session.member, secret).toString() }
+}
+
+/**
+ * Confirms an enrolment with a code from the app. Two-factor is on from then; a session held
+ * at enrolment is swapped for a fully signed-in one (returned token), an active one goes on.
+ */
+export async function confirmEnrolment(
+  deps: Deps,
+  session: WebSession,
+  code: string,
+): Promise<{ token: string | undefined }> {
+  const secret = session.pendingTotpSecret
+  const step = secret ? matchingStep(deps, totpFor(session.member, secret), code) : undefined
+  if (!secret || step === undefined) throw dashboardError('totp_code_wrong')
+  const { member } = session
+  await setDashboardMemberTotp(deps, member.merchantId, member.userId, {
+    secretBase32: secret,
+    counter: step,
+  })
+  await repo.updateSessionPendingTotp(deps.db, session.idHash, null)
+  if (session.stage !== 'enrol') return { token: undefined }
+  await repo.endSession(deps.db, session.idHash, deps.clock.now())
+  return { token: await openSession(deps, member, 'active', session) }
+}
+
+/** Turns the member's two-factor off; a current code proves it is them. */
+export async function disableTwoFactor(
+  deps: Deps,
+  session: WebSession,
+  code: string,
+): Promise<void> {
+  const { member } = session
+  if (twoFactorApplies(member.role) && (await twoFactorRequired(deps, member.merchantId))) {
+    throw dashboardError('two_factor_required')
+  }
+  const secret = await dashboardMemberTotpSecret(deps, member.merchantId, member.userId)
+  const step = secret ? matchingStep(deps, totpFor(member, secret), code) : undefined
+  if (step === undefined || !(await spendTotpStep(deps, member.merchantId, member.userId, step))) {
+    throw dashboardError('totp_code_wrong')
+  }
+  await setDashboardMemberTotp(deps, member.merchantId, member.userId, null)
+}
+
+/** Requires (or stops requiring) two-factor of the merchant's owners and admins. */
+export async function setTwoFactorRequired(
+  deps: Deps,
+  session: WebSession,
+  required: boolean,
+): Promise<void> {
+  // Whoever turns it on must already use it: they would lock themselves out otherwise.
+  if (required && !session.member.totpEnabled) throw dashboardError('two_factor_self_first')
+  await repo.upsertTwoFactorRequired(deps.db, session.member.merchantId, required, deps.clock.now())
+}

@@ -1,0 +1,427 @@
+// Goal: the merchant dashboard works for a real person in a real browser on the real server,
+// under its CSP: sign-in (wrong, then right password, by keyboard), the overview's figures
+// match data made through the API, finding a payment by transactionId and by last4, a partial
+// refund from the detail page (then the API's refundable amount), capture and void, a refused
+// action's alert, a forged POST without CSRF token, another merchant's payment as the 404
+// page, a viewer invited by email who cannot refund, TOTP enrolment and sign-in, sign-out,
+// the EN switch; and on every dashboard page at 360 and 1280 px: no page-level horizontal
+// scroll and no serious or critical axe violation. Runs once (PGlite): pages and the browser
+// do not depend on the database, which the web-*.test.ts files cover on both.
+// Method: playwright-core driving Debian's chromium against startTestApp; axe-core evaluated
+// in the page (DevTools evaluation is not subject to the page's CSP, a script tag would be).
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { after, before, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { listMailbox } from '../../src/modules/mail/index.ts'
+import { startTestApp, type TestApp } from '../helpers/app.ts'
+import { runsBackendIndependentChecks } from '../helpers/db.ts'
+import { CARDS, charge } from '../helpers/payments.ts'
+import { apiPayment, newDashboardMerchant, paidPayment, totpCode } from './_web.ts'
+
+const AXE_SOURCE = readFileSync(
+  fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url)),
+  'utf8',
+)
+const WIDTHS = { mobile: { width: 360, height: 780 }, desktop: { width: 1280, height: 860 } }
+
+let browser: Browser
+
+before(async () => {
+  if (!runsBackendIndependentChecks()) return
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+})
+
+after(async () => {
+  await browser?.close()
+})
+
+interface Watched {
+  context: BrowserContext
+  page: Page
+  /** Script errors, CSP refusals and requests to other origins: must stay empty. */
+  problems: string[]
+}
+
+async function open(h: TestApp, viewport = WIDTHS.desktop, locale = 'tr-TR'): Promise<Watched> {
+  const context = await browser.newContext({ viewport, locale })
+  const page = await context.newPage()
+  const problems: string[] = []
+  const ours = new URL(h.url).origin
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
+  page.on('console', (m) => {
+    // 4xx pages are expected in this walk (403, 404, 401): the browser logs each as an error.
+    if (m.type() === 'error' && !/status of 4\d\d/.test(m.text())) {
+      problems.push(`console: ${m.text()}`)
+    }
+  })
+  page.on('request', (r) => {
+    const origin = new URL(r.url()).origin
+    if (origin !== ours && origin !== 'null' && !r.url().startsWith('data:')) {
+      problems.push(`request to another origin: ${r.url()}`)
+    }
+  })
+  return { context, page, problems }
+}
+
+interface AxeResult {
+  testEngine: { name: string }
+  violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[]
+}
+
+/** No page-level horizontal scroll, and axe-core finds nothing serious or critical. */
+async function checkPage(page: Page, label: string): Promise<void> {
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }))
+  assert.ok(scroll <= client, `${label}: the page scrolls sideways (${scroll} > ${client} px)`)
+  const result = await page.evaluate<AxeResult>(
+    `${AXE_SOURCE}\n;axe.run(document, { resultTypes: ['violations'] })`,
+  )
+  assert.equal(result.testEngine.name, 'axe-core', `${label}: axe ran`)
+  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  assert.deepEqual(
+    serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`),
+    [],
+    label,
+  )
+  assert.equal(await page.locator('h1').count(), 1, `${label}: one h1`)
+}
+
+async function signInByKeyboard(page: Page, h: TestApp, email: string, password: string) {
+  await page.goto(`${h.url}/dashboard/login`)
+  await page.getByLabel('E-posta').focus()
+  await page.keyboard.type(email)
+  await page.keyboard.press('Tab')
+  await page.keyboard.type(password)
+  await page.keyboard.press('Enter')
+}
+
+function money(minor: number): string {
+  return new Intl.NumberFormat('tr-TR', {
+    style: 'currency',
+    currency: 'TRY',
+    currencyDisplay: 'narrowSymbol',
+  }).format(minor / 100)
+}
+
+if (runsBackendIndependentChecks()) {
+  test('the dashboard walk, in a real browser under its CSP', async (t) => {
+    const h = await startTestApp(t)
+    const m = await newDashboardMerchant(h, 'Anadolu Kitap')
+    const other = await newDashboardMerchant(h, 'Başka Mağaza')
+    // Data made through the signed API.
+    const big = await paidPayment(m, 100_000)
+    const debit = await paidPayment(m, 23_456, { card: CARDS.debit })
+    const toCapture = await paidPayment(m, 5_000, { capture: false })
+    const toVoid = await paidPayment(m, 6_000, { capture: false })
+    const declined = await charge(m.client, CARDS.declined, 9_999, { threeDSecure: false })
+    assert.equal(declined.res.status, 402)
+    const refunded = await m.client.request('POST', `/v1/payments/${big.paymentId}/refund`, {
+      body: { amount: 10_000 },
+    })
+    assert.equal(refunded.status, 200)
+    const theirs = await paidPayment(other, 77_700)
+
+    const w = await open(h)
+    t.after(() => w.context.close())
+    const { page } = w
+
+    await t.test('sign-in: a wrong password, then the right one (keyboard only)', async () => {
+      await signInByKeyboard(page, h, m.email, 'not-the-password')
+      const alert = page.getByRole('alert')
+      await alert.waitFor()
+      assert.match(await alert.innerText(), /E-posta ya da şifre hatalı/)
+      assert.equal(await page.getByLabel('E-posta').inputValue(), m.email, 'the email is kept')
+      await page.getByLabel('Şifre').fill(m.password)
+      await page.getByRole('button', { name: 'Giriş yap' }).click()
+      await page.waitForURL(`${h.url}/dashboard`)
+      assert.equal(await page.locator('h1').innerText(), 'Genel bakış')
+    })
+
+    await t.test('the overview shows the figures of the data made through the API', async () => {
+      assert.match(await page.locator('#today-gross').innerText(), /₺1\.234,56/)
+      assert.match(await page.locator('#today-count').innerText(), /\b2$/)
+      // Approved: two captured and two authorized; declined: one.
+      assert.match(await page.locator('#today-success').innerText(), /%80/)
+      assert.match(await page.locator('#refunds').innerText(), /₺100,00/)
+      const balances = await m.client.request<{
+        items: { reserveMinor: number; availableMinor: number }[]
+      }>('GET', '/v1/balances')
+      const sum = (k: 'reserveMinor' | 'availableMinor') =>
+        balances.body.items.reduce((s, b) => s + b[k], 0)
+      assert.ok(
+        (await page.locator('#available').innerText()).includes(money(sum('availableMinor'))),
+      )
+      assert.ok((await page.locator('#reserved').innerText()).includes(money(sum('reserveMinor'))))
+      // The chart drew (uPlot ran under the CSP), and its numbers are in the table too.
+      await page.locator('#volume-chart canvas').first().waitFor()
+      assert.match((await page.locator('#volume-table').textContent()) ?? '', /₺1\.234,56/)
+    })
+
+    await t.test(
+      'find a payment by its transactionId and by the card’s last four digits',
+      async () => {
+        await page.getByRole('link', { name: 'Ödemeler' }).click()
+        await page.waitForURL(`${h.url}/dashboard/payments`)
+        const search = page.getByRole('searchbox', { name: 'Ara' })
+        await search.fill(big.transactionId)
+        await page.getByRole('button', { name: 'Filtrele' }).click()
+        await page.waitForURL(/q=/)
+        const rows = page.locator('#payments-table tbody tr')
+        assert.equal(await rows.count(), 1)
+        assert.match(await rows.innerText(), new RegExp(big.transactionId))
+        await page.getByRole('searchbox', { name: 'Ara' }).fill('0016')
+        await page.getByRole('button', { name: 'Filtrele' }).click()
+        await page.waitForURL(/q=0016/)
+        assert.equal(await rows.count(), 1)
+        assert.match(await rows.innerText(), new RegExp(debit.transactionId))
+      },
+    )
+
+    await t.test(
+      'a partial refund from the detail page, then the API’s refundable amount',
+      async () => {
+        await page.goto(`${h.url}/dashboard/payments?q=${big.transactionId}`)
+        await page.locator('#payments-table tbody tr a').click()
+        await page.waitForURL(`${h.url}/dashboard/payments/${big.paymentId}`)
+        const amount = page.getByLabel('İade tutarı (₺)')
+        assert.equal(await amount.inputValue(), '900.00', 'prefilled with the refundable amount')
+        await amount.fill('250,50')
+        await page.getByRole('button', { name: 'İade et' }).click()
+        await page.getByRole('heading', { name: 'İadeyi onaylayın' }).waitFor()
+        await page.getByRole('button', { name: '₺250,50 iade et' }).click()
+        await page.waitForURL(`${h.url}/dashboard/payments/${big.paymentId}`)
+        assert.match(await page.getByRole('status').innerText(), /₺250,50 iade edildi/)
+        assert.equal(await page.locator('#refundable').innerText(), '₺649,50')
+        assert.equal((await apiPayment(m, big.paymentId))['refundableAmount'], 64_950)
+      },
+    )
+
+    await t.test('capture and void of authorized payments', async () => {
+      await page.goto(`${h.url}/dashboard/payments/${toCapture.paymentId}`)
+      await page.getByRole('button', { name: 'Tahsil et' }).click()
+      await page.getByRole('status').getByText('Ödeme tahsil edildi.').waitFor()
+      assert.equal((await apiPayment(m, toCapture.paymentId))['status'], 'captured')
+      await page.goto(`${h.url}/dashboard/payments/${toVoid.paymentId}`)
+      await page.getByRole('button', { name: 'İptal et' }).click()
+      await page.getByRole('status').getByText('Ödeme iptal edildi.').waitFor()
+      assert.equal((await apiPayment(m, toVoid.paymentId))['status'], 'voided')
+      assert.equal(await page.getByRole('button', { name: 'Tahsil et' }).count(), 0)
+    })
+
+    await t.test('a refused action shows its error and changes nothing', async () => {
+      await page.goto(`${h.url}/dashboard/payments/${debit.paymentId}`)
+      await page.getByLabel('İade tutarı (₺)').fill('5000')
+      await page.getByRole('button', { name: 'İade et' }).click()
+      await page.getByRole('button', { name: '₺5.000,00 iade et' }).click()
+      const alert = page.getByRole('alert')
+      await alert.waitFor()
+      assert.match(await alert.innerText(), /refundableAmount of 23456/)
+      assert.equal((await apiPayment(m, debit.paymentId))['refundAmount'], 0)
+    })
+
+    await t.test('a forged POST without the CSRF token is a 403 and changes nothing', async () => {
+      const status = await page.evaluate(async (id) => {
+        const res = await fetch(`/dashboard/payments/${id}/refund`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `amount=10&confirm=yes&idempotencyKey=${crypto.randomUUID()}`,
+        })
+        return res.status
+      }, debit.paymentId)
+      assert.equal(status, 403)
+      assert.equal((await apiPayment(m, debit.paymentId))['refundAmount'], 0)
+    })
+
+    await t.test('another merchant’s payment is the 404 page', async () => {
+      const res = await page.goto(`${h.url}/dashboard/payments/${theirs.paymentId}`)
+      assert.equal(res?.status(), 404)
+      assert.equal(await page.locator('h1').innerText(), 'Sayfa bulunamadı')
+    })
+
+    const viewerEmail = `viewer-${crypto.randomUUID()}@example.com`
+    const viewerPassword = 'a long viewer password'
+    await t.test(
+      'an invited viewer cannot refund: no button, and a forged POST is a 403',
+      async () => {
+        await page.goto(`${h.url}/dashboard/settings`)
+        await page.getByLabel('E-posta').fill(viewerEmail)
+        await page.getByLabel('Rol', { exact: true }).selectOption('viewer')
+        await page.getByRole('button', { name: 'Davet gönder' }).click()
+        await page
+          .getByRole('status')
+          .getByText(`${viewerEmail} adresine davet gönderildi.`)
+          .waitFor()
+        const [mail] = await listMailbox(h.deps, { to: viewerEmail, limit: 1 })
+        const link = /\/dashboard\/invite\/[\w-]+/.exec(mail?.text ?? '')?.[0]
+        assert.ok(link)
+        const v = await open(h)
+        try {
+          await v.page.goto(`${h.url}${link}`)
+          await v.page.getByLabel('Yeni şifre', { exact: true }).fill(viewerPassword)
+          await v.page.getByLabel('Yeni şifre (tekrar)').fill(viewerPassword)
+          await v.page.getByRole('button', { name: 'Hesabımı oluştur' }).click()
+          await v.page.waitForURL(`${h.url}/dashboard/login`)
+          await signInByKeyboard(v.page, h, viewerEmail, viewerPassword)
+          await v.page.waitForURL(`${h.url}/dashboard`)
+          await v.page.goto(`${h.url}/dashboard/payments/${debit.paymentId}`)
+          assert.equal(await v.page.getByRole('button', { name: 'İade et' }).count(), 0)
+          const token = await v.page.locator('input[name="_csrf"]').first().inputValue()
+          const status = await v.page.evaluate(
+            async ({ id, csrf }) => {
+              const res = await fetch(`/dashboard/payments/${id}/refund`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/x-www-form-urlencoded' },
+                body: new URLSearchParams({
+                  _csrf: csrf,
+                  amount: '10',
+                  confirm: 'yes',
+                  idempotencyKey: crypto.randomUUID(),
+                }).toString(),
+              })
+              return res.status
+            },
+            { id: debit.paymentId, csrf: token },
+          )
+          assert.equal(status, 403)
+          assert.equal((await apiPayment(m, debit.paymentId))['refundAmount'], 0)
+          assert.deepEqual(v.problems, [])
+        } finally {
+          await v.context.close()
+        }
+      },
+    )
+
+    await t.test('TOTP enrolment, then sign-in with a code', async () => {
+      await page.goto(`${h.url}/dashboard/settings/two-factor`)
+      await page.getByRole('img', { name: /karekod/i }).waitFor()
+      const secret = (await page.locator('#totp-secret').innerText()).trim()
+      await page.getByLabel('Doğrulama kodu').fill(totpCode(h, secret))
+      await page.getByRole('button', { name: 'İki adımlı doğrulamayı aç' }).click()
+      await page.getByRole('status').getByText('İki adımlı doğrulama açıldı.').waitFor()
+      await page.getByRole('button', { name: 'Çıkış' }).click()
+      await page.waitForURL(`${h.url}/dashboard/login`)
+      await signInByKeyboard(page, h, m.email, m.password)
+      await page.waitForURL(`${h.url}/dashboard/login/two-factor`)
+      h.clock.advance(30_000) // the enrolment's code is spent
+      const code = page.getByLabel('Doğrulama kodu')
+      assert.equal(await code.getAttribute('autocomplete'), 'one-time-code')
+      await code.fill(totpCode(h, secret))
+      await page.getByRole('button', { name: 'Doğrula' }).click()
+      await page.waitForURL(`${h.url}/dashboard`)
+    })
+
+    await t.test('the EN switch, kept across pages', async () => {
+      await page.getByRole('link', { name: 'English' }).click()
+      await page.waitForURL(/lang=en/)
+      assert.equal(await page.getAttribute('html', 'lang'), 'en')
+      assert.equal(await page.locator('h1').innerText(), 'Overview')
+      await page.getByRole('link', { name: 'Payments' }).click()
+      await page.waitForURL(`${h.url}/dashboard/payments`)
+      assert.equal(await page.getAttribute('html', 'lang'), 'en')
+      assert.match(await page.locator('#payments-table').innerText(), /₺1,000\.00/)
+      await page.getByRole('link', { name: 'Türkçe' }).click()
+      await page.waitForURL(/lang=tr/)
+    })
+
+    // Every page of the dashboard, at both widths, with the owner's session.
+    await t.test(
+      'every dashboard page at 360 and 1280 px: no sideways scroll, axe clean',
+      async () => {
+        const state = await w.context.storageState()
+        const pages = [
+          '/dashboard',
+          '/dashboard/payments',
+          `/dashboard/payments?q=${big.transactionId}`,
+          `/dashboard/payments/${big.paymentId}`,
+          `/dashboard/payments/${toCapture.paymentId}`,
+          `/dashboard/payments/${theirs.paymentId}`,
+          '/dashboard/developers',
+          '/dashboard/developers/webhooks/deliveries',
+          '/dashboard/developers/events',
+          '/dashboard/developers/card-access',
+          '/dashboard/settings',
+          '/dashboard/settings/two-factor',
+          '/dashboard/settings/audit-log',
+          '/dashboard/customers',
+          '/dashboard/subscriptions',
+          '/dashboard/invoices',
+          '/dashboard/payment-links',
+          '/dashboard/chargebacks',
+          '/dashboard/reviews',
+          '/dashboard/payouts',
+          '/dashboard/reports',
+          '/dashboard/no-such-page',
+        ]
+        for (const [label, viewport] of Object.entries(WIDTHS)) {
+          const context = await browser.newContext({
+            viewport,
+            locale: 'tr-TR',
+            storageState: state,
+          })
+          try {
+            const p = await context.newPage()
+            for (const path of pages) {
+              await p.goto(`${h.url}${path}`)
+              await checkPage(p, `${path} at ${label}`)
+            }
+            // A page with a form result: the refund confirmation.
+            await p.goto(`${h.url}/dashboard/payments/${big.paymentId}`)
+            await p.getByRole('button', { name: 'İade et' }).click()
+            await p.getByRole('heading', { name: 'İadeyi onaylayın' }).waitFor()
+            await checkPage(p, `refund confirmation at ${label}`)
+            // The pages before sign-in, in a context of their own.
+            const anon = await browser.newContext({ viewport, locale: 'tr-TR' })
+            try {
+              const a = await anon.newPage()
+              for (const path of [
+                '/dashboard/login',
+                '/dashboard/invite/unknown-link-0000000000000000',
+              ]) {
+                await a.goto(`${h.url}${path}`)
+                await checkPage(a, `${path} at ${label}`)
+              }
+              await signInByKeyboard(a, h, m.email, 'wrong-password')
+              await a.getByRole('alert').waitFor()
+              await checkPage(a, `failed sign-in at ${label}`)
+              await signInByKeyboard(a, h, m.email, m.password)
+              await a.waitForURL(`${h.url}/dashboard/login/two-factor`)
+              await checkPage(a, `two-factor code at ${label}`)
+            } finally {
+              await anon.close()
+            }
+          } finally {
+            await context.close()
+          }
+        }
+      },
+    )
+
+    await t.test('sign-out ends the session: the back button shows the sign-in page', async () => {
+      await page.goto(`${h.url}/dashboard`)
+      await page.getByRole('button', { name: 'Çıkış' }).click()
+      await page.waitForURL(`${h.url}/dashboard/login`)
+      await page.getByRole('status').getByText('Çıkış yaptınız.').waitFor()
+      await page.goBack()
+      await page.goto(`${h.url}/dashboard/payments`)
+      await page.waitForURL(`${h.url}/dashboard/login`)
+    })
+
+    assert.deepEqual(w.problems, [])
+  })
+}
