@@ -5,12 +5,11 @@ import { parseArgs } from 'node:util'
 import { ConfigError, DEMO_SEED_FILE, assertDemo, type Config } from './config.ts'
 import type { Database, Deps } from './database.ts'
 import { connectDatabase } from './platform/db/connect.ts'
-import { migrateToLatest } from './platform/db/migrate.ts'
 import { auditBooks } from './modules/audit/index.ts'
 import { canonicalString, signCanonical } from './modules/gateway/index.ts'
 import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
 import { rotateMasterKeyEverywhere } from './rotation.ts'
-import { startRuntime, startWorker } from './server.ts'
+import { prepareDatabase, startRuntime, startWorker } from './server.ts'
 import { stopTracing } from './platform/tracing.ts'
 
 // The commands behind src/main.ts: `serve` (API, pages and, embedded, the worker), `worker`,
@@ -175,7 +174,7 @@ async function migrate(config: Config): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
   })
-  const applied = await migrateToLatest(database.db)
+  const applied = await prepareDatabase(database.db, config)
   process.stdout.write(`applied ${applied.length} migration(s)\n`)
   await database.close()
 }

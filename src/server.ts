@@ -1,15 +1,30 @@
 import type { Kysely } from 'kysely'
-import type { Config } from './config.ts'
+import { ConfigError, type Config } from './config.ts'
 import { buildApp, type App } from './app.ts'
 import type { Database, Deps } from './database.ts'
 import { registerJobs } from './jobs.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { systemClock, type Clock } from './platform/clock.ts'
 import { connectDatabase, connectReadDatabase, type DatabaseHandle } from './platform/db/connect.ts'
+import { claimInstallation, InstallationMismatchError } from './platform/db/installation.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
 import { createLogger, type Logger } from './platform/logger.ts'
 import { createMetrics, metricsAccess, serveMetrics } from './platform/metrics.ts'
 import { oldestUndeliveredEventAgeSeconds } from './modules/webhooks/index.ts'
+
+/**
+ * Applies migrations, then marks the database with this process's KURUS_ENV or refuses it
+ * when another environment set it up (platform/db/installation.ts).
+ */
+export async function prepareDatabase(db: Kysely<unknown>, config: Config): Promise<string[]> {
+  const applied = await migrateToLatest(db)
+  try {
+    await claimInstallation(db, config.env)
+  } catch (error) {
+    throw error instanceof InstallationMismatchError ? new ConfigError(error.message) : error
+  }
+  return applied
+}
 
 export interface Runtime {
   app: App
@@ -28,7 +43,7 @@ export async function startRuntime(
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
     poolSize: config.databasePoolSize,
   })
-  if (options.migrate !== false) await migrateToLatest(database.db as Kysely<unknown>)
+  if (options.migrate !== false) await prepareDatabase(database.db as Kysely<unknown>, config)
   const app = await buildApp({
     config,
     db: database.db,
@@ -70,7 +85,7 @@ export async function startWorker(
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
     poolSize: config.databasePoolSize,
   })
-  await migrateToLatest(database.db as Kysely<unknown>)
+  await prepareDatabase(database.db as Kysely<unknown>, config)
   const jobs = new JobQueue(database.raw, log)
   // Exports are built here: their payment search reads from the replica when there is one.
   const read = connectReadDatabase(database, config.databaseReadUrl, config.databasePoolSize)

@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { printDemoBanner, seedDemo } from '../../src/commands.ts'
 import { ConfigError, loadConfig } from '../../src/config.ts'
+import { startRuntime } from '../../src/server.ts'
 import { devMailboxRoutes } from '../../src/modules/mail/index.ts'
 import { createMetrics, metricsAccess, serveMetrics } from '../../src/platform/metrics.ts'
 import { OPERATOR_TOKEN, startTestApp } from '../helpers/app.ts'
@@ -446,6 +447,31 @@ test('demo conveniences refuse to run in live: seed, key banner, /dev/mailbox', 
   const merchantsAfter = await h.deps.db.selectFrom('merchants').select('id').execute()
   assert.equal(merchantsAfter.length, merchantsBefore.length)
   assert.throws(() => devMailboxRoutes(h.deps), isDemoOnly)
+})
+
+test('a database the demo set up is refused by live, and a live one by the demo', async (t) => {
+  const isMismatch = (env: string) => (e: unknown) =>
+    e instanceof ConfigError && new RegExp(`set up by a KURUS_ENV=${env} process`).test(e.message)
+  const demoDir = mkdtempSync(join(tmpdir(), 'kurus-installation-demo-'))
+  const liveDir = mkdtempSync(join(tmpdir(), 'kurus-installation-live-'))
+  t.after(() => {
+    rmSync(demoDir, { recursive: true, force: true })
+    rmSync(liveDir, { recursive: true, force: true })
+  })
+  const demoEnv = (dir: string) => ({ KURUS_ENV: 'demo', KURUS_DATA_DIR: dir, LOG_LEVEL: 'silent' })
+  const silent = (env: Record<string, string>) => ({ ...env, LOG_LEVEL: 'silent' })
+
+  // The demo starts first: the database remembers it (the data-directory check alone would
+  // not see this on PostgreSQL, where the database is not in the directory).
+  const demo = await startRuntime(loadConfig(demoEnv(demoDir)))
+  await demo.close()
+  await assert.rejects(startRuntime(loadConfig(silent(liveEnv(demoDir)))), isMismatch('demo'))
+  // The demo itself starts again on its own database.
+  await (await startRuntime(loadConfig(demoEnv(demoDir)))).close()
+
+  const live = await startRuntime(loadConfig(silent(liveEnv(liveDir))))
+  await live.close()
+  await assert.rejects(startRuntime(loadConfig(demoEnv(liveDir))), isMismatch('live'))
 })
 
 test('live refuses to start on a data directory the demo used (its secrets were printed)', async (t) => {
