@@ -22,7 +22,6 @@ import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import type { Invoice } from './invoice-view.ts'
-import type { InvoiceStatus } from './invoices.table.ts'
 import { payInvoice, viewInvoice, type PublicInvoice } from './public.service.ts'
 
 // The buyer's invoice page, /invoice/{publicHash}: the merchant, the lines, the total and
@@ -69,7 +68,7 @@ function initial(name: string): string {
   return Array.from(name.trim())[0]?.toLocaleUpperCase('tr') ?? '•'
 }
 
-const PAYABLE: ReadonlySet<InvoiceStatus> = new Set(['sent', 'activated', 'viewed'])
+const PAYABLE: ReadonlySet<Invoice['status']> = new Set(['sent', 'activated', 'viewed'])
 
 interface PageInput {
   lang: Lang

@@ -22,7 +22,9 @@ import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
 import { getPortalView, type PortalView } from './portal.service.ts'
-import type { IntervalUnit, SubscriptionStatus } from './subscriptions.table.ts'
+
+type IntervalUnit = PortalView['subscription']['intervalUnit']
+type SubscriptionStatus = PortalView['subscription']['status']
 
 // The buyer's subscription page, /subscription/{publicHash}: the plan, the next charge and
 // the card, with a cancel button (at the end of the paid period) and an update-card button
