@@ -44,7 +44,8 @@ export type Autocannon = (options: {
 }) => Promise<AutocannonResult>
 
 // autocannon ships no type declarations; the shape above is what these scripts use.
-export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+const require = createRequire(import.meta.url)
+export const autocannon = require('autocannon') as Autocannon
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -67,10 +67,6 @@ export function notFound(what: string): AppError {
   return new AppError('SVC-RES-3301', 404, `${what} not found`)
 }
 
-export function stateConflict(message: string): AppError {
-  return new AppError('SVC-STATE-3401', 409, message)
-}
-
 /** A module's closed set of error codes, each mapped to its SVC code, status and message. */
 export type ErrorTable<K extends string> = Record<
   K,

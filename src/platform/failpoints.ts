@@ -106,10 +106,6 @@ export function armFailpoint(name: FailpointName, arm: FailpointArm): void {
   })
 }
 
-export function disarmFailpoint(name: FailpointName): void {
-  armed.delete(name)
-}
-
 export function disarmAllFailpoints(): void {
   armed.clear()
 }

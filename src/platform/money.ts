@@ -2,7 +2,6 @@ import { assert } from './assert.ts'
 
 // Money is an integer number of kuruş. JS numbers are exact below 2^53 (about 90 trillion TRY),
 // far above any amount limit we accept, and every helper here asserts it stays integral.
-export const CURRENCY = 'TRY'
 
 export function assertMinor(value: number, what = 'amount'): void {
   assert(Number.isSafeInteger(value), `${what} must be a safe integer of kuruş, got ${value}`)

@@ -3,9 +3,8 @@
 import type { Acquirer } from './acquirer.port.ts'
 import { sandboxBank } from './sandbox-bank.ts'
 
-export type { Acquirer, AuthorizeResult, ThreeDsStart } from './acquirer.port.ts'
+export type { Acquirer, AuthorizeResult } from './acquirer.port.ts'
 export { binInfo } from './bins.ts'
-export type { BinInfo } from './bins.ts'
 
 /** The acquirer this deployment charges cards through. */
 export function getAcquirer(): Acquirer {

@@ -1,6 +1,4 @@
 // Cross-module invariants of the books (`kurus check-ledger`, test/reliability). Read-only.
-export { auditBooks, paymentProblems } from './audit.service.ts'
-export type { AuditReport } from './audit.service.ts'
+export { auditBooks } from './audit.service.ts'
 // The dashboard's audit log of what people did.
 export { AUDIT_PAGE_MAX, listAuditEntries, recordAuditEntry } from './audit-log.service.ts'
-export type { AuditDetails, AuditEntry } from './audit-log.service.ts'

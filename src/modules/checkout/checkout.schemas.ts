@@ -120,4 +120,3 @@ export const ThreeDsCompleteQuery = Type.Object({
 export const SessionPageParams = Type.Object({
   sessionId: Type.String({ minLength: 1, maxLength: 64 }),
 })
-export const LangQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 8 })) })

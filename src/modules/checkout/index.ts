@@ -2,6 +2,4 @@
 // their browser API (/v1/public/sessions/{id}...). Other modules import only this file.
 export { checkoutPublicRoutes, checkoutSandboxRoutes } from './checkout.http.ts'
 export { checkoutPagesRoutes } from './checkout-pages.http.ts'
-export type { CheckoutPagesOptions } from './checkout-pages.http.ts'
 export { checkoutReconcilers } from './checkout.jobs.ts'
-export { getCheckout, returnUrlWith } from './checkout.service.ts'

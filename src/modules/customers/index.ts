@@ -6,6 +6,5 @@ export {
   getCustomer,
   listCustomers,
 } from './customers.service.ts'
-export type { Customer } from './customers.service.ts'
 export { attachCardToCustomer, getDefaultCard } from './customer-cards.service.ts'
 export type { CustomerCard } from './customer-cards.service.ts'

@@ -28,10 +28,7 @@ import {
 import { verifyDashboardToken } from './dashboard.tokens.ts'
 import { can, type Permission } from './permissions.ts'
 import { getDashboardMember } from '../merchants/index.ts'
-import { dashboardAuthOf, type DashboardAuth } from '../../platform/http/dashboard-auth.ts'
-
-export type { DashboardAuth }
-export { dashboardAuthOf }
+import { dashboardAuthOf } from '../../platform/http/dashboard-auth.ts'
 
 export interface DashboardRateLimiter {
   take(bucket: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>

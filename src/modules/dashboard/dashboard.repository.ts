@@ -5,7 +5,6 @@ import type {
   DashboardInvitationsTable,
   DashboardSessionRow,
   DashboardSessionsTable,
-  SessionStage,
 } from './dashboard.table.ts'
 
 // All SQL of the dashboard module: web sessions, team invitations, per-merchant settings.
@@ -83,19 +82,6 @@ export async function countSecondFactorFailure(
     .returning('second_factor_failures')
     .executeTakeFirst()
   return row?.second_factor_failures
-}
-
-export async function updateSessionStage(
-  db: Db,
-  idHash: string,
-  stage: SessionStage,
-): Promise<void> {
-  await db
-    .updateTable('dashboard_sessions')
-    .set({ stage })
-    .where('id_hash', '=', idHash)
-    .where('ended_at', 'is', null)
-    .execute()
 }
 
 /** Deletes up to `limit` sessions past their absolute end or ended before `endedBefore`. */

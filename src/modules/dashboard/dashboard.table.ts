@@ -1,5 +1,4 @@
 import type { Generated, Selectable } from 'kysely'
-import type { DashboardRole } from '../merchants/index.ts'
 
 export type SessionStage = 'second_factor' | 'enrol' | 'active'
 
@@ -26,7 +25,12 @@ export interface DashboardInvitationsTable {
   id: string
   merchant_id: string
   email: string
-  role: DashboardRole
+  /**
+   * One of merchants' DashboardRole values (migration 0231 checks the same list). Spelled out
+   * because a table file imports no other module (database.ts would close an import cycle);
+   * team.service.ts writes and reads it as a DashboardRole, so tsc catches a divergence.
+   */
+  role: 'owner' | 'admin' | 'developer' | 'finance' | 'support' | 'viewer'
   token_hash: string
   invited_by: string
   created_at: Date

@@ -7,7 +7,7 @@ import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { appAssets, appShell, type NavLink } from '../../platform/web/app-shell.ts'
 import type { Flash } from '../../platform/web/components.ts'
-import { jsonForScript, markup, type SafeHtml } from '../../platform/web/html.ts'
+import { jsonForScript, type SafeHtml } from '../../platform/web/html.ts'
 import {
   LANG_COOKIE,
   LANGS,
@@ -326,8 +326,4 @@ export async function attempt<T>(
     if (error instanceof AppError && error.status < 500) return { ok: false, error }
     throw error
   }
-}
-
-export function hiddenIdempotencyKey(key: string): SafeHtml {
-  return markup`<input type="hidden" name="idempotencyKey" value="${key}" />`
 }

@@ -1,11 +1,3 @@
 // Disputes: bank-raised chargebacks and their resolution.
-export { disputesRoutes, disputesSandboxRoutes, chargebackJson } from './disputes.http.ts'
-export {
-  receiveChargeback,
-  acceptChargeback,
-  reverseChargeback,
-  listChargebacks,
-  countChargebacks,
-  openChargebackFigures,
-} from './disputes.service.ts'
-export type { Chargeback } from './disputes.service.ts'
+export { disputesRoutes, disputesSandboxRoutes } from './disputes.http.ts'
+export { listChargebacks, countChargebacks, openChargebackFigures } from './disputes.service.ts'

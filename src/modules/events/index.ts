@@ -10,5 +10,5 @@ export {
   oldestUndispatchedEventAt,
   recordEvent,
 } from './events.service.ts'
-export type { DispatchableEvent, DomainEvent, EventJobs, NewEvent } from './events.service.ts'
+export type { DispatchableEvent } from './events.service.ts'
 export { eventsRoutes } from './events.http.ts'

@@ -7,7 +7,6 @@ import { authOf } from '../../platform/http/auth.ts'
 import { collectJsonUnparsed, parseJsonBody } from '../../platform/http/raw-body.ts'
 import type { AuthFailureLimit } from './auth-failures.ts'
 import { gatewayError } from './gateway.errors.ts'
-import type { IdempotencyIdentity } from './gateway.repository.ts'
 import {
   beginIdempotentRequest,
   checkSignedHeaders,
@@ -15,6 +14,7 @@ import {
   rejectReplay,
   validateIdempotencyKey,
   verifySignature,
+  type IdempotencyIdentity,
   type PendingSignedRequest,
 } from './gateway.service.ts'
 import type { RateLimiter } from './rate-limit.ts'

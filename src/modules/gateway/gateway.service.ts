@@ -7,6 +7,7 @@ import { findUsableKey, type AuthKey } from '../merchants/index.ts'
 import { gatewayError } from './gateway.errors.ts'
 import * as repo from './gateway.repository.ts'
 import type { IdempotencyIdentity } from './gateway.repository.ts'
+export type { IdempotencyIdentity }
 import type { ReplayStore } from './replay.ts'
 import { TIMESTAMP_SKEW_MS_MAX, canonicalString, parseTimestamp, signCanonical } from './signing.ts'
 

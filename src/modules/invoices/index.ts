@@ -3,11 +3,4 @@
 export { invoicesRoutes, invoicesPublicRoutes } from './invoices.http.ts'
 export { invoicePagesRoutes } from './invoices.pages.ts'
 export { invoicesReconcilers } from './invoices.jobs.ts'
-export {
-  createPaidRenewalInvoice,
-  getInvoice,
-  reencryptInvoicePublicHashes,
-} from './invoices.service.ts'
-export type { PaidRenewalInvoiceInput } from './invoices.service.ts'
-export type { Invoice } from './invoice-view.ts'
-export type { InvoiceStatus, LineItem } from './invoices.table.ts'
+export { createPaidRenewalInvoice, reencryptInvoicePublicHashes } from './invoices.service.ts'

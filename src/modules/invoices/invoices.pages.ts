@@ -7,7 +7,7 @@ import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
-import { html, type SafeHtml } from '../../platform/web/html.ts'
+import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import {
   LANG_COOKIE,
   LANGS,
@@ -22,7 +22,6 @@ import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import type { Invoice } from './invoice-view.ts'
-import type { InvoiceStatus } from './invoices.table.ts'
 import { payInvoice, viewInvoice, type PublicInvoice } from './public.service.ts'
 
 // The buyer's invoice page, /invoice/{publicHash}: the merchant, the lines, the total and
@@ -69,7 +68,7 @@ function initial(name: string): string {
   return Array.from(name.trim())[0]?.toLocaleUpperCase('tr') ?? '•'
 }
 
-const PAYABLE: ReadonlySet<InvoiceStatus> = new Set(['sent', 'activated', 'viewed'])
+const PAYABLE: ReadonlySet<Invoice['status']> = new Set(['sent', 'activated', 'viewed'])
 
 interface PageInput {
   lang: Lang
@@ -84,12 +83,12 @@ interface PageInput {
 function statusBox(lang: Lang, invoice: Invoice, returnedStatus: string | undefined): SafeHtml {
   if (invoice.status === 'paid') {
     const date = formatDate(invoice.paidAt ?? invoice.createdAt, lang, 'long')
-    return html`<p class="invoice-status invoice-status-paid" id="invoice-status" role="status">
+    return markup`<p class="invoice-status invoice-status-paid" id="invoice-status" role="status">
       ${icons.check}<span>${m(lang, 'paid_note', { date })}</span>
     </p>`
   }
   if (invoice.status === 'expired' || invoice.status === 'cancelled') {
-    return html`<p class="invoice-status" id="invoice-status" role="status">
+    return markup`<p class="invoice-status" id="invoice-status" role="status">
       ${icons.alert}<span
         >${m(lang, invoice.status === 'expired' ? 'expired_note' : 'cancelled_note')}</span
       >
@@ -100,29 +99,29 @@ function statusBox(lang: Lang, invoice: Invoice, returnedStatus: string | undefi
     returnedStatus === 'expired' ||
     returnedStatus === 'cancelled'
   ) {
-    return html`<div class="alert" id="invoice-alert" role="alert">
+    return markup`<div class="alert" id="invoice-alert" role="alert">
       ${icons.alert}<span>${m(lang, 'failed_note')}</span>
     </div>`
   }
   if (returnedStatus === 'pending' || returnedStatus === 'pending_3ds') {
-    return html`<p class="invoice-status" id="invoice-status" role="status">
+    return markup`<p class="invoice-status" id="invoice-status" role="status">
       ${icons.clock}<span>${m(lang, 'pending_note')}</span>
     </p>`
   }
-  return html``
+  return markup``
 }
 
 function linesTable(lang: Lang, invoice: Invoice): SafeHtml {
   const rows = invoice.lineItems.map(
     (l) =>
-      html`<tr>
+      markup`<tr>
         <td>${l.name}</td>
         <td>${formatNumber(l.qty, lang)}</td>
         <td>${formatMoney(l.unitPriceMinor, lang)}</td>
         <td>${formatMoney(l.lineTotalMinor, lang)}</td>
       </tr>`,
   )
-  return html`<table class="invoice-lines" id="invoice-lines">
+  return markup`<table class="invoice-lines" id="invoice-lines">
     <caption class="sr-only">
       ${m(lang, 'lines_caption')}
     </caption>
@@ -147,7 +146,7 @@ function linesTable(lang: Lang, invoice: Invoice): SafeHtml {
 }
 
 function fact(label: string, value: string, id: string): SafeHtml {
-  return html`<div>
+  return markup`<div>
     <dt>${label}</dt>
     <dd id="${id}">${value}</dd>
   </div>`
@@ -158,7 +157,7 @@ export function invoicePage(p: PageInput): string {
   const { invoice, merchantName } = p.view
   const payable = PAYABLE.has(invoice.status)
   const hash = encodeURIComponent(p.publicHash)
-  const content = html`<div class="checkout">
+  const content = markup`<div class="checkout">
       <section class="summary" aria-labelledby="summary-heading">
         <div class="merchant">
           <span class="merchant-mark" aria-hidden="true">${initial(merchantName)}</span>
@@ -185,10 +184,10 @@ export function invoicePage(p: PageInput): string {
           ${invoice.dueDate ? fact(m(lang, 'due_date'), formatDate(invoice.dueDate, lang, 'long'), 'due-value') : ''}
           ${payable && invoice.expiresAt ? fact(m(lang, 'expires_at'), formatDate(invoice.expiresAt, lang, 'long'), 'expires-value') : ''}
         </dl>
-        ${invoice.notes ? html`<p class="invoice-notes">${invoice.notes}</p>` : ''}
+        ${invoice.notes ? markup`<p class="invoice-notes">${invoice.notes}</p>` : ''}
         ${
           payable
-            ? html`<form class="invoice-pay-form" method="post" action="/invoice/${hash}/pay">
+            ? markup`<form class="invoice-pay-form" method="post" action="/invoice/${hash}/pay">
                 <button type="submit" class="primary-button" id="pay-button">
                   ${icons.lock}<span class="button-label">${m(lang, 'pay')}</span>
                 </button>

@@ -1,6 +1,6 @@
 // The ledger module's public surface. Other modules import only this file.
-export { apportionCapture, commissionRefundFor, PLATFORM_OWNER_ID } from './ledger.postings.ts'
-export type { OwnerApportionment, Share } from './ledger.postings.ts'
+export { apportionCapture, commissionRefundFor } from './ledger.postings.ts'
+export type { Share } from './ledger.postings.ts'
 export {
   allPaymentsLedgerTotals,
   balancesFor,
@@ -21,5 +21,3 @@ export {
   settleReserveCredit,
 } from './ledger.service.ts'
 export type { LegView, OwnerBalance, PaymentLedgerTotals, ReserveCredit } from './ledger.service.ts'
-export type { AccountType, Direction, EntryKind, OwnerType } from './ledger.table.ts'
-export type { LedgerErrorCode } from './ledger.errors.ts'

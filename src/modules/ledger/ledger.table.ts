@@ -80,7 +80,6 @@ export interface LedgerTables {
 }
 
 export type LedgerEntryRow = Selectable<LedgerEntriesTable>
-export type LedgerLegRow = Selectable<LedgerLegsTable>
 export type NewLedgerAccount = Insertable<LedgerAccountsTable>
 export type NewLedgerEntry = Insertable<LedgerEntriesTable>
 export type NewLedgerLeg = Insertable<LedgerLegsTable>

@@ -1,14 +1,11 @@
 // The merchants module's public surface. Other modules import only this file.
 export {
-  KYC_STATUSES,
-  DEFAULT_PAYOUT_LIMITS,
   assertKycApproved,
   countMerchants,
   createMerchant,
   createStore,
   createStoreKey,
   createSubmerchant,
-  defaultPricing,
   findSubmerchantIds,
   findUsableKey,
   getMerchant,
@@ -24,17 +21,8 @@ export {
   setKycStatus,
   verifyDashboardLogin,
 } from './merchants.service.ts'
-export type {
-  AuthKey,
-  CommissionInput,
-  ApiKeySummary,
-  CreatedMerchant,
-  DashboardUser,
-  IssuedKey,
-  Merchant,
-  PayoutLimits,
-} from './merchants.service.ts'
-export type { KycStatus, Pricing, SubjectScope } from './merchants.table.ts'
+export type { AuthKey, ApiKeySummary, IssuedKey, PayoutLimits } from './merchants.service.ts'
+export type { Pricing } from './merchants.table.ts'
 export {
   DASHBOARD_ROLES,
   addDashboardMember,
@@ -54,4 +42,3 @@ export type { DashboardMember, DashboardRole } from './dashboard-users.service.t
 export { merchantsRoutes } from './merchants.http.ts'
 export { KycStatusSchema } from './merchants.schemas.ts'
 export { listStores } from './stores.service.ts'
-export type { StoreSummary } from './stores.service.ts'

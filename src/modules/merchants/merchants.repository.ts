@@ -69,15 +69,6 @@ export function findOldestMerchant(db: Db): Promise<MerchantRow | undefined> {
   return db.selectFrom('merchants').selectAll().orderBy('created_at').limit(1).executeTakeFirst()
 }
 
-export function findStoresByMerchant(db: Db, merchantId: string): Promise<StoreRow[]> {
-  return db
-    .selectFrom('stores')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .orderBy('created_at')
-    .execute()
-}
-
 export function findStoreById(
   db: Db,
   merchantId: string,

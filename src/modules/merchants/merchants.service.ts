@@ -59,23 +59,6 @@ export async function reencryptApiKeySecrets(
   )
 }
 
-export const KYC_STATUSES: readonly KycStatus[] = [
-  'none',
-  'pending',
-  'approved',
-  'rejected',
-  'suspended',
-  'expired',
-]
-
-/** CONTRACT.md default: 249 bps + 25 kuruş for one installment, +100 bps per extra one. */
-export function defaultPricing(): Pricing {
-  return {
-    rateBpsByInstallment: Array.from({ length: 12 }, (_, i) => 249 + 100 * i),
-    fixedMinor: 25,
-  }
-}
-
 export interface CommissionInput {
   rateBps?: number
   fixedMinor?: number

@@ -1,16 +1,5 @@
 // Payouts: bulk payout drafts, submerchant payouts, their rail lifecycle, settlement of
 // captured funds, and the balance view. Other modules import only this file.
-export { payoutsRoutes, payoutJson } from './payouts.http.ts'
+export { payoutsRoutes } from './payouts.http.ts'
 export { payoutsJobs, payoutsReconcilers } from './payouts.jobs.ts'
-export { approveDraft, cancelDraft, createDraft, getDraft } from './drafts.service.ts'
-export type { ApprovedDraft, Draft, DraftReportRow } from './drafts.service.ts'
-export {
-  createSubmerchantPayout,
-  getBalances,
-  getPayout,
-  listPayouts,
-  processPayout,
-} from './payouts.service.ts'
-export type { Payout, PayoutCaller } from './payouts.service.ts'
-export { settleFunds } from './settlement.service.ts'
-export type { PayoutRail, PayoutStatus } from './payouts.table.ts'
+export { processPayout } from './payouts.service.ts'

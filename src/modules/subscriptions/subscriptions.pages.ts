@@ -8,7 +8,7 @@ import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
-import { html, type SafeHtml } from '../../platform/web/html.ts'
+import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import {
   LANG_COOKIE,
   LANGS,
@@ -22,7 +22,9 @@ import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
 import { getPortalView, type PortalView } from './portal.service.ts'
-import type { IntervalUnit, SubscriptionStatus } from './subscriptions.table.ts'
+
+type IntervalUnit = PortalView['subscription']['intervalUnit']
+type SubscriptionStatus = PortalView['subscription']['status']
 
 // The buyer's subscription page, /subscription/{publicHash}: the plan, the next charge and
 // the card, with a cancel button (at the end of the paid period) and an update-card button
@@ -95,8 +97,8 @@ function dateRow(lang: Lang, v: PortalView['subscription']): SafeHtml {
       : v.status === 'trialing'
         ? m(lang, 'first_charge')
         : m(lang, 'next_charge')
-  if (v.status === 'cancelled' || v.status === 'expired') return html``
-  return html`<div>
+  if (v.status === 'cancelled' || v.status === 'expired') return markup``
+  return markup`<div>
     <dt id="next-charge-label">${label}</dt>
     <dd id="next-charge">${when}</dd>
   </div>`
@@ -112,13 +114,13 @@ function notes(lang: Lang, p: PageInput): SafeHtml {
       : p.cardUpdated
         ? m(lang, 'card_updated')
         : ''
-  return html`<p class="portal-note" id="portal-status" role="status">${text}</p>`
+  return markup`<p class="portal-note" id="portal-status" role="status">${text}</p>`
 }
 
 /** A past-due subscription asks for a new card (a static notice, not an alert). */
 function warning(lang: Lang, p: PageInput): SafeHtml {
-  if (p.view.subscription.status !== 'past_due' || p.cardUpdated) return html``
-  return html`<p class="portal-warning" id="portal-warning">
+  if (p.view.subscription.status !== 'past_due' || p.cardUpdated) return markup``
+  return markup`<p class="portal-warning" id="portal-warning">
     ${icons.alert}<span>${m(lang, 'past_due_note')}</span>
   </p>`
 }
@@ -128,7 +130,7 @@ export function subscriptionPage(p: PageInput): string {
   const s = view.subscription
   const ended = s.status === 'cancelled' || s.status === 'expired'
   const canCancel = !ended && !s.cancelAtPeriodEnd
-  const content = html`<div class="checkout">
+  const content = markup`<div class="checkout">
       <section class="summary" aria-labelledby="summary-heading">
         <div class="merchant">
           <span class="merchant-mark" aria-hidden="true">${initial(view.merchantName)}</span>
@@ -141,7 +143,7 @@ export function subscriptionPage(p: PageInput): string {
           <span class="amount-label">${intervalLabel(lang, s.intervalUnit, s.intervalCount)}</span
           ><span class="amount">${formatMoney(s.amountMinor, lang)}</span>
         </h1>
-        ${s.description ? html`<p class="description">${s.description}</p>` : ''}
+        ${s.description ? markup`<p class="description">${s.description}</p>` : ''}
       </section>
       <section class="panel" aria-labelledby="details-heading">
         <h2 id="details-heading" class="panel-title">
@@ -163,11 +165,11 @@ export function subscriptionPage(p: PageInput): string {
         ${
           ended
             ? ''
-            : html`<div class="portal-actions">
+            : markup`<div class="portal-actions">
                 <button type="button" class="primary-button" id="update-card-button">
                   ${icons.card}<span class="button-label">${m(lang, 'update_card')}</span>
                 </button>
-                ${canCancel ? html`<button type="button" class="portal-cancel-button" id="cancel-button"><span class="button-label">${m(lang, 'cancel')}</span></button>` : ''}
+                ${canCancel ? markup`<button type="button" class="portal-cancel-button" id="cancel-button"><span class="button-label">${m(lang, 'cancel')}</span></button>` : ''}
               </div>`
         }
       </section>

@@ -321,14 +321,3 @@ export function findChargePage(
   }
   return query.orderBy('cycle_number', 'desc').orderBy('attempt', 'desc').limit(q.limit).execute()
 }
-
-/** How many rows are due now (the bench's stop condition; tests' probes). */
-export async function countDueSubscriptions(db: Db, now: Date): Promise<number> {
-  const row = await db
-    .selectFrom('subscriptions')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', 'in', CHARGEABLE)
-    .where('next_charge_at', '<=', now)
-    .executeTakeFirstOrThrow()
-  return row.n
-}

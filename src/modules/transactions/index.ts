@@ -2,12 +2,5 @@
 export { transactionsRoutes } from './transactions.http.ts'
 export { transactionsJobs, transactionsReconcilers } from './transactions.jobs.ts'
 export { listTransactions, getTransaction, getTransactionLedger } from './transactions.service.ts'
-export type { TransactionDetail, TransactionListItem } from './transactions.service.ts'
-export {
-  createExport,
-  getExport,
-  buildExport,
-  openExportDownload,
-  reconcileExports,
-} from './exports.service.ts'
-export type { ExportView } from './exports.service.ts'
+export type { TransactionDetail } from './transactions.service.ts'
+export { createExport, getExport, buildExport, openExportDownload } from './exports.service.ts'

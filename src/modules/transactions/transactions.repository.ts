@@ -35,15 +35,6 @@ export function findExportByKey(
     .executeTakeFirst()
 }
 
-/** Jobs carry the id only; the merchant comes from the row. */
-export function findExportForJob(db: Db, exportId: string): Promise<ExportRow | undefined> {
-  return db
-    .selectFrom('transaction_exports')
-    .selectAll()
-    .where('id', '=', exportId)
-    .executeTakeFirst()
-}
-
 // Advisory locks live in (namespace, key) pairs; this namespace is the exports' own.
 const EXPORT_LOCK_NAMESPACE = 0x4558504f // 'EXPO'
 

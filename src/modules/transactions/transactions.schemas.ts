@@ -5,7 +5,7 @@ const Currency = Type.Literal('TRY')
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()])
 
-const PaymentStatus = Type.Union(
+export const PaymentStatus = Type.Union(
   [
     Type.Literal('pending'),
     Type.Literal('pending_3ds'),

@@ -17,7 +17,6 @@ import { transactionsError } from './transactions.errors.ts'
 // The transactions read model: lists, details and ledger legs of payments, read through the
 // payments and ledger modules' public functions (this module owns no payment SQL).
 
-export const LIST_LIMIT_DEFAULT = 20
 export const LIST_LIMIT_MAX = 100
 
 /** Filters shared by the list and exports; dates already parsed, all optional. */

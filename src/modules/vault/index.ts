@@ -10,14 +10,11 @@ export {
   tokenizeCard,
 } from './vault.service.ts'
 export type {
-  AuditRow,
-  CardTokenInfo,
   CardTokenView,
   DetokenizeCaller,
   DetokenizedCard,
   RotationReport,
-  TokenizeCardInput,
 } from './vault.service.ts'
-export { brandByPrefix, cardKindOf, luhnValid } from './cards.ts'
-export type { CardBrand, CardKind, CardType } from './cards.ts'
+export { cardKindOf, luhnValid } from './cards.ts'
+export type { CardBrand, CardType } from './cards.ts'
 export { vaultRoutes } from './vault.http.ts'

@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
-import type { CardAccessRow, CardTokenRow, NewCardAccess, NewCardToken } from './vault.table.ts'
+import type { CardAccessRow, CardTokenRow, NewCardToken } from './vault.table.ts'
 
 export async function insertCardToken(db: Db, row: NewCardToken): Promise<void> {
   await db.insertInto('vault_card_tokens').values(row).execute()
@@ -87,10 +87,6 @@ export async function updateCardTokenRevoked(tx: Tx, id: string): Promise<void> 
     .where('id', '=', id)
     .where('status', '=', 'active')
     .execute()
-}
-
-export async function insertCardAccess(tx: Tx, row: NewCardAccess): Promise<void> {
-  await tx.insertInto('vault_card_access').values(row).execute()
 }
 
 export interface CardAccessPageQuery {

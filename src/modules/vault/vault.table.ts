@@ -46,4 +46,3 @@ export interface VaultTables {
 export type CardTokenRow = Selectable<VaultCardTokensTable>
 export type NewCardToken = Insertable<VaultCardTokensTable>
 export type CardAccessRow = Selectable<VaultCardAccessTable>
-export type NewCardAccess = Insertable<VaultCardAccessTable>

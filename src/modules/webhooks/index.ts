@@ -16,4 +16,3 @@ export {
   redeliver,
   rotateEndpointSecret,
 } from './webhooks.service.ts'
-export type { Delivery, Endpoint } from './webhooks.service.ts'

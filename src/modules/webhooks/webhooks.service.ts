@@ -18,7 +18,6 @@ import type { DeliveryRow, DeliveryStatus, EndpointRow, EndpointStatus } from '.
 // delivery.service.ts.
 
 export const ENDPOINTS_PER_STORE_MAX = 16
-export const EVENT_TYPES_PER_ENDPOINT_MAX = 50
 // A rotated-out secret keeps signing this long, so receivers can switch without a gap.
 export const SECRET_ROTATION_GRACE_MS = 24 * 60 * 60 * 1000
 const EVENT_TYPE = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/

@@ -14,19 +14,24 @@ import { LANGS, t, type Lang } from './i18n.ts'
 // no page snapshots in localStorage (a page may have shown a secret).
 
 const require = createRequire(import.meta.url)
-const fromPackage = (spec: string) => pathToFileURL(require.resolve(spec))
 
 /** The app pages' files, served under `prefix` by whoever mounts the app. */
 export function appAssets(prefix: string): AssetRegistry {
   return assetRegistry(prefix, {
     'app.css': { file: new URL('assets/app.css', import.meta.url), contentType: CONTENT_TYPES.css },
     'app.js': { file: new URL('assets/app.js', import.meta.url), contentType: CONTENT_TYPES.js },
-    'uplot.css': { file: fromPackage('uplot/dist/uPlot.min.css'), contentType: CONTENT_TYPES.css },
+    'uplot.css': {
+      file: pathToFileURL(require.resolve('uplot/dist/uPlot.min.css')),
+      contentType: CONTENT_TYPES.css,
+    },
     'uplot.js': {
-      file: fromPackage('uplot/dist/uPlot.iife.min.js'),
+      file: pathToFileURL(require.resolve('uplot/dist/uPlot.iife.min.js')),
       contentType: CONTENT_TYPES.js,
     },
-    'htmx.js': { file: fromPackage('htmx.org/dist/htmx.min.js'), contentType: CONTENT_TYPES.js },
+    'htmx.js': {
+      file: pathToFileURL(require.resolve('htmx.org/dist/htmx.min.js')),
+      contentType: CONTENT_TYPES.js,
+    },
     'favicon.svg': {
       file: new URL('../../pages/favicon.svg', import.meta.url),
       contentType: CONTENT_TYPES.svg,

@@ -59,6 +59,3 @@ export function jsonForScript(value: unknown): SafeHtml {
     .replace(/\u2029/g, '\\u2029')
   return new SafeHtml(text)
 }
-
-/** The same tag under its older name (other pages import it as `html`). */
-export const html = markup
