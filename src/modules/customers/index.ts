@@ -7,5 +7,10 @@ export {
   listCustomers,
 } from './customers.service.ts'
 export type { Customer } from './customers.service.ts'
-export { attachCardToCustomer, getDefaultCard } from './customer-cards.service.ts'
+export {
+  attachCardToCustomer,
+  detachCard,
+  getDefaultCard,
+  listCards,
+} from './customer-cards.service.ts'
 export type { CustomerCard } from './customer-cards.service.ts'

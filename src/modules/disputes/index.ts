@@ -5,6 +5,10 @@ export {
   acceptChargeback,
   reverseChargeback,
   listChargebacks,
+  listMerchantChargebacks,
+  getChargeback,
+  evidenceDueBy,
+  EVIDENCE_DAYS,
   countChargebacks,
   openChargebackFigures,
 } from './disputes.service.ts'

@@ -2,7 +2,14 @@
 // captured funds, and the balance view. Other modules import only this file.
 export { payoutsRoutes, payoutJson } from './payouts.http.ts'
 export { payoutsJobs, payoutsReconcilers } from './payouts.jobs.ts'
-export { approveDraft, cancelDraft, createDraft, getDraft } from './drafts.service.ts'
+export {
+  approveDraft,
+  cancelDraft,
+  createDraft,
+  getDraft,
+  listRecentDrafts,
+} from './drafts.service.ts'
+export { DRAFT_CSV_COLUMNS, parseDraftCsv } from './drafts-csv.ts'
 export type { ApprovedDraft, Draft, DraftReportRow } from './drafts.service.ts'
 export {
   createSubmerchantPayout,
@@ -13,4 +20,4 @@ export {
 } from './payouts.service.ts'
 export type { Payout, PayoutCaller } from './payouts.service.ts'
 export { settleFunds } from './settlement.service.ts'
-export type { PayoutRail, PayoutStatus } from './payouts.table.ts'
+export type { DraftStatus, PayoutRail, PayoutStatus } from './payouts.table.ts'

@@ -31,3 +31,4 @@ export {
 } from './renewals.service.ts'
 export { addInterval, cycleDueAt } from './calendar.ts'
 export type { Subscription, SubscriptionCharge } from './subscription-view.ts'
+export type { SubscriptionStatus } from './subscriptions.table.ts'
