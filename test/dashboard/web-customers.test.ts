@@ -127,6 +127,11 @@ test('removing a saved card: support may, viewer and finance may not, CSRF is re
   assert.match(textOf(after.text, 'cards-table') ?? '', /Kayıt yok/)
   assert.match(after.text, /role="status"[\s\S]*Kart silindi/)
   assert.deepEqual(await cardsOf(m, customerId), [])
+  // The same form sent again (a second click): the reason on the customer's page, not a 5xx.
+  const twice = await support.submit(path, {}, after)
+  assert.equal(twice.status, 404)
+  assert.match(twice.text, /role="alert"/)
+  assert.match(twice.text, /Kayıtlı kartlar/)
   const log = await auditText(await signedIn(h, m))
   assert.ok(log.includes('customer.card_remove') && log.includes(customerId))
 })

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Deps } from '../../database.ts'
+import type { AppError } from '../../platform/errors.ts'
 import {
   badge,
   dataTable,
@@ -117,7 +118,7 @@ async function listPage(deps: Deps, ctx: PageContext) {
   })
 }
 
-async function detailPage(deps: Deps, ctx: PageContext, id: string) {
+async function detailPage(deps: Deps, ctx: PageContext, id: string, problem?: AppError) {
   const { lang } = ctx
   const { merchantId } = ctx.member
   // getCustomer is the API's read: another merchant's id is its 404.
@@ -227,6 +228,9 @@ async function detailPage(deps: Deps, ctx: PageContext, id: string) {
     section: 'customers',
     headingAside: markup`<a class="button button-secondary" href="${BASE}/customers">${t(lang, 'dash_cus_back')}</a>`,
     content,
+    ...(problem
+      ? { status: problem.status, flash: { kind: 'error', text: refusalText(lang, problem) } }
+      : {}),
   })
 }
 
@@ -244,8 +248,12 @@ export function customersPages(deps: Deps): FastifyPluginAsync {
       const ctx = allow(deps, request, reply, 'customers.manage')
       const id = idParam(request)
       const cardId = idParam(request, 'cardId')
+      // Another merchant's (or no) customer is the 404 page, as in the API.
+      await getCustomer(deps, ctx.member.merchantId, id)
       // The API's DELETE /v1/customers/{id}/cards/{cardId}: the token is revoked in the vault.
-      await detachCard(deps, ctx.member.merchantId, id, cardId)
+      const removed = await attempt(() => detachCard(deps, ctx.member.merchantId, id, cardId))
+      // A card removed already (a second click) or not this customer's: said on the page.
+      if (!removed.ok) return detailPage(deps, ctx, id, removed.error)
       await recordAuditEntry(deps, {
         merchantId: ctx.member.merchantId,
         actorId: ctx.member.userId,
