@@ -82,6 +82,67 @@ try {
   await pay(45_000, '4155650100416111', { capture: false })
   await pay(12_000, '4000000000000002')
   await client.request('POST', `/v1/payments/${featured}/refund`, { body: { amount: 20_000 } })
+  // Customers, subscriptions, invoices, chargebacks and payouts.
+  const made = async <T>(path: string, body: unknown): Promise<T> => {
+    const res = await client.request<T>('POST', path, { body })
+    if (res.status !== 201) throw new Error(`${path}: ${JSON.stringify(res.body)}`)
+    return res.body
+  }
+  const customer = await made<{ id: string }>('/v1/customers', {
+    externalId: 'musteri-1042',
+    email: 'ayse.yilmaz@example.com',
+    name: 'Ayşe Yılmaz',
+    phone: '+905321234567',
+  })
+  const cardToken = await made<{ cardToken: string }>('/v1/cards/tokens', {
+    cardNumber: '4155650100416111',
+    expMonth: 12,
+    expYear: 2030,
+    cvc: '123',
+    holderName: 'Ayşe Yılmaz',
+  })
+  await made(`/v1/customers/${customer.id}/cards`, {
+    cardToken: cardToken.cardToken,
+    isDefault: true,
+  })
+  const subscription = await made<{ id: string }>('/v1/subscriptions', {
+    storeId: merchant.storeId,
+    customerId: customer.id,
+    amountMinor: 14_900,
+    currency: 'TRY',
+    intervalCount: 1,
+    intervalUnit: 'month',
+    description: 'Aylık kitap kutusu',
+  })
+  const invoice = await made<{ id: string }>('/v1/invoices', {
+    storeId: merchant.storeId,
+    amountMinor: 28_100,
+    currency: 'TRY',
+    buyerName: 'Ayşe Yılmaz',
+    buyerEmail: 'ayse.yilmaz@example.com',
+    lineItems: [
+      { name: 'Roman', qty: 2, unitPriceMinor: 12_550, lineTotalMinor: 25_100 },
+      { name: 'Kargo', qty: 1, unitPriceMinor: 3_000, lineTotalMinor: 3_000 },
+    ],
+  })
+  const chargeback = await made<{ id: string }>(`/v1/sandbox/payments/${featured}/chargebacks`, {
+    amount: 30_000,
+    reasonCode: '4853',
+  })
+  await client.request('POST', '/v1/sandbox/reconcile', { body: {} })
+  const draft = await made<{ draftId: string }>('/v1/payout-drafts', {
+    storeId: merchant.storeId,
+    rows: [
+      {
+        rail: 'fast',
+        dest: 'TR330006100519786457841326',
+        holderName: 'Mehmet Demir',
+        amountMinor: 25_000,
+        currency: 'TRY',
+      },
+      { rail: 'eft', dest: 'TR00', holderName: 'Ali Veli', amountMinor: 10_000, currency: 'TRY' },
+    ],
+  })
   // Webhook endpoints are managed through the dashboard API (a dashboard user's JWT).
   const login = await fetch(`${base}/v1/dashboard/login`, {
     method: 'POST',
@@ -108,6 +169,15 @@ try {
       ['overview', '/dashboard'],
       ['payments', '/dashboard/payments'],
       ['payment', `/dashboard/payments/${featured}`],
+      ['customers', '/dashboard/customers'],
+      ['customer', `/dashboard/customers/${customer.id}`],
+      ['subscription', `/dashboard/subscriptions/${subscription.id}`],
+      ['invoice-new', '/dashboard/invoices/new'],
+      ['invoice', `/dashboard/invoices/${invoice.id}`],
+      ['chargebacks', '/dashboard/chargebacks'],
+      ['chargeback', `/dashboard/chargebacks/${chargeback.id}`],
+      ['payouts', '/dashboard/payouts'],
+      ['payout-draft', `/dashboard/payouts/drafts/${draft.draftId}`],
       ['developers', '/dashboard/developers'],
       ['team', '/dashboard/settings'],
       ['audit-log', '/dashboard/settings/audit-log'],

@@ -4,7 +4,9 @@
 // refund from the detail page (then the API's refundable amount), capture and void, a refused
 // action's alert, a forged POST without CSRF token, another merchant's payment as the 404
 // page, a viewer invited by email who cannot refund, TOTP enrolment and sign-in, sign-out,
-// the EN switch; and on every dashboard page at 360 and 1280 px: no page-level horizontal
+// the EN switch; one flow per section (find a customer, pause a subscription, create an
+// invoice with line items, accept a chargeback, upload a payout CSV and approve it); and on
+// every dashboard page at 360 and 1280 px: no page-level horizontal
 // scroll and no serious or critical axe violation. Runs once (PGlite): pages and the browser
 // do not depend on the database, which the web-*.test.ts files cover on both.
 // Method: playwright-core driving Debian's chromium against startTestApp; axe-core evaluated
@@ -17,7 +19,9 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { listMailbox } from '../../src/modules/mail/index.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { runsBackendIndependentChecks } from '../helpers/db.ts'
-import { CARDS, charge } from '../helpers/payments.ts'
+import { CARDS, charge, tokenize } from '../helpers/payments.ts'
+import { trIban } from '../payouts/_support.ts'
+import { createSubscription } from '../subscriptions/_support.ts'
 import { apiPayment, newDashboardMerchant, paidPayment, totpCode } from './_web.ts'
 
 const AXE_SOURCE = readFileSync(
@@ -339,6 +343,107 @@ if (runsBackendIndependentChecks()) {
       await page.waitForURL(/lang=tr/)
     })
 
+    // One flow per section, with data made through the API once the overview is checked.
+    const buyerEmail = `buyer-${crypto.randomUUID()}@example.com`
+    const section = { customerId: '', subscriptionId: '', invoiceId: '', chargebackId: '' }
+    let draftId = ''
+    await t.test('customers: find one by email, see the saved card', async () => {
+      const made = await m.client.request<{ id: string }>('POST', '/v1/customers', {
+        body: { email: buyerEmail, name: 'Ayşe Yılmaz', externalId: crypto.randomUUID() },
+      })
+      section.customerId = made.body.id
+      const attached = await m.client.request('POST', `/v1/customers/${made.body.id}/cards`, {
+        body: { cardToken: await tokenize(m.client, CARDS.frictionless), isDefault: true },
+      })
+      assert.equal(attached.status, 201)
+      await page.getByRole('link', { name: 'Müşteriler' }).click()
+      await page.getByRole('searchbox', { name: 'Ara' }).fill(buyerEmail)
+      await page.getByRole('button', { name: 'Filtrele' }).click()
+      await page.getByRole('link', { name: 'Ayşe Yılmaz' }).click()
+      await page.waitForURL(`${h.url}/dashboard/customers/${made.body.id}`)
+      assert.match(await page.locator('#cards-table').innerText(), /•••• 6111/)
+    })
+
+    await t.test('subscriptions: pause one from its page', async () => {
+      const sub = await createSubscription(m, section.customerId)
+      section.subscriptionId = sub.id
+      await page.goto(`${h.url}/dashboard/subscriptions/${sub.id}`)
+      await page.getByRole('button', { name: 'Duraklat' }).click()
+      await page.getByRole('status').getByText('Abonelik duraklatıldı.').waitFor()
+      const api = await m.client.request<{ status: string }>('GET', `/v1/subscriptions/${sub.id}`)
+      assert.equal(api.body.status, 'paused')
+    })
+
+    await t.test('invoices: create one with two line items', async () => {
+      await page.goto(`${h.url}/dashboard/invoices`)
+      await page.getByRole('link', { name: 'Yeni fatura' }).click()
+      await page.getByLabel('Alıcının e-postası').fill(buyerEmail)
+      const line = (n: number) => page.getByRole('group', { name: `Kalem ${String(n)}` })
+      await line(1).getByLabel('Ürün ya da hizmet').fill('Roman')
+      await line(1).getByLabel('Adet').fill('2')
+      await line(1).getByLabel('Birim fiyat (₺)').fill('125,50')
+      await line(2).getByLabel('Ürün ya da hizmet').fill('Kargo')
+      await line(2).getByLabel('Adet').fill('1')
+      await line(2).getByLabel('Birim fiyat (₺)').fill('30')
+      await page.getByRole('button', { name: 'Faturayı oluştur' }).click()
+      await page.getByRole('status').getByText('Fatura taslak olarak oluşturuldu.').waitFor()
+      assert.equal(await page.locator('#invoice-amount').innerText(), '₺281,00')
+      section.invoiceId = /inv_\w+/.exec(page.url())?.[0] ?? ''
+      const api = await m.client.request<{ amountMinor: number }>(
+        'GET',
+        `/v1/invoices/${section.invoiceId}`,
+      )
+      assert.equal(api.body.amountMinor, 28_100)
+    })
+
+    await t.test('chargebacks: accept one from its page', async () => {
+      const disputed = await paidPayment(m, 15_000)
+      const raised = await m.client.request<{ id: string }>(
+        'POST',
+        `/v1/sandbox/payments/${disputed.paymentId}/chargebacks`,
+        { body: {} },
+      )
+      assert.equal(raised.status, 201)
+      section.chargebackId = raised.body.id
+      await page.goto(`${h.url}/dashboard/chargebacks`)
+      await page.locator('#chargebacks-table tbody tr a').first().click()
+      await page.waitForURL(`${h.url}/dashboard/chargebacks/${raised.body.id}`)
+      await page.getByRole('button', { name: 'Kabul et' }).click()
+      await page.getByRole('status').getByText('Ters ibraz kabul edildi.').waitFor()
+      const api = await m.client.request<{ items: { status: string }[] }>(
+        'GET',
+        `/v1/payments/${disputed.paymentId}/chargebacks`,
+      )
+      assert.equal(api.body.items[0]?.status, 'accepted')
+    })
+
+    await t.test('payouts: a pasted CSV, its per-row report, approve', async () => {
+      // Settles the captures, so the merchant has an available balance to pay out of.
+      const settled = await m.client.request('POST', '/v1/sandbox/reconcile', { body: {} })
+      assert.equal(settled.status, 200)
+      await page.goto(`${h.url}/dashboard/payouts`)
+      await page.getByRole('link', { name: 'Toplu ödeme yükle' }).click()
+      await page
+        .getByLabel('CSV satırları')
+        .fill(
+          `rail,dest,holderName,amountMinor\nfast,${trIban('1111')},Ayşe Yılmaz,1500\neft,TR00,Ali Veli,100`,
+        )
+      await page.getByRole('button', { name: 'Yükle ve denetle' }).click()
+      await page
+        .getByRole('status')
+        .getByText('Taslak yüklendi: 2 satırın 1 tanesi geçerli.')
+        .waitFor()
+      assert.match(await page.locator('#report-table').innerText(), /Ali Veli/)
+      draftId = /drf_\w+/.exec(page.url())?.[0] ?? ''
+      await page.getByRole('button', { name: 'Onayla ve ₺15,00 öde' }).click()
+      await page.getByRole('status').getByText('Taslak onaylandı: 1 ödeme sıraya alındı.').waitFor()
+      const api = await m.client.request<{ items: { amountMinor: number }[] }>('GET', '/v1/payouts')
+      assert.deepEqual(
+        api.body.items.map((p) => p.amountMinor),
+        [1_500],
+      )
+    })
+
     // Every page of the dashboard, at both widths, with the owner's session.
     await t.test(
       'every dashboard page at 360 and 1280 px: no sideways scroll, axe clean',
@@ -359,12 +464,20 @@ if (runsBackendIndependentChecks()) {
           '/dashboard/settings/two-factor',
           '/dashboard/settings/audit-log',
           '/dashboard/customers',
+          `/dashboard/customers?q=${encodeURIComponent(buyerEmail)}`,
+          `/dashboard/customers/${section.customerId}`,
           '/dashboard/subscriptions',
+          `/dashboard/subscriptions/${section.subscriptionId}`,
           '/dashboard/invoices',
+          '/dashboard/invoices/new',
+          `/dashboard/invoices/${section.invoiceId}`,
           '/dashboard/payment-links',
           '/dashboard/chargebacks',
+          `/dashboard/chargebacks/${section.chargebackId}`,
           '/dashboard/reviews',
           '/dashboard/payouts',
+          '/dashboard/payouts/drafts/new',
+          `/dashboard/payouts/drafts/${draftId}`,
           '/dashboard/reports',
           '/dashboard/no-such-page',
         ]

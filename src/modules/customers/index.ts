@@ -6,5 +6,11 @@ export {
   getCustomer,
   listCustomers,
 } from './customers.service.ts'
-export { attachCardToCustomer, getDefaultCard } from './customer-cards.service.ts'
+export type { Customer } from './customers.service.ts'
+export {
+  attachCardToCustomer,
+  detachCard,
+  getDefaultCard,
+  listCards,
+} from './customer-cards.service.ts'
 export type { CustomerCard } from './customer-cards.service.ts'

@@ -9,11 +9,13 @@ import type { DashboardRole } from '../merchants/index.ts'
 export type Permission =
   /** See every page of the merchant's data (lists, details, logs, CSV exports). */
   | 'read'
-  /** Refund a captured payment. */
+  /** Refund a captured payment; accept a chargeback or mark it reversed (a refund-like call). */
   | 'payments.refund'
   /** Capture or void an authorization (money the merchant has not taken yet). */
   | 'payments.capture_void'
+  /** The customer relationship: remove saved cards, act on subscriptions and invoices. */
   | 'customers.manage'
+  /** Upload, approve and cancel payout drafts. */
   | 'payouts.manage'
   | 'reports.manage'
   | 'developers.keys'

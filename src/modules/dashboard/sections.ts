@@ -1,11 +1,16 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { Deps } from '../../database.ts'
 import type { MessageKey } from '../../platform/web/i18n.ts'
+import { chargebacksPages } from './chargebacks.pages.ts'
+import { customersPages } from './customers.pages.ts'
 import { developersPages } from './developers.pages.ts'
+import { invoicesPages } from './invoices.pages.ts'
 import { overviewPages } from './overview.pages.ts'
 import { paymentsPages } from './payments.pages.ts'
+import { payoutsPages } from './payouts.pages.ts'
 import { placeholderPages } from './placeholder.pages.ts'
 import { settingsPages } from './settings.pages.ts'
+import { subscriptionsPages } from './subscriptions.pages.ts'
 
 // THE list of the dashboard's sections: the navigation is drawn from it in this order, and
 // each section's pages are registered from it. Adding a section = one entry here plus its
@@ -27,13 +32,28 @@ function soon(id: string, label: MessageKey, path: string): Section {
 export const SECTIONS: readonly Section[] = [
   { id: 'overview', label: 'dash_nav_overview', href: '/dashboard', pages: overviewPages },
   { id: 'payments', label: 'dash_nav_payments', href: '/dashboard/payments', pages: paymentsPages },
-  soon('customers', 'dash_nav_customers', 'customers'),
-  soon('subscriptions', 'dash_nav_subscriptions', 'subscriptions'),
-  soon('invoices', 'dash_nav_invoices', 'invoices'),
+  {
+    id: 'customers',
+    label: 'dash_nav_customers',
+    href: '/dashboard/customers',
+    pages: customersPages,
+  },
+  {
+    id: 'subscriptions',
+    label: 'dash_nav_subscriptions',
+    href: '/dashboard/subscriptions',
+    pages: subscriptionsPages,
+  },
+  { id: 'invoices', label: 'dash_nav_invoices', href: '/dashboard/invoices', pages: invoicesPages },
   soon('payment-links', 'dash_nav_payment_links', 'payment-links'),
-  soon('chargebacks', 'dash_nav_chargebacks', 'chargebacks'),
+  {
+    id: 'chargebacks',
+    label: 'dash_nav_chargebacks',
+    href: '/dashboard/chargebacks',
+    pages: chargebacksPages,
+  },
   soon('reviews', 'dash_nav_reviews', 'reviews'),
-  soon('payouts', 'dash_nav_payouts', 'payouts'),
+  { id: 'payouts', label: 'dash_nav_payouts', href: '/dashboard/payouts', pages: payoutsPages },
   soon('reports', 'dash_nav_reports', 'reports'),
   {
     id: 'developers',

@@ -83,3 +83,36 @@ export function sumOpenChargebacks(
     .where('status', '=', 'received')
     .executeTakeFirst()
 }
+
+export function findChargebackById(
+  db: Db,
+  merchantId: string,
+  chargebackId: string,
+): Promise<ChargebackRow | undefined> {
+  return db
+    .selectFrom('chargebacks')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', chargebackId)
+    .executeTakeFirst()
+}
+
+export interface ChargebackPageQuery {
+  merchantId: string
+  status: ChargebackStatus | undefined
+  before: { createdAt: Date; id: string } | undefined
+  limit: number
+}
+
+/** The merchant's chargebacks, newest first (chargebacks_merchant_received_idx, 0280). */
+export function findChargebackPage(db: Db, q: ChargebackPageQuery): Promise<ChargebackRow[]> {
+  let query = db.selectFrom('chargebacks').selectAll().where('merchant_id', '=', q.merchantId)
+  if (q.status !== undefined) query = query.where('status', '=', q.status)
+  const { before } = q
+  if (before) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('received_at', 'id'), '<', eb.tuple(before.createdAt, before.id)),
+    )
+  }
+  return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute()
+}

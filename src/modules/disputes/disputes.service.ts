@@ -1,4 +1,5 @@
 import type { Deps, Tx } from '../../database.ts'
+import { keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
@@ -137,6 +138,57 @@ export function acceptChargeback(deps: Deps, merchantId: string, paymentId: stri
 /** Representment won: the received legs are undone. */
 export function reverseChargeback(deps: Deps, merchantId: string, paymentId: string, id: string) {
   return resolve(deps, merchantId, paymentId, id, 'reversed')
+}
+
+/** One chargeback of the merchant by its id (404 for another merchant's or none). */
+export async function getChargeback(deps: Deps, merchantId: string, id: string) {
+  const row = await repo.findChargebackById(deps.db, merchantId, id)
+  if (!row) throw disputesError('chargeback_not_found')
+  return toChargeback(row)
+}
+
+/**
+ * How long the merchant has to answer a chargeback (CONTRACT.md "Dispute evidence":
+ * received + 7 days). Until chargebacks store their own `evidenceDueBy`, it is worked out here,
+ * in one place.
+ */
+export const EVIDENCE_DAYS = 7
+
+export function evidenceDueBy(cb: Pick<Chargeback, 'receivedAt'>): Date {
+  return new Date(cb.receivedAt.getTime() + EVIDENCE_DAYS * 24 * 3600_000)
+}
+
+const CHARGEBACKS_CURSOR = keysetCursor('chargebacks', 'kurus/disputes/list')
+export const CHARGEBACKS_LIMIT_MAX = 100
+
+/** The merchant's chargebacks, newest first, in keyset pages (signed cursor). */
+export async function listMerchantChargebacks(
+  deps: Deps,
+  merchantId: string,
+  q: { status?: ChargebackStatus | undefined; limit: number; cursor?: string | undefined },
+): Promise<{ items: Chargeback[]; nextCursor: string | null }> {
+  const limit = Math.min(Math.max(1, Math.trunc(q.limit)), CHARGEBACKS_LIMIT_MAX)
+  const before =
+    q.cursor === undefined
+      ? undefined
+      : CHARGEBACKS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
+  // A list: the read pool.
+  const rows = await repo.findChargebackPage(deps.readDb, {
+    merchantId,
+    status: q.status,
+    before,
+    limit: limit + 1,
+  })
+  const page = rows.slice(0, limit)
+  const last = page.at(-1)
+  const nextCursor =
+    rows.length > limit && last
+      ? CHARGEBACKS_CURSOR.encode(deps.config.masterKey, merchantId, {
+          createdAt: last.received_at,
+          id: last.id,
+        })
+      : null
+  return { items: page.map(toChargeback), nextCursor }
 }
 
 export async function listChargebacks(

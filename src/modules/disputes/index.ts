@@ -1,3 +1,13 @@
 // Disputes: bank-raised chargebacks and their resolution.
 export { disputesRoutes, disputesSandboxRoutes } from './disputes.http.ts'
-export { listChargebacks, countChargebacks, openChargebackFigures } from './disputes.service.ts'
+export {
+  acceptChargeback,
+  reverseChargeback,
+  listChargebacks,
+  listMerchantChargebacks,
+  getChargeback,
+  evidenceDueBy,
+  countChargebacks,
+  openChargebackFigures,
+} from './disputes.service.ts'
+export type { Chargeback } from './disputes.service.ts'

@@ -3,4 +3,16 @@
 export { invoicesRoutes, invoicesPublicRoutes } from './invoices.http.ts'
 export { invoicePagesRoutes } from './invoices.pages.ts'
 export { invoicesReconcilers } from './invoices.jobs.ts'
-export { createPaidRenewalInvoice, reencryptInvoicePublicHashes } from './invoices.service.ts'
+export {
+  cancelInvoice,
+  createInvoice,
+  createPaidRenewalInvoice,
+  getInvoice,
+  listInvoices,
+  reencryptInvoicePublicHashes,
+  sendInvoice,
+} from './invoices.service.ts'
+export { merchantInvoicePdf } from './public.service.ts'
+export { invoiceUrl } from './invoice-view.ts'
+export type { Invoice } from './invoice-view.ts'
+export type { InvoiceStatus, LineItem } from './invoices.table.ts'

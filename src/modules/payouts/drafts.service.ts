@@ -244,6 +244,16 @@ export async function approveDraft(
   })
 }
 
+/** The merchant's latest drafts, newest first (at most `limit`, no paging: a short list). */
+export async function listRecentDrafts(
+  deps: Deps,
+  merchantId: string,
+  limit: number,
+): Promise<Draft[]> {
+  assert(Number.isInteger(limit) && limit >= 1 && limit <= 100, 'limit')
+  return (await repo.findRecentDrafts(deps.readDb, merchantId, limit)).map(draftRowToDraft)
+}
+
 /** draft → cancelled; cancelling a cancelled draft answers the same; an approved one is 409. */
 export async function cancelDraft(deps: Deps, merchantId: string, draftId: string) {
   return transact(deps.db, async (tx) => {

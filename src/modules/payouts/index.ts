@@ -2,4 +2,13 @@
 // captured funds, and the balance view. Other modules import only this file.
 export { payoutsRoutes } from './payouts.http.ts'
 export { payoutsJobs, payoutsReconcilers } from './payouts.jobs.ts'
-export { processPayout } from './payouts.service.ts'
+export {
+  approveDraft,
+  cancelDraft,
+  createDraft,
+  getDraft,
+  listRecentDrafts,
+} from './drafts.service.ts'
+export { DRAFT_CSV_COLUMNS, parseDraftCsv } from './drafts-csv.ts'
+export { getBalances, listPayouts, processPayout } from './payouts.service.ts'
+export type { DraftStatus, PayoutStatus } from './payouts.table.ts'

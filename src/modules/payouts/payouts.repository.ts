@@ -255,3 +255,15 @@ export async function lockPayoutOwner(tx: Tx, ownerKey: string): Promise<void> {
     tx,
   )
 }
+
+/** The merchant's latest drafts, newest first (the dashboard's Payouts page). */
+export function findRecentDrafts(db: Db, merchantId: string, limit: number): Promise<DraftRow[]> {
+  return db
+    .selectFrom('payout_drafts')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
+}

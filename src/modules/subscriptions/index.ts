@@ -10,3 +10,5 @@ export { subscriptionsJobs, subscriptionsReconcilers } from './subscriptions.job
 export { createSubscription } from './subscriptions.service.ts'
 export { renewDueSubscriptions, runQueuedCharge } from './renewals.service.ts'
 export { addInterval, cycleDueAt } from './calendar.ts'
+export type { Subscription } from './subscription-view.ts'
+export type { SubscriptionStatus } from './subscriptions.table.ts'

@@ -1,0 +1,421 @@
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { Deps } from '../../database.ts'
+import type { AppError } from '../../platform/errors.ts'
+import {
+  badge,
+  csrfInput,
+  dataTable,
+  facts,
+  postButton,
+  section,
+  selectField,
+  type BadgeTone,
+} from '../../platform/web/components.ts'
+import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
+import { markup, type SafeHtml } from '../../platform/web/html.ts'
+import { t, type Lang } from '../../platform/web/i18n.ts'
+import { recordAuditEntry } from '../audit/index.ts'
+import { assertKycApproved, getSubmerchant, listStores } from '../merchants/index.ts'
+import {
+  DRAFT_CSV_COLUMNS,
+  approveDraft,
+  cancelDraft,
+  createDraft,
+  getBalances,
+  getDraft,
+  listPayouts,
+  listRecentDrafts,
+  parseDraftCsv,
+  type DraftStatus,
+  type PayoutStatus,
+} from '../payouts/index.ts'
+import {
+  BASE,
+  allow,
+  attempt,
+  csrfToken,
+  refusalText,
+  renderPage,
+  redirect,
+  setFlash,
+  type PageContext,
+} from './dashboard.web.ts'
+import { formFields, queryFields } from './forms.ts'
+import { idParam, keysetPager } from './list-pages.ts'
+
+// /dashboard/payouts: balances of the merchant and of each submerchant, the payouts list
+// (status filter, keyset pages) and the latest drafts; /dashboard/payouts/drafts/new: a CSV
+// of payout rows pasted into a text area (no multipart in the stack yet; see
+// docs/dashboard.md) → /dashboard/payouts/drafts/{id}: the per-row report, Approve (needs an
+// approved KYC, as the API's route) and Cancel. All through the payouts module's createDraft /
+// getDraft / approveDraft / cancelDraft / listPayouts / getBalances, as the API.
+
+const PAGE_SIZE = 25
+const STATUSES: readonly PayoutStatus[] = ['pending', 'processing', 'paid', 'failed']
+const TONES: Readonly<Record<PayoutStatus, BadgeTone>> = {
+  pending: 'warning',
+  processing: 'info',
+  paid: 'success',
+  failed: 'danger',
+}
+const DRAFT_TONES: Readonly<Record<DraftStatus, BadgeTone>> = {
+  draft: 'info',
+  approved: 'success',
+  cancelled: 'neutral',
+}
+
+function payoutBadge(lang: Lang, status: PayoutStatus): SafeHtml {
+  return badge(t(lang, `dash_po_status_${status}`), TONES[status])
+}
+
+function draftBadge(lang: Lang, status: DraftStatus): SafeHtml {
+  return badge(t(lang, `dash_drf_status_${status}`), DRAFT_TONES[status])
+}
+
+async function ownerNames(deps: Deps, merchantId: string, ids: readonly string[]) {
+  const names = new Map<string, string>()
+  for (const id of new Set(ids)) {
+    const found = await attempt(() => getSubmerchant(deps, merchantId, id))
+    if (found.ok) names.set(id, found.value.name)
+  }
+  return names
+}
+
+async function mainPage(deps: Deps, ctx: PageContext) {
+  const { lang } = ctx
+  const { merchantId } = ctx.member
+  const query = queryFields(ctx.request)
+  const statusText = query.optional('status', 20)
+  const status = STATUSES.find((s) => s === statusText)
+  const cursor = query.optional('after', 2048)
+  const caller = { merchantId, submerchantId: null }
+  const [balances, drafts, result] = await Promise.all([
+    getBalances(deps, caller),
+    listRecentDrafts(deps, merchantId, 10),
+    attempt(() =>
+      listPayouts(deps, caller, { limit: PAGE_SIZE, status, ...(cursor ? { cursor } : {}) }),
+    ),
+  ])
+  const { items, nextCursor } = result.ok ? result.value : { items: [], nextCursor: null }
+  const names = await ownerNames(
+    deps,
+    merchantId,
+    balances.flatMap((b) => (b.ownerType === 'submerchant' ? [b.ownerId] : [])),
+  )
+  const money = (m: number) => formatMoney(m, lang)
+  const owner = (type: 'merchant' | 'submerchant', id: string) =>
+    type === 'merchant'
+      ? t(lang, 'dash_po_owner_merchant')
+      : markup`${names.get(id) ?? ''} <span class="mono">${id}</span>`
+  return renderPage(ctx, {
+    heading: t(lang, 'dash_nav_payouts'),
+    section: 'payouts',
+    ...(ctx.can('payouts.manage')
+      ? {
+          headingAside: markup`<a class="button button-primary" href="${BASE}/payouts/drafts/new">${t(lang, 'dash_drf_new')}</a>`,
+        }
+      : {}),
+    ...(result.ok
+      ? {}
+      : {
+          status: result.error.status,
+          flash: { kind: 'error', text: refusalText(lang, result.error) },
+        }),
+    content: markup`
+      ${section({
+        title: t(lang, 'dash_po_balances'),
+        id: 'balances-heading',
+        body: dataTable({
+          caption: t(lang, 'dash_po_balances'),
+          id: 'balances-table',
+          columns: [
+            { label: t(lang, 'dash_col_owner') },
+            { label: t(lang, 'dash_po_available'), numeric: true },
+            { label: t(lang, 'dash_po_reserved'), numeric: true },
+            { label: t(lang, 'dash_po_pending'), numeric: true },
+          ],
+          rows: balances.map((b) => [
+            owner(b.ownerType, b.ownerId),
+            money(b.availableMinor),
+            money(b.reserveMinor),
+            money(b.payoutPendingMinor),
+          ]),
+          empty: t(lang, 'dash_none'),
+        }),
+      })}
+      ${section({
+        title: t(lang, 'dash_drf_latest'),
+        id: 'drafts-heading',
+        body: dataTable({
+          caption: t(lang, 'dash_drf_latest'),
+          id: 'drafts-table',
+          columns: [
+            { label: t(lang, 'dash_col_created') },
+            { label: t(lang, 'dash_col_status') },
+            { label: t(lang, 'dash_drf_rows'), numeric: true },
+            { label: t(lang, 'dash_drf_valid_total'), numeric: true },
+          ],
+          rows: drafts.map((d) => [
+            markup`<a href="${BASE}/payouts/drafts/${d.id}">${formatDate(d.createdAt, lang, 'datetime')}</a>`,
+            draftBadge(lang, d.status),
+            `${formatNumber(d.validCount, lang)} / ${formatNumber(d.rowCount, lang)}`,
+            money(d.validTotalMinor),
+          ]),
+          empty: t(lang, 'dash_none'),
+        }),
+      })}
+      ${section({
+        title: t(lang, 'dash_po_list'),
+        id: 'payouts-heading',
+        body: markup`<form method="get" action="${BASE}/payouts" class="form-stack">
+            ${selectField({
+              name: 'status',
+              label: t(lang, 'dash_col_status'),
+              value: status,
+              options: [
+                { value: '', label: t(lang, 'dash_pay_all_statuses') },
+                ...STATUSES.map((s) => ({ value: s, label: t(lang, `dash_po_status_${s}`) })),
+              ],
+            })}
+            <div class="actions">
+              <button type="submit" class="button button-primary">${t(lang, 'dash_pay_apply')}</button>
+            </div>
+          </form>
+          ${dataTable({
+            caption: t(lang, 'dash_po_list'),
+            id: 'payouts-table',
+            columns: [
+              { label: t(lang, 'dash_col_created') },
+              { label: t(lang, 'dash_col_amount'), numeric: true },
+              { label: t(lang, 'dash_col_status') },
+              { label: t(lang, 'dash_po_holder') },
+              { label: t(lang, 'dash_po_dest') },
+              { label: t(lang, 'dash_po_rail') },
+            ],
+            rows: items.map((p) => [
+              formatDate(p.createdAt, lang, 'datetime'),
+              money(p.amountMinor),
+              payoutBadge(lang, p.status),
+              p.holderName,
+              markup`<span class="mono">${p.destMasked}</span>`,
+              p.rail.toUpperCase(),
+            ]),
+            empty: t(lang, 'dash_none'),
+          })}
+          ${keysetPager(lang, `${BASE}/payouts`, { status }, cursor, nextCursor)}`,
+      })}`,
+  })
+}
+
+async function newDraftPage(
+  deps: Deps,
+  ctx: PageContext,
+  input?: { storeId: string; csv: string },
+  problem?: AppError,
+) {
+  const { lang } = ctx
+  const stores = await listStores(deps, ctx.member.merchantId)
+  const example = `${DRAFT_CSV_COLUMNS.slice(0, 4).join(',')}\nfast,TR330006100519786457841326,Ayşe Yılmaz,150000`
+  return renderPage(ctx, {
+    heading: t(lang, 'dash_drf_new'),
+    section: 'payouts',
+    ...(problem
+      ? { status: problem.status, flash: { kind: 'error', text: refusalText(lang, problem) } }
+      : {}),
+    content: markup`<form method="post" action="${BASE}/payouts/drafts" class="panel form-stack" id="draft-form">
+      ${csrfInput(csrfToken(ctx.request, ctx.reply))}
+      ${selectField({
+        name: 'storeId',
+        label: t(lang, 'dash_inv_store'),
+        value: input?.storeId,
+        options: stores.map((s) => ({ value: s.id, label: s.name })),
+      })}
+      <div class="field">
+        <label for="f-csv">${t(lang, 'dash_drf_csv')}</label>
+        <textarea id="f-csv" name="csv" rows="10" required spellcheck="false" aria-describedby="f-csv-hint">${input?.csv ?? ''}</textarea>
+        <p class="hint" id="f-csv-hint">${t(lang, 'dash_drf_csv_hint', { columns: DRAFT_CSV_COLUMNS.join(', ') })}</p>
+      </div>
+      <pre class="mono example" aria-label="${t(lang, 'dash_drf_example')}">${example}</pre>
+      <div class="actions">
+        <button type="submit" class="button button-primary">${t(lang, 'dash_drf_upload')}</button>
+        <a class="button button-secondary" href="${BASE}/payouts">${t(lang, 'dash_cancel')}</a>
+      </div>
+    </form>`,
+  })
+}
+
+async function draftPage(deps: Deps, ctx: PageContext, id: string, problem?: AppError) {
+  const { lang } = ctx
+  const { draft, rows } = await getDraft(deps, ctx.member.merchantId, id)
+  const money = (m: number) => formatMoney(m, lang)
+  const token = csrfToken(ctx.request, ctx.reply)
+  const actions =
+    draft.status === 'draft' && ctx.can('payouts.manage')
+      ? markup`<div class="actions">
+          ${
+            draft.validCount > 0
+              ? postButton({
+                  action: `${BASE}/payouts/drafts/${draft.id}/approve`,
+                  csrfToken: token,
+                  label: t(lang, 'dash_drf_approve', { amount: money(draft.validTotalMinor) }),
+                  variant: 'primary',
+                })
+              : ''
+          }
+          ${postButton({
+            action: `${BASE}/payouts/drafts/${draft.id}/cancel`,
+            csrfToken: token,
+            label: t(lang, 'dash_drf_cancel'),
+            variant: 'danger',
+          })}
+        </div>
+        ${draft.invalidCount > 0 ? markup`<p class="hint">${t(lang, 'dash_drf_invalid_note')}</p>` : ''}`
+      : markup`<p class="muted">${t(lang, 'dash_pay_no_actions')}</p>`
+  return renderPage(ctx, {
+    heading: t(lang, 'dash_drf_title'),
+    section: 'payouts',
+    headingAside: markup`<a class="button button-secondary" href="${BASE}/payouts">${t(lang, 'dash_po_back')}</a>`,
+    ...(problem
+      ? { status: problem.status, flash: { kind: 'error', text: refusalText(lang, problem) } }
+      : {}),
+    content: markup`
+      ${section({
+        title: t(lang, 'dash_drf_summary'),
+        id: 'summary-heading',
+        body: facts([
+          [
+            t(lang, 'dash_col_status'),
+            markup`<span id="draft-status">${draftBadge(lang, draft.status)}</span>`,
+          ],
+          [t(lang, 'dash_drf_rows'), formatNumber(draft.rowCount, lang)],
+          [
+            t(lang, 'dash_drf_valid'),
+            markup`<span id="valid-count">${formatNumber(draft.validCount, lang)}</span>`,
+          ],
+          [
+            t(lang, 'dash_drf_invalid'),
+            markup`<span id="invalid-count">${formatNumber(draft.invalidCount, lang)}</span>`,
+          ],
+          [t(lang, 'dash_drf_valid_total'), money(draft.validTotalMinor)],
+          [t(lang, 'dash_col_created'), formatDate(draft.createdAt, lang, 'datetime')],
+          [t(lang, 'dash_drf_id'), markup`<span class="mono">${draft.id}</span>`],
+        ]),
+      })}
+      ${section({ title: t(lang, 'dash_pay_actions'), id: 'actions-heading', body: actions })}
+      ${section({
+        title: t(lang, 'dash_drf_report'),
+        id: 'report-heading',
+        body: dataTable({
+          caption: t(lang, 'dash_drf_report'),
+          id: 'report-table',
+          columns: [
+            { label: t(lang, 'dash_drf_line'), numeric: true },
+            { label: t(lang, 'dash_col_status') },
+            { label: t(lang, 'dash_po_holder') },
+            { label: t(lang, 'dash_po_dest') },
+            { label: t(lang, 'dash_col_amount'), numeric: true },
+            { label: t(lang, 'dash_drf_problems') },
+          ],
+          rows: rows.map((r) => [
+            // The CSV's line: the header is line 1.
+            formatNumber(r.index + 2, lang),
+            r.valid
+              ? badge(t(lang, 'dash_drf_row_ok'), 'success')
+              : badge(t(lang, 'dash_drf_row_bad'), 'danger'),
+            r.holderName ?? '—',
+            markup`<span class="mono">${r.destMasked ?? '—'}</span>`,
+            r.amountMinor === null ? '—' : money(r.amountMinor),
+            r.errors.length ? r.errors.join('; ') : '—',
+          ]),
+          empty: t(lang, 'dash_none'),
+        }),
+      })}`,
+  })
+}
+
+export function payoutsPages(deps: Deps): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/payouts', async (request, reply) =>
+      mainPage(deps, allow(deps, request, reply, 'read')),
+    )
+
+    app.get('/payouts/drafts/new', async (request, reply) =>
+      newDraftPage(deps, allow(deps, request, reply, 'payouts.manage')),
+    )
+
+    app.post('/payouts/drafts', async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'payouts.manage')
+      const { merchantId, userId } = ctx.member
+      const form = formFields(request)
+      const input = { storeId: form.text('storeId', 64), csv: form.text('csv', 400_001) }
+      const result = await attempt(async () =>
+        createDraft(deps, merchantId, { storeId: input.storeId, rows: parseDraftCsv(input.csv) }),
+      )
+      if (!result.ok) {
+        // Another merchant's store is the 404 page, as any of its ids.
+        if (result.error.status === 404) throw result.error
+        return newDraftPage(deps, ctx, input, result.error)
+      }
+      const draft = result.value
+      await recordAuditEntry(deps, {
+        merchantId,
+        actorId: userId,
+        action: 'payout_draft.create',
+        target: draft.id,
+        details: { rows: draft.rowCount, valid: draft.validCount },
+      })
+      setFlash(deps, reply, 'success', 'dash_done_drf_create', {
+        valid: draft.validCount,
+        rows: draft.rowCount,
+      })
+      return redirect(reply, `${BASE}/payouts/drafts/${draft.id}`)
+    })
+
+    app.get('/payouts/drafts/:id', async (request, reply) =>
+      draftPage(deps, allow(deps, request, reply, 'read'), idParam(request)),
+    )
+
+    const act = async (
+      ctx: PageContext,
+      id: string,
+      action: 'approve' | 'cancel',
+    ): Promise<FastifyReply> => {
+      const { merchantId, userId } = ctx.member
+      const result = await attempt(async () => {
+        if (action === 'cancel') {
+          const d = await cancelDraft(deps, merchantId, id)
+          return { status: d.status, payouts: 0 }
+        }
+        // As the API's route: money leaves the merchant, so KYC must be approved.
+        await assertKycApproved(deps, merchantId)
+        const approved = await approveDraft(deps, merchantId, id)
+        return { status: approved.status, payouts: approved.payoutIds.length }
+      })
+      if (!result.ok) {
+        if (result.error.status === 404) throw result.error
+        return draftPage(deps, ctx, id, result.error)
+      }
+      await recordAuditEntry(deps, {
+        merchantId,
+        actorId: userId,
+        action: `payout_draft.${action}`,
+        target: id,
+        details: result.value,
+      })
+      if (action === 'approve') {
+        setFlash(deps, ctx.reply, 'success', 'dash_done_drf_approve', {
+          count: result.value.payouts,
+        })
+      } else {
+        setFlash(deps, ctx.reply, 'success', 'dash_done_drf_cancel')
+      }
+      return redirect(ctx.reply, `${BASE}/payouts/drafts/${id}`)
+    }
+
+    for (const action of ['approve', 'cancel'] as const) {
+      app.post(`/payouts/drafts/:id/${action}`, async (request, reply) =>
+        act(allow(deps, request, reply, 'payouts.manage'), idParam(request), action),
+      )
+    }
+  }
+}
