@@ -7,7 +7,15 @@ export {
 } from './subscriptions.http.ts'
 export { subscriptionPagesRoutes } from './subscriptions.pages.ts'
 export { subscriptionsJobs, subscriptionsReconcilers } from './subscriptions.jobs.ts'
-export { createSubscription } from './subscriptions.service.ts'
+export {
+  cancelSubscription,
+  createSubscription,
+  getSubscription,
+  listSubscriptionCharges,
+  listSubscriptions,
+  pauseSubscription,
+  resumeSubscription,
+} from './subscriptions.service.ts'
 export { renewDueSubscriptions, runQueuedCharge } from './renewals.service.ts'
 export { addInterval, cycleDueAt } from './calendar.ts'
 export type { Subscription } from './subscription-view.ts'
