@@ -11,3 +11,9 @@ export {
   reconcileExports,
 } from './exports.service.ts'
 export type { ExportView } from './exports.service.ts'
+// Balance transactions and finance reports (issue 27; docs/reports.md).
+export { reportsRoutes, reportJson } from './reports.http.ts'
+export { listBalanceTransactionsPage } from './balance-transactions.service.ts'
+export type { BalanceCaller, BalanceTransactionFilters } from './balance-transactions.service.ts'
+export { createReport, getReport, listReports, openReportDownload } from './reports.service.ts'
+export type { ReportRequest, ReportType } from './reports.service.ts'
