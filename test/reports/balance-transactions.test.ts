@@ -442,6 +442,26 @@ test('reports: validation, 409 until ready, tenancy, and submerchant keys', asyn
     assert.equal(res.status, 404, path)
     assert.equal(res.body.code, 'SVC-RES-3301')
   }
+  // The SDK's methods: create, poll, download; an Idempotency-Key retry is the same report.
+  const viaSdk = await m.client.createReport(
+    { type: 'balance_summary', from, to, format: 'csv' },
+    { idempotencyKey: 'books-sdk-1' },
+  )
+  const again = await m.client.createReport(
+    { type: 'balance_summary', from, to, format: 'csv' },
+    { idempotencyKey: 'books-sdk-1' },
+  )
+  assert.equal(again.reportId, viaSdk.reportId)
+  await assert.rejects(m.client.downloadReport(viaSdk.reportId), /not ready/)
+  await ok(m.client, 'POST', '/v1/sandbox/reconcile')
+  assert.equal((await m.client.getReport(viaSdk.reportId)).status, 'ready')
+  const text = await m.client.downloadReport(viaSdk.reportId)
+  const summary = summaryOf(parseCsv(Buffer.from(text)))
+  assert.deepEqual([summary.opening, summary.closing], [0, 0])
+  const all = []
+  for await (const b of sub.client.balanceTransactions({ limit: 5 })) all.push(b)
+  assert.deepEqual(all, [])
+
   // A submerchant key reads its balance transactions but asks for no reports.
   const list = await sub.client.request('GET', '/v1/balance-transactions')
   assert.equal(list.status, 200)

@@ -29,6 +29,7 @@ import {
   settleReserveCredit,
   type BalanceOwner,
   type BalanceTransaction,
+  type PayoutHeader,
   type Share,
 } from '../../src/modules/ledger/index.ts'
 import { transact } from '../../src/platform/db/transaction.ts'
@@ -332,4 +333,211 @@ test('opening + activity = closing, Σ net = balance and payouts add up, over ra
     ),
     { numRuns: 8 },
   )
+})
+
+test('the worked example of docs/reports.md adds up to the kuruş', async (t) => {
+  const h = await startTestApp(t)
+  const db = h.deps.db
+  const m = await h.newMerchant()
+  const merchantId = m.merchantId
+  const owner: BalanceOwner = {
+    merchantId,
+    ownerType: 'merchant',
+    ownerId: merchantId,
+    settlementDelaySeconds: 86_400,
+  }
+  const hour = 3_600_000
+  const d1 = Date.UTC(2026, 0, 5) // any two days in the past
+  const d2 = d1 + 24 * hour
+  const d3 = d2 + 24 * hour
+  const at = (day: number, h24: number) => new Date(day + h24 * hour)
+  const shares = (gross: number): Share[] => [
+    { ownerType: 'merchant', ownerId: merchantId, grossMinor: gross },
+  ]
+  await transact(db, (tx) =>
+    postCapture(tx, {
+      merchantId,
+      paymentId: `pay_A${merchantId}`,
+      amount: 100_000,
+      commission: 2_515,
+      shares: shares(100_000),
+      at: at(d1, 10),
+    }),
+  )
+  await transact(db, (tx) =>
+    postCapture(tx, {
+      merchantId,
+      paymentId: `pay_B${merchantId}`,
+      amount: 50_000,
+      commission: 1_270,
+      shares: shares(50_000),
+      at: at(d1, 11),
+    }),
+  )
+  // The settlement reconciler at D2 10:00 and 11:00 (delay 1 day).
+  for (const hourOfD2 of [10, 11]) {
+    const now = at(d2, hourOfD2)
+    const page = await listUnsettledReserveCredits(db, undefined, 1000)
+    for (const credit of page.filter((c) => c.merchantId === merchantId)) {
+      if (credit.creditedAt.getTime() > now.getTime() - 24 * hour) continue
+      await transact(db, (tx) =>
+        settleReserveCredit(tx, {
+          merchantId,
+          entryId: credit.entryId,
+          ownerType: 'merchant',
+          ownerId: merchantId,
+          maturedBefore: new Date(now.getTime() - 24 * hour),
+          at: now,
+        }),
+      )
+    }
+  }
+  const commissionBack = commissionRefundFor(50_000, 1_270, 0, 20_000, 0)
+  assert.equal(commissionBack, 508)
+  await transact(db, (tx) =>
+    postRefund(tx, {
+      merchantId,
+      paymentId: `pay_B${merchantId}`,
+      refundId: `rfn_B${merchantId}`,
+      amount: 20_000,
+      commissionRefund: commissionBack,
+      previousRefundedMinor: 0,
+      previousCommissionRefundedMinor: 0,
+      paymentAmount: 50_000,
+      paymentCommission: 1_270,
+      shares: shares(50_000),
+      at: at(d2, 12),
+    }),
+  )
+  await transact(db, (tx) =>
+    postChargeback(tx, {
+      merchantId,
+      paymentId: `pay_A${merchantId}`,
+      chargebackId: `cbk_A${merchantId}`,
+      amount: 10_000,
+      previousChargedBackMinor: 0,
+      paymentAmount: 100_000,
+      shares: shares(100_000),
+      at: at(d2, 13),
+    }),
+  )
+  await transact(db, (tx) =>
+    postChargebackReversal(tx, { merchantId, chargebackId: `cbk_A${merchantId}`, at: at(d2, 14) }),
+  )
+  for (const [payoutId, amount, hourOfD2] of [
+    [`P1${merchantId}`, 100_000, 15],
+    [`P2${merchantId}`, 5_000, 16],
+  ] as const) {
+    await transact(db, (tx) =>
+      postPayoutCreated(tx, {
+        merchantId,
+        ownerType: 'merchant',
+        ownerId: merchantId,
+        payoutId,
+        amount,
+        at: at(d2, hourOfD2),
+      }),
+    )
+  }
+  await transact(db, (tx) =>
+    postPayoutPaid(tx, { merchantId, payoutId: `P1${merchantId}`, at: at(d2, 17) }),
+  )
+  await transact(db, (tx) =>
+    postPayoutFailed(tx, { merchantId, payoutId: `P2${merchantId}`, at: at(d2, 17) }),
+  )
+
+  const all = (await everyTransaction(h, owner)).reverse()
+  assert.deepEqual(
+    all.map((b) => [b.type, b.amount, b.fee, b.net, b.status]),
+    [
+      ['charge', 100_000, 2_515, 97_485, 'available'],
+      ['charge', 50_000, 1_270, 48_730, 'available'],
+      ['refund', -20_000, -508, -19_492, 'available'],
+      ['chargeback', -10_000, 0, -10_000, 'available'],
+      ['chargeback_reversal', 10_000, 0, 10_000, 'available'],
+      ['payout', -100_000, 0, -100_000, 'available'],
+      ['payout', -5_000, 0, -5_000, 'available'],
+      ['payout_failure', 5_000, 0, 5_000, 'available'],
+    ],
+  )
+  assert.deepEqual(
+    all.slice(0, 2).map((b) => b.availableOn.toISOString()),
+    [at(d2, 10).toISOString(), at(d2, 11).toISOString()],
+  )
+  assert.equal(sumNet(all), 26_723)
+  const balance = await ownerBalance(db, merchantId, 'merchant', merchantId)
+  assert.deepEqual([balance.reserveMinor, balance.availableMinor], [0, 26_723])
+
+  const day1 = await balanceSummary(db, owner, { from: new Date(d1), to: new Date(d2) })
+  const line = (s: typeof day1, type: string) => s.activity.find((a) => a.type === type)
+  assert.equal(day1.opening, 0)
+  assert.deepEqual(line(day1, 'charge'), {
+    type: 'charge',
+    count: 2,
+    amount: 150_000,
+    fee: 3_785,
+    net: 146_215,
+  })
+  assert.equal(day1.closing, 146_215)
+  const day2 = await balanceSummary(db, owner, { from: new Date(d2), to: new Date(d3) })
+  assert.equal(day2.opening, 146_215)
+  assert.deepEqual(
+    day2.activity.filter((a) => a.count > 0).map((a) => [a.type, a.count, a.amount, a.fee, a.net]),
+    [
+      ['refund', 1, -20_000, -508, -19_492],
+      ['chargeback', 1, -10_000, 0, -10_000],
+      ['chargeback_reversal', 1, 10_000, 0, 10_000],
+      ['payout', 2, -105_000, 0, -105_000],
+      ['payout_failure', 1, 5_000, 0, 5_000],
+    ],
+  )
+  assert.equal(day2.closing, 26_723)
+
+  const parts: [string, string, [string, number][]][] = []
+  for await (const batch of payoutBatches(db, owner, { from: new Date(d2), to: new Date(d3) })) {
+    for (const p of batch) {
+      const rows: [string, number][] = []
+      for await (const page of payoutAllocationBatches(db, owner, p)) {
+        for (const r of page) rows.push([r.transaction.sourceId, r.settled])
+      }
+      parts.push([p.payoutId, p.status, rows])
+    }
+  }
+  assert.deepEqual(parts, [
+    [
+      `P1${merchantId}`,
+      'paid',
+      [
+        [`pay_A${merchantId}`, 97_485],
+        [`pay_B${merchantId}`, 2_515],
+      ],
+    ],
+    [`P2${merchantId}`, 'failed', [[`pay_B${merchantId}`, 5_000]]],
+  ])
+
+  // P3 of the remaining 26,723 draws the refund, the chargeback, its reversal and the failure.
+  await transact(db, (tx) =>
+    postPayoutCreated(tx, {
+      merchantId,
+      ownerType: 'merchant',
+      ownerId: merchantId,
+      payoutId: `P3${merchantId}`,
+      amount: 26_723,
+      at: at(d2, 18),
+    }),
+  )
+  let p3: PayoutHeader | undefined
+  for await (const batch of payoutBatches(db, owner, { from: at(d2, 18) })) p3 = batch[0]
+  assert.ok(p3)
+  const p3Rows: [string, number][] = []
+  for await (const page of payoutAllocationBatches(db, owner, p3)) {
+    for (const r of page) p3Rows.push([r.transaction.type, r.settled])
+  }
+  assert.deepEqual(p3Rows, [
+    ['charge', 26_723],
+    ['refund', -5_000],
+    ['chargeback', -10_000],
+    ['chargeback_reversal', 10_000],
+    ['payout_failure', 5_000],
+  ])
 })

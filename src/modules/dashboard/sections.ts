@@ -5,6 +5,7 @@ import { developersPages } from './developers.pages.ts'
 import { overviewPages } from './overview.pages.ts'
 import { paymentsPages } from './payments.pages.ts'
 import { placeholderPages } from './placeholder.pages.ts'
+import { reportsPages } from './reports.pages.ts'
 import { settingsPages } from './settings.pages.ts'
 
 // THE list of the dashboard's sections: the navigation is drawn from it in this order, and
@@ -34,7 +35,7 @@ export const SECTIONS: readonly Section[] = [
   soon('chargebacks', 'dash_nav_chargebacks', 'chargebacks'),
   soon('reviews', 'dash_nav_reviews', 'reviews'),
   soon('payouts', 'dash_nav_payouts', 'payouts'),
-  soon('reports', 'dash_nav_reports', 'reports'),
+  { id: 'reports', label: 'dash_nav_reports', href: '/dashboard/reports', pages: reportsPages },
   {
     id: 'developers',
     label: 'dash_nav_developers',
