@@ -443,13 +443,14 @@ test('reports: validation, 409 until ready, tenancy, and submerchant keys', asyn
     assert.equal(res.body.code, 'SVC-RES-3301')
   }
   // The SDK's methods: create, poll, download; an Idempotency-Key retry is the same report.
+  const key = crypto.randomUUID()
   const viaSdk = await m.client.createReport(
     { type: 'balance_summary', from, to, format: 'csv' },
-    { idempotencyKey: 'books-sdk-1' },
+    { idempotencyKey: key },
   )
   const again = await m.client.createReport(
     { type: 'balance_summary', from, to, format: 'csv' },
-    { idempotencyKey: 'books-sdk-1' },
+    { idempotencyKey: key },
   )
   assert.equal(again.reportId, viaSdk.reportId)
   await assert.rejects(m.client.downloadReport(viaSdk.reportId), /not ready/)

@@ -16,6 +16,8 @@ export interface OwnerRef {
 export interface MovementRow {
   entry_id: string
   created_at: Date
+  /** created_at to the microsecond (a Date keeps milliseconds): the keyset position. */
+  created_key: string
   kind: string
   reference: string
   net: number
@@ -28,12 +30,13 @@ export interface MovementQuery {
   kinds?: readonly string[]
   otherThan?: readonly string[]
   /** Keyset position: rows strictly after it in the query's order. */
-  after?: { at: Date; entryId: string }
+  after?: { createdKey: string; entryId: string }
   order: 'asc' | 'desc'
   limit: number
 }
 
 const SIGNED = sql<number>`case when l.direction = 'CREDIT' then l.amount else -l.amount end`
+const CREATED_KEY = sql<string>`to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
 /**
  * One owner's balance movements, one row per entry whose net change of reserve + available
@@ -53,7 +56,8 @@ export function findOwnerMovements(db: Db, owner: OwnerRef, q: MovementQuery) {
         ? sql`and e.kind not in (${sql.join(q.otherThan)})`
         : sql``
   return sql<MovementRow>`
-    select l.entry_id, l.created_at, e.kind, e.reference, sum(${SIGNED})::bigint as net
+    select l.entry_id, l.created_at, ${CREATED_KEY} as created_key, e.kind, e.reference,
+           sum(${SIGNED})::bigint as net
       from ledger_legs l
       join ledger_entries e on e.id = l.entry_id
      where l.merchant_id = ${owner.merchantId}
@@ -62,7 +66,7 @@ export function findOwnerMovements(db: Db, owner: OwnerRef, q: MovementQuery) {
        and l.account_type in ('merchant_reserve', 'merchant_available')
        ${q.from !== undefined ? sql`and l.created_at >= ${q.from}` : sql``}
        ${q.to !== undefined ? sql`and l.created_at < ${q.to}` : sql``}
-       ${q.after !== undefined ? sql`and (l.created_at, l.entry_id) ${cmp} (${q.after.at}, ${q.after.entryId})` : sql``}
+       ${q.after !== undefined ? sql`and (l.created_at, l.entry_id) ${cmp} (${q.after.createdKey}::timestamptz, ${q.after.entryId})` : sql``}
        ${kinds}
      group by l.created_at, l.entry_id, e.kind, e.reference
     having sum(${SIGNED}) <> 0
@@ -248,7 +252,8 @@ export async function findOwnerMovementsOf(
 ): Promise<MovementRow[]> {
   if (entryIds.length === 0) return []
   const rows = await sql<MovementRow>`
-    select l.entry_id, l.created_at, e.kind, e.reference, sum(${SIGNED})::bigint as net
+    select l.entry_id, l.created_at, ${CREATED_KEY} as created_key, e.kind, e.reference,
+           sum(${SIGNED})::bigint as net
       from ledger_legs l
       join ledger_entries e on e.id = l.entry_id
      where l.merchant_id = ${owner.merchantId}

@@ -52,8 +52,10 @@ function kindsOf(type: BalanceTransactionType): { kinds?: string[]; otherThan?: 
 
 export interface BalanceTransaction {
   id: string
-  /** The journal entry it is derived from (keyset position with createdAt). */
+  /** The journal entry it is derived from. */
   entryId: string
+  /** Keyset position: createdAt to the microsecond, and the entry id. */
+  position: { createdKey: string; entryId: string }
   type: BalanceTransactionType
   /** Gross movement: net + fee. */
   amount: number
@@ -175,6 +177,7 @@ async function toBalanceTransactions(
     return {
       id: balanceTransactionId(r.entry_id, owner),
       entryId: r.entry_id,
+      position: { createdKey: r.created_key, entryId: r.entry_id },
       type: typeOfKind(r.kind),
       amount: net + fee,
       fee,
@@ -192,7 +195,7 @@ export interface BalanceTransactionQuery {
   from?: Date
   to?: Date
   type?: BalanceTransactionType
-  after?: { createdAt: Date; entryId: string }
+  after?: { createdKey: string; entryId: string }
   order?: 'asc' | 'desc'
   limit: number
 }
@@ -207,9 +210,7 @@ export async function listBalanceTransactions(
     ...(q.from !== undefined ? { from: q.from } : {}),
     ...(q.to !== undefined ? { to: q.to } : {}),
     ...(q.type !== undefined ? kindsOf(q.type) : {}),
-    ...(q.after !== undefined
-      ? { after: { at: q.after.createdAt, entryId: q.after.entryId } }
-      : {}),
+    ...(q.after !== undefined ? { after: q.after } : {}),
     order: q.order ?? 'desc',
     limit: q.limit,
   })
@@ -234,7 +235,7 @@ export async function* balanceTransactionBatches(
     if (page.length > 0) yield page
     const last = page.at(-1)
     if (page.length < batch || !last) return
-    after = { createdAt: last.createdAt, entryId: last.entryId }
+    after = last.position
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { keysetCursor } from '../../platform/cursor.ts'
+import { invalidCursorError, keysetCursor } from '../../platform/cursor.ts'
 import { validationError } from '../../platform/errors.ts'
 import {
   findPayout,
@@ -72,6 +72,20 @@ function ownerKeyOf(owner: BalanceOwner): string {
   return `${owner.merchantId}:${owner.ownerType}:${owner.ownerId}`
 }
 
+const CREATED_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
+
+/**
+ * The keyset position in a cursor's id: "<created_at to the microsecond>|<entry id>" (the
+ * cursor's own createdAt keeps milliseconds only, and ledger times may carry microseconds).
+ */
+function positionOf(id: string): { createdKey: string; entryId: string } {
+  const [createdKey = '', entryId = '', rest] = id.split('|')
+  if (!CREATED_KEY.test(createdKey) || entryId === '' || rest !== undefined) {
+    throw invalidCursorError()
+  }
+  return { createdKey, entryId }
+}
+
 function inFilters(t: BalanceTransaction, f: BalanceTransactionFilters): boolean {
   if (f.type !== undefined && t.type !== f.type) return false
   if (f.from !== undefined && t.createdAt < f.from) return false
@@ -107,7 +121,7 @@ export async function listBalanceTransactionsPage(
     let afterPosition: number | undefined
     if (after !== undefined) {
       afterPosition = Number(after.id)
-      if (!Number.isSafeInteger(afterPosition)) throw validationError('cursor', 'is not valid')
+      if (!Number.isSafeInteger(afterPosition)) throw invalidCursorError()
     }
     const rows = await payoutAllocationPage(deps.db, owner, payout, {
       ...(afterPosition !== undefined ? { afterPosition } : {}),
@@ -131,7 +145,7 @@ export async function listBalanceTransactionsPage(
     ...(filters.from !== undefined ? { from: filters.from } : {}),
     ...(filters.to !== undefined ? { to: filters.to } : {}),
     ...(filters.type !== undefined ? { type: filters.type } : {}),
-    ...(after !== undefined ? { after: { createdAt: after.createdAt, entryId: after.id } } : {}),
+    ...(after !== undefined ? { after: positionOf(after.id) } : {}),
     limit: page.limit + 1,
   })
   const items = rows.slice(0, page.limit)
@@ -140,7 +154,10 @@ export async function listBalanceTransactionsPage(
     items,
     nextCursor:
       rows.length > page.limit && last
-        ? cursor.encode(key, ownerKeyOf(owner), { createdAt: last.createdAt, id: last.entryId })
+        ? cursor.encode(key, ownerKeyOf(owner), {
+            createdAt: last.createdAt,
+            id: `${last.position.createdKey}|${last.position.entryId}`,
+          })
         : null,
   }
 }

@@ -262,7 +262,7 @@ async function play(h: TestApp, ops: readonly Op[], base: number): Promise<Balan
 
 async function everyTransaction(h: TestApp, owner: BalanceOwner): Promise<BalanceTransaction[]> {
   const all: BalanceTransaction[] = []
-  let after: { createdAt: Date; entryId: string } | undefined
+  let after: BalanceTransaction['position'] | undefined
   for (;;) {
     const page = await listBalanceTransactions(h.deps.db, owner, {
       ...(after ? { after } : {}),
@@ -271,7 +271,7 @@ async function everyTransaction(h: TestApp, owner: BalanceOwner): Promise<Balanc
     all.push(...page)
     const last = page.at(-1)
     if (page.length < 50 || !last) return all
-    after = { createdAt: last.createdAt, entryId: last.entryId }
+    after = last.position
   }
 }
 
