@@ -183,4 +183,90 @@ export class Kurus {
       subjectId: string
     }>('GET', '/v1/kyc/status')
   }
+
+  /** One page of the caller's balance transactions (docs/reports.md); follow `nextCursor`. */
+  listBalanceTransactions(query: BalanceTransactionQuery = {}) {
+    return this.call<{ items: BalanceTransaction[]; nextCursor: string | null }>(
+      'GET',
+      '/v1/balance-transactions',
+      { query: { ...query } },
+    )
+  }
+
+  /** Every balance transaction matching `query`, page after page. */
+  async *balanceTransactions(
+    query: Omit<BalanceTransactionQuery, 'cursor'> = {},
+  ): AsyncGenerator<BalanceTransaction> {
+    let cursor: string | null = null
+    do {
+      const page: { items: BalanceTransaction[]; nextCursor: string | null } =
+        await this.listBalanceTransactions({ ...query, ...(cursor !== null ? { cursor } : {}) })
+      yield* page.items
+      cursor = page.nextCursor
+    } while (cursor !== null)
+  }
+
+  /** Queues a balance summary or payout reconciliation (202); poll `getReport`. */
+  createReport(body: ReportRequest, opts: { idempotencyKey?: string } = {}) {
+    return this.call<Report>('POST', '/v1/reports', {
+      body,
+      ...(opts.idempotencyKey !== undefined ? { idempotencyKey: opts.idempotencyKey } : {}),
+    })
+  }
+
+  getReport(reportId: string) {
+    return this.call<Report>('GET', `/v1/reports/${encodeURIComponent(reportId)}`)
+  }
+
+  /** The ready report's file (CSV text or PDF bytes); 409 KurusApiError until it is ready. */
+  downloadReport(reportId: string) {
+    return this.call<string | Buffer>('GET', `/v1/reports/${encodeURIComponent(reportId)}/download`)
+  }
+}
+
+export interface BalanceTransactionQuery {
+  from?: string
+  to?: string
+  type?: BalanceTransaction['type']
+  payoutId?: string
+  limit?: number
+  cursor?: string
+}
+
+export interface BalanceTransaction {
+  id: string
+  type:
+    | 'charge'
+    | 'refund'
+    | 'chargeback'
+    | 'chargeback_reversal'
+    | 'payout'
+    | 'payout_failure'
+    | 'adjustment'
+  amount: number
+  fee: number
+  net: number
+  currency: 'TRY'
+  status: 'pending' | 'available'
+  availableOn: string
+  sourceId: string
+  payoutId?: string
+  createdAt: string
+}
+
+export interface ReportRequest {
+  type: 'balance_summary' | 'payout_reconciliation'
+  from: string
+  to: string
+  format: 'csv' | 'pdf'
+}
+
+export interface Report extends ReportRequest {
+  reportId: string
+  status: 'queued' | 'processing' | 'ready' | 'failed' | 'expired'
+  downloadUrl: string
+  rowCount: number
+  createdAt: string
+  completedAt: string | null
+  expiresAt: string | null
 }

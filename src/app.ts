@@ -42,7 +42,7 @@ import { devMailboxRoutes } from './modules/mail/index.ts'
 import { disputesRoutes, disputesSandboxRoutes } from './modules/disputes/index.ts'
 import { operatorRoutes } from './modules/operator/index.ts'
 import { vaultRoutes } from './modules/vault/index.ts'
-import { transactionsRoutes } from './modules/transactions/index.ts'
+import { reportsRoutes, transactionsRoutes } from './modules/transactions/index.ts'
 import { customersRoutes } from './modules/customers/index.ts'
 import { payoutsRoutes } from './modules/payouts/index.ts'
 import {
@@ -279,6 +279,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       paymentsRoutes(deps),
       eventsRoutes(deps),
       transactionsRoutes(deps),
+      reportsRoutes(deps),
       customersRoutes(deps),
       disputesRoutes(deps),
       payoutsRoutes(deps),

@@ -26,6 +26,7 @@ export type IdPrefix =
   | 'msg'
   | 'aud'
   | 'ivt'
+  | 'rpt'
 
 /** 120 random bits as 24 base32 characters behind the spec's type prefix. */
 export function newId(prefix: IdPrefix): string {

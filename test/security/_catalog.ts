@@ -259,6 +259,24 @@ async function exported(m: Actor, ready: boolean): Promise<string> {
   return body.exportId
 }
 
+/** A report of `m` (issue 27), built when `ready`. */
+async function reported(w: World, m: Actor, ready: boolean): Promise<string> {
+  const now = w.h.clock.now()
+  const body = expectOk(
+    await m.client.request<{ reportId: string }>('POST', '/v1/reports', {
+      body: {
+        type: 'balance_summary',
+        from: new Date(now.getTime() - 86_400_000).toISOString(),
+        to: now.toISOString(),
+        format: 'csv',
+      },
+    }),
+    'report',
+  )
+  if (ready) await reconcile(m)
+  return body.reportId
+}
+
 async function eventId(w: World, m: Actor): Promise<string> {
   const paymentId = await captured(w, m)
   const list = expectOk(
@@ -369,6 +387,22 @@ export const CATALOG: Record<string, Make> = {
     params: { exportId: await exported(m, true) },
   }),
   'GET /v1/events/{id}': async (w, m) => ({ params: { id: await eventId(w, m) } }),
+  // balance transactions and reports (issue 27)
+  'GET /v1/reports/{reportId}': async (w, m) => ({
+    params: { reportId: await reported(w, m, false) },
+  }),
+  'GET /v1/reports/{reportId}/download': async (w, m) => ({
+    params: { reportId: await reported(w, m, true) },
+  }),
+  'POST /v1/reports': async (w) => ({
+    params: {},
+    body: {
+      type: 'payout_reconciliation',
+      from: new Date(w.h.clock.now().getTime() - 86_400_000).toISOString(),
+      to: w.h.clock.now().toISOString(),
+      format: 'pdf',
+    },
+  }),
   // customers and their cards
   'GET /v1/customers/{id}': async (_w, m) => ({ params: { id: await customer(m) } }),
   'PUT /v1/customers/{id}': async (_w, m) => ({

@@ -52,6 +52,7 @@ const SUBMERCHANT_ROUTES = new Set([
   'GET /v1/payouts',
   'GET /v1/payouts/{id}',
   'GET /v1/balances',
+  'GET /v1/balance-transactions',
 ])
 
 const ID_LIKE =

@@ -9,6 +9,7 @@ import { overviewPages } from './overview.pages.ts'
 import { paymentsPages } from './payments.pages.ts'
 import { payoutsPages } from './payouts.pages.ts'
 import { placeholderPages } from './placeholder.pages.ts'
+import { reportsPages } from './reports.pages.ts'
 import { settingsPages } from './settings.pages.ts'
 import { subscriptionsPages } from './subscriptions.pages.ts'
 
@@ -54,7 +55,7 @@ export const SECTIONS: readonly Section[] = [
   },
   soon('reviews', 'dash_nav_reviews', 'reviews'),
   { id: 'payouts', label: 'dash_nav_payouts', href: '/dashboard/payouts', pages: payoutsPages },
-  soon('reports', 'dash_nav_reports', 'reports'),
+  { id: 'reports', label: 'dash_nav_reports', href: '/dashboard/reports', pages: reportsPages },
   {
     id: 'developers',
     label: 'dash_nav_developers',

@@ -21,3 +21,21 @@ export {
   settleReserveCredit,
 } from './ledger.service.ts'
 export type { LegView, OwnerBalance, PaymentLedgerTotals, ReserveCredit } from './ledger.service.ts'
+// Balance transactions and finance reports (issue 27): read-only views of an owner's legs.
+export {
+  balanceBefore,
+  balanceSummary,
+  findPayout,
+  listBalanceTransactions,
+  payoutAllocationBatches,
+  payoutAllocationPage,
+  payoutBatches,
+} from './balance.service.ts'
+export type {
+  BalanceOwner,
+  BalanceSummary,
+  BalanceTransaction,
+  BalanceTransactionType,
+  PayoutAllocation,
+  PayoutHeader,
+} from './balance.service.ts'

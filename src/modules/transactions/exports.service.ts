@@ -7,10 +7,20 @@ import { searchPayments, type PaymentSearchEntry } from '../payments/index.ts'
 import { ChunkWriter } from './chunk-writer.ts'
 import { CsvStatement } from './export-csv.ts'
 import { PdfStatement, type StatementRenderer } from './export-pdf.ts'
+import { writeReport } from './report-build.ts'
 import { exportQueueFull, transactionsError } from './transactions.errors.ts'
 import * as repo from './transactions.repository.ts'
+import type { ExportScope } from './transactions.repository.ts'
 import { checkFilters, type TransactionFilters } from './transactions.service.ts'
-import type { ExportFilters, ExportFormat, ExportRow, ExportStatus } from './transactions.table.ts'
+import type {
+  ExportFilters,
+  ExportFormat,
+  ExportKind,
+  ExportRow,
+  ExportStatus,
+} from './transactions.table.ts'
+
+export type { ExportScope }
 
 // Statement exports: POST records a `queued` export and enqueues a build job in the same
 // transaction (at most `exportsQueuedMax` unfinished exports per merchant); each job
@@ -36,6 +46,7 @@ const RECONCILE_BATCH = 200
 
 export interface ExportView {
   id: string
+  kind: ExportKind
   format: ExportFormat
   status: ExportStatus
   rowCount: number
@@ -55,6 +66,7 @@ export interface ExportDownload {
 function exportRowToView(row: ExportRow): ExportView {
   return {
     id: row.id,
+    kind: row.kind,
     format: row.format,
     status: row.status,
     rowCount: row.row_count,
@@ -105,12 +117,14 @@ async function findRetried(
   db: Db,
   merchantId: string,
   key: string,
+  kind: ExportKind,
   format: ExportFormat,
   filters: ExportFilters,
 ): Promise<ExportView | undefined> {
   const row = await repo.findExportByKey(db, merchantId, key)
   if (!row) return undefined
   const same =
+    row.kind === kind &&
     row.format === format &&
     JSON.stringify(sortedKeys(row.filters)) === JSON.stringify(sortedKeys(filters))
   if (!same) throw transactionsError('idempotency_conflict')
@@ -131,8 +145,15 @@ function sortedKeys(f: ExportFilters): [string, unknown][] {
 export async function createExport(
   deps: Deps,
   merchantId: string,
-  input: { format: ExportFormat; filters?: ExportFilters; idempotencyKey?: string },
+  input: {
+    format: ExportFormat
+    filters?: ExportFilters
+    idempotencyKey?: string
+    /** A report (POST /v1/reports) instead of a statement; same queue, same cap. */
+    kind?: ExportKind
+  },
 ): Promise<ExportView> {
+  const kind = input.kind ?? 'statement'
   const filters = normaliseFilters(input.filters ?? {})
   const key = input.idempotencyKey?.toLowerCase() ?? null
   return transact(deps.db, async (tx) => {
@@ -140,7 +161,7 @@ export async function createExport(
     // (a concurrent one with the same key, from another of the merchant's API keys, too).
     await repo.lockMerchantExports(tx, merchantId)
     if (key !== null) {
-      const retried = await findRetried(tx, merchantId, key, input.format, filters)
+      const retried = await findRetried(tx, merchantId, key, kind, input.format, filters)
       if (retried) return retried
     }
     const queuedMax = deps.config.exportsQueuedMax
@@ -148,10 +169,11 @@ export async function createExport(
       throw exportQueueFull(queuedMax, EXPORT_QUEUE_RETRY_AFTER_SECONDS)
     }
     const now = deps.clock.now()
-    const id = newId('exp')
+    const id = newId(kind === 'statement' ? 'exp' : 'rpt')
     await repo.insertExport(tx, {
       id,
       merchant_id: merchantId,
+      kind,
       format: input.format,
       filters: JSON.stringify(filters),
       status: 'queued',
@@ -169,6 +191,7 @@ export async function createExport(
     await deps.jobs.enqueue(tx, BUILD_EXPORT_JOB, { exportId: id }, { singletonKey: id })
     return {
       id,
+      kind,
       format: input.format,
       status: 'queued' as const,
       rowCount: 0,
@@ -184,10 +207,20 @@ export async function getExport(
   deps: Deps,
   merchantId: string,
   exportId: string,
+  scope: ExportScope = 'statement',
 ): Promise<ExportView> {
-  const row = await repo.findExportById(deps.db, merchantId, exportId)
-  if (!row) throw transactionsError('export_not_found')
+  const row = await repo.findExportById(deps.db, merchantId, exportId, scope)
+  if (!row) throw transactionsError(scope === 'statement' ? 'export_not_found' : 'report_not_found')
   return exportRowToView(row)
+}
+
+/** The merchant's most recent reports (the dashboard's list). */
+export async function listRecentReports(
+  deps: Deps,
+  merchantId: string,
+  limit: number,
+): Promise<ExportView[]> {
+  return (await repo.findRecentReports(deps.db, merchantId, limit)).map(exportRowToView)
 }
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
@@ -200,12 +233,18 @@ export async function openExportDownload(
   deps: Deps,
   merchantId: string,
   exportId: string,
+  scope: ExportScope = 'statement',
 ): Promise<ExportDownload> {
-  const row = await repo.findExportById(deps.db, merchantId, exportId)
-  if (!row) throw transactionsError('export_not_found')
-  if (row.status === 'failed') throw transactionsError('export_failed')
-  if (row.status === 'expired') throw transactionsError('export_expired')
-  if (row.status !== 'ready') throw transactionsError('export_not_ready')
+  const row = await repo.findExportById(deps.db, merchantId, exportId, scope)
+  const report = scope === 'report'
+  if (!row) throw transactionsError(report ? 'report_not_found' : 'export_not_found')
+  if (row.status === 'failed') throw transactionsError(report ? 'report_failed' : 'export_failed')
+  if (row.status === 'expired') {
+    throw transactionsError(report ? 'report_expired' : 'export_expired')
+  }
+  if (row.status !== 'ready') {
+    throw transactionsError(report ? 'report_not_ready' : 'export_not_ready')
+  }
   const { attempt, chunk_count: count } = row
   const db = deps.db
   async function* chunks(): AsyncGenerator<Buffer> {
@@ -218,7 +257,7 @@ export async function openExportDownload(
     }
   }
   return {
-    fileName: `transactions-${exportId}.${row.format}`,
+    fileName: `${row.kind === 'statement' ? 'transactions' : row.kind.replace('_', '-')}-${exportId}.${row.format}`,
     contentType: CONTENT_TYPES[row.format],
     byteSize: row.byte_size,
     chunks: chunks(),
@@ -240,6 +279,32 @@ async function* exportBatches(
   }
 }
 
+/** A statement's file: the export's payments in keyset batches. Returns the row count. */
+async function writeStatement(deps: Deps, claimed: ExportRow, out: ChunkWriter): Promise<number> {
+  const { id: exportId, attempt } = claimed
+  const merchant = await getMerchant(deps, claimed.merchant_id)
+  const renderer: StatementRenderer =
+    claimed.format === 'csv'
+      ? new CsvStatement(out)
+      : new PdfStatement(out, {
+          exportId,
+          merchantName: merchant.name,
+          filters: claimed.filters,
+          snapshotAt: claimed.snapshot_at,
+        })
+  renderer.begin()
+  let rowCount = 0
+  const filters = searchFilters(claimed.filters, claimed.snapshot_at)
+  for await (const batch of exportBatches(deps, claimed.merchant_id, filters)) {
+    renderer.rows(batch)
+    rowCount += batch.length
+    await out.flushFull()
+    await repo.updateExportProgress(deps.db, exportId, attempt, rowCount, deps.clock.now())
+  }
+  await renderer.end()
+  return rowCount
+}
+
 /**
  * The build job. A job does not necessarily build the export it was enqueued for: it resumes
  * the export it already owns (pg-boss retrying it), or else claims the fairest queued export
@@ -258,26 +323,12 @@ export async function buildExport(deps: Deps, jobKey: string): Promise<void> {
   try {
     await repo.deleteChunksExceptAttempt(deps.db, exportId, attempt)
     const out = new ChunkWriter(deps.db, exportId, attempt)
-    const merchant = await getMerchant(deps, claimed.merchant_id)
-    const renderer: StatementRenderer =
-      claimed.format === 'csv'
-        ? new CsvStatement(out)
-        : new PdfStatement(out, {
-            exportId,
-            merchantName: merchant.name,
-            filters: claimed.filters,
-            snapshotAt: claimed.snapshot_at,
-          })
-    renderer.begin()
-    let rowCount = 0
-    const filters = searchFilters(claimed.filters, claimed.snapshot_at)
-    for await (const batch of exportBatches(deps, claimed.merchant_id, filters)) {
-      renderer.rows(batch)
-      rowCount += batch.length
-      await out.flushFull()
-      await repo.updateExportProgress(deps.db, exportId, attempt, rowCount, deps.clock.now())
-    }
-    await renderer.end()
+    const rowCount =
+      claimed.kind === 'statement'
+        ? await writeStatement(deps, claimed, out)
+        : await writeReport(deps, claimed, out, (rows) =>
+            repo.updateExportProgress(deps.db, exportId, attempt, rows, deps.clock.now()),
+          )
     const file = await out.finish()
     const now = deps.clock.now()
     const ready = await repo.markExportReady(deps.db, exportId, attempt, {

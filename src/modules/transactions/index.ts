@@ -4,3 +4,8 @@ export { transactionsJobs, transactionsReconcilers } from './transactions.jobs.t
 export { listTransactions, getTransaction, getTransactionLedger } from './transactions.service.ts'
 export type { TransactionDetail } from './transactions.service.ts'
 export { createExport, getExport, buildExport, openExportDownload } from './exports.service.ts'
+// Balance transactions and finance reports (issue 27; docs/reports.md).
+export { reportsRoutes } from './reports.http.ts'
+export { listBalanceTransactionsPage } from './balance-transactions.service.ts'
+export { createReport, getReport, listReports, openReportDownload } from './reports.service.ts'
+export type { ReportType } from './reports.service.ts'

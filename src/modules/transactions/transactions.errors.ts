@@ -7,6 +7,10 @@ export type TransactionsErrorCode =
   | 'export_failed'
   | 'export_expired'
   | 'idempotency_conflict'
+  | 'report_not_found'
+  | 'report_not_ready'
+  | 'report_failed'
+  | 'report_expired'
 
 const table: ErrorTable<TransactionsErrorCode> = {
   transaction_not_found: { code: 'SVC-RES-3301', status: 404, message: 'transaction not found' },
@@ -30,6 +34,22 @@ const table: ErrorTable<TransactionsErrorCode> = {
     code: 'SVC-STATE-3401',
     status: 409,
     message: 'the export file has expired (files are kept 7 days); request a new one',
+  },
+  report_not_found: { code: 'SVC-RES-3301', status: 404, message: 'report not found' },
+  report_not_ready: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'the report is not ready yet; poll GET /v1/reports/{reportId}',
+  },
+  report_failed: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'the report failed; request a new one',
+  },
+  report_expired: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'the report file has expired (files are kept 7 days); request a new one',
   },
 }
 

@@ -3,6 +3,9 @@ import { sql } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
 import type { ExportRow, ExportStatus, NewExport } from './transactions.table.ts'
 
+/** Statements and reports share the table; each API sees only its own kind of row. */
+export type ExportScope = 'statement' | 'report'
+
 // All SQL over the transactions module's own tables: exports and their file chunks.
 
 export async function insertExport(tx: Tx, row: NewExport): Promise<void> {
@@ -13,13 +16,28 @@ export function findExportById(
   db: Db,
   merchantId: string,
   exportId: string,
+  scope: ExportScope = 'statement',
 ): Promise<ExportRow | undefined> {
   return db
     .selectFrom('transaction_exports')
     .selectAll()
     .where('merchant_id', '=', merchantId)
     .where('id', '=', exportId)
+    .where('kind', scope === 'statement' ? '=' : '<>', 'statement')
     .executeTakeFirst()
+}
+
+/** The merchant's reports, newest first (transaction_exports_merchant_reports_idx). */
+export function findRecentReports(db: Db, merchantId: string, limit: number): Promise<ExportRow[]> {
+  return db
+    .selectFrom('transaction_exports')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('kind', '<>', 'statement')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
 }
 
 export function findExportByKey(

@@ -184,3 +184,106 @@ export const ExportResponse = Type.Object(
   },
   { title: 'Export' },
 )
+
+// Balance transactions and reports (issue 27; docs/reports.md).
+
+const BalanceTransactionType = Type.Union(
+  [
+    Type.Literal('charge'),
+    Type.Literal('refund'),
+    Type.Literal('chargeback'),
+    Type.Literal('chargeback_reversal'),
+    Type.Literal('payout'),
+    Type.Literal('payout_failure'),
+    Type.Literal('adjustment'),
+  ],
+  { description: 'what moved the balance' },
+)
+
+export const BalanceTransactionsQuery = Type.Object(
+  {
+    from: Type.Optional(From),
+    to: Type.Optional(To),
+    type: Type.Optional(BalanceTransactionType),
+    payoutId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description: 'only the balance transactions this payout settled (see docs/reports.md)',
+      }),
+    ),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'nextCursor of the previous page, sent with the same filters',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const BalanceTransaction = Type.Object(
+  {
+    id: Type.String({ examples: ['btx_0123456789abcdefghjkmnpq'] }),
+    type: BalanceTransactionType,
+    amount: Type.Integer({ description: 'gross kuruş, signed: net + fee' }),
+    fee: Type.Integer({ description: 'platform commission, kuruş (negative when returned)' }),
+    net: Type.Integer({ description: 'change of reserve + available balance, kuruş, signed' }),
+    currency: Currency,
+    status: Type.Union([Type.Literal('pending'), Type.Literal('available')]),
+    availableOn: Timestamp,
+    sourceId: Type.String({ description: 'the payment, refund, chargeback or payout' }),
+    payoutId: Type.Optional(Type.String()),
+    createdAt: Timestamp,
+  },
+  { title: 'BalanceTransaction' },
+)
+
+export const BalanceTransactionList = Type.Object(
+  { items: Type.Array(BalanceTransaction), nextCursor: Nullable(Type.String()) },
+  { title: 'BalanceTransactionList' },
+)
+
+const ReportType = Type.Union([
+  Type.Literal('balance_summary'),
+  Type.Literal('payout_reconciliation'),
+])
+
+export const CreateReportBody = Type.Object(
+  {
+    type: ReportType,
+    from: Type.String({ format: 'date-time', description: 'period start, inclusive' }),
+    to: Type.String({ format: 'date-time', description: 'period end, exclusive' }),
+    format: Type.Union([Type.Literal('csv'), Type.Literal('pdf')]),
+  },
+  { additionalProperties: false },
+)
+
+export const ReportParams = Type.Object({
+  reportId: Type.String({ minLength: 1, maxLength: 128 }),
+})
+
+export const ReportResponse = Type.Object(
+  {
+    reportId: Type.String({ examples: ['rpt_0123456789abcdefghjkmnpq'] }),
+    type: ReportType,
+    status: Type.Union([
+      Type.Literal('queued'),
+      Type.Literal('processing'),
+      Type.Literal('ready'),
+      Type.Literal('failed'),
+      Type.Literal('expired'),
+    ]),
+    format: Type.Union([Type.Literal('csv'), Type.Literal('pdf')]),
+    from: Timestamp,
+    to: Timestamp,
+    downloadUrl: Type.String({ description: 'answers 409 until status is ready' }),
+    rowCount: Type.Integer({ description: 'rows written so far; final once ready' }),
+    createdAt: Timestamp,
+    completedAt: Nullable(Timestamp),
+    expiresAt: Nullable(Timestamp),
+  },
+  { title: 'Report' },
+)

@@ -4,6 +4,9 @@ import type { PaymentStatus } from './transactions.schemas.ts'
 
 export type ExportFormat = 'csv' | 'pdf'
 export type ExportStatus = 'queued' | 'processing' | 'ready' | 'failed' | 'expired'
+/** What a row builds: a statement (POST /v1/transactions/exports) or a report (POST /v1/reports). */
+export type ExportKind = 'statement' | ReportType
+export type ReportType = 'balance_summary' | 'payout_reconciliation'
 
 /** What the merchant asked to export; every key optional, as in POST /v1/transactions/exports. */
 export interface ExportFilters {
@@ -26,6 +29,7 @@ type Defaulted<T> = ColumnType<T, T | undefined, T>
 export interface TransactionExportsTable {
   id: string
   merchant_id: string
+  kind: Defaulted<ExportKind>
   format: ExportFormat
   filters: Json<ExportFilters>
   status: ExportStatus
