@@ -183,4 +183,108 @@ export class Kurus {
       subjectId: string
     }>('GET', '/v1/kyc/status')
   }
+
+  getPayment(paymentId: string) {
+    return this.call<Payment>('GET', `/v1/payments/${encodeURIComponent(paymentId)}`)
+  }
+
+  /**
+   * Captures `amount` kuruş (default: the uncaptured remainder); `final: false` keeps the
+   * rest of the authorization open for more captures.
+   */
+  capturePayment(paymentId: string, body: { amount?: number; final?: boolean } = {}) {
+    return this.call<CaptureResult>(
+      'POST',
+      `/v1/payments/${encodeURIComponent(paymentId)}/capture`,
+      { body },
+    )
+  }
+
+  /** Voids an authorization, or releases the rest of a partially captured one. */
+  voidPayment(paymentId: string, reason?: string) {
+    return this.call<{
+      id: string
+      status: PaymentStatus
+      amount: number
+      currency: 'TRY'
+      capturedAmount: number
+    }>('POST', `/v1/payments/${encodeURIComponent(paymentId)}/void`, {
+      body: reason === undefined ? {} : { reason },
+    })
+  }
+
+  /** Merges `metadata` into the payment's; a key set to "" is removed. */
+  updatePaymentMetadata(paymentId: string, metadata: Record<string, string>) {
+    return this.call<Payment>('PATCH', `/v1/payments/${encodeURIComponent(paymentId)}`, {
+      body: { metadata },
+    })
+  }
+
+  /** Sandbox (demo only): sets the calling merchant's KYC status. */
+  sandboxSetKyc(status: 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired') {
+    return this.call<{ merchantId: string; status: string; decidedAt: string | null }>(
+      'POST',
+      '/v1/sandbox/kyc',
+      { body: { status } },
+    )
+  }
+}
+
+export type PaymentStatus =
+  | 'pending'
+  | 'pending_3ds'
+  | 'authorized'
+  | 'partially_captured'
+  | 'captured'
+  | 'voided'
+  | 'failed'
+  | 'refunded'
+
+export interface CaptureSummary {
+  id: string
+  amount: number
+  createdAt: string
+}
+
+export interface CaptureResult {
+  id: string
+  status: PaymentStatus
+  /** The authorized amount. */
+  amount: number
+  capturedAmount: number
+  currency: 'TRY'
+  commission: number
+  netAmount: number
+  refundableAmount: number
+  captures: CaptureSummary[]
+  completedAt: string | null
+}
+
+export interface Payment {
+  id: string
+  merchantId: string
+  storeId: string
+  transactionId: string
+  method: 'card' | 'qr'
+  status: PaymentStatus
+  amount: number
+  capturedAmount: number
+  currency: 'TRY'
+  commission: number
+  netAmount: number
+  captures: CaptureSummary[]
+  cardMask: string | null
+  cardBrand: string | null
+  cardType: string | null
+  bin: string | null
+  installmentCount: number
+  threeDSecure: boolean
+  authCode: string | null
+  declineCode: string | null
+  refundAmount: number
+  refundableAmount: number
+  customerId: string | null
+  metadata: Record<string, string>
+  createdAt: string
+  completedAt: string | null
 }

@@ -5,6 +5,7 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 
 export type IdPrefix =
   | 'pay'
+  | 'cap'
   | 'sto'
   | 'mrc'
   | 'cus'

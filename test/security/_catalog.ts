@@ -329,6 +329,10 @@ export const CATALOG: Record<string, Make> = {
     params: { id: await authorized(w, m) },
     body: {},
   }),
+  'PATCH /v1/payments/{id}': async (w, m) => ({
+    params: { id: await captured(w, m) },
+    body: { metadata: { orderId: 'SIP-1' } },
+  }),
   'POST /v1/payments/{id}/void': async (w, m) => ({
     params: { id: await authorized(w, m) },
     body: { reason: 'customer changed their mind' },
@@ -555,6 +559,8 @@ export const CATALOG: Record<string, Make> = {
     query: { bin: CARDS.frictionless.slice(0, 6), amount: '10000' },
   }),
   'POST /v1/transactions/exports': async () => ({ params: {}, body: { format: 'csv' } }),
+  // approved: the caller's own KYC stays as the other routes need it.
+  'POST /v1/sandbox/kyc': async () => ({ params: {}, body: { status: 'approved' } }),
   'POST /v1/customers': async () => ({
     params: {},
     body: { externalId: `ext-${randomUUID()}`, name: 'Ayşe Yılmaz' },

@@ -1,5 +1,12 @@
 // The ledger module's public surface. Other modules import only this file.
-export { apportionCapture, commissionRefundFor, PLATFORM_OWNER_ID } from './ledger.postings.ts'
+export {
+  apportionCapture,
+  capturedCommission,
+  captureStepCommission,
+  commissionRefundFor,
+  refundStepCommission,
+  PLATFORM_OWNER_ID,
+} from './ledger.postings.ts'
 export type { OwnerApportionment, Share } from './ledger.postings.ts'
 export {
   allPaymentsLedgerTotals,
