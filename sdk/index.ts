@@ -228,6 +228,75 @@ export class Kurus {
       { body: { status } },
     )
   }
+
+  /** Creates a payment link: a reusable page `{checkout_url}/l/{hash}` with one Pay button. */
+  createPaymentLink(body: CreatePaymentLinkBody) {
+    return this.call<PaymentLink>('POST', '/v1/payment-links', { body })
+  }
+
+  getPaymentLink(linkId: string) {
+    return this.call<PaymentLink>('GET', `/v1/payment-links/${encodeURIComponent(linkId)}`)
+  }
+
+  /** The merchant's payment links, newest first; pass `nextCursor` back as `cursor`. */
+  listPaymentLinks(query: { limit?: number; cursor?: string } = {}) {
+    const q: Record<string, string> = {}
+    if (query.limit !== undefined) q['limit'] = String(query.limit)
+    if (query.cursor !== undefined) q['cursor'] = query.cursor
+    return this.call<{ items: PaymentLink[]; nextCursor: string | null }>(
+      'GET',
+      '/v1/payment-links',
+      { query: q },
+    )
+  }
+
+  /** Deactivates a payment link: its page answers 410 from now on. Idempotent. */
+  deactivatePaymentLink(linkId: string) {
+    return this.call<PaymentLink>(
+      'POST',
+      `/v1/payment-links/${encodeURIComponent(linkId)}/deactivate`,
+      { body: {} },
+    )
+  }
+}
+
+export interface CreatePaymentLinkBody {
+  storeId: string
+  /** Kuruş. */
+  amount: number
+  description: string
+  /** At most this many captured payments. */
+  maxPayments?: number
+  /** ISO 8601; the link answers 410 after it. */
+  expiresAt?: string
+  metadata?: Record<string, string>
+  installments?: boolean
+  /** What the page asks the buyer for (added to the payment's metadata). */
+  collect?: { email?: boolean; phone?: boolean; name?: boolean }
+  /** Where the checkout returns to; default the link's own page. */
+  returnUrl?: string
+}
+
+export interface PaymentLink {
+  id: string
+  storeId: string
+  url: string
+  qrUrl: string
+  active: boolean
+  status: 'active' | 'deactivated' | 'expired' | 'completed'
+  amount: number
+  currency: 'TRY'
+  description: string
+  maxPayments: number | null
+  /** Payments through the link that captured money. */
+  paymentsCount: number
+  expiresAt: string | null
+  metadata: Record<string, string>
+  installments: boolean
+  collect: { email?: boolean; phone?: boolean; name?: boolean }
+  returnUrl: string | null
+  createdAt: string
+  deactivatedAt: string | null
 }
 
 export type PaymentStatus =
@@ -285,6 +354,8 @@ export interface Payment {
   refundableAmount: number
   customerId: string | null
   metadata: Record<string, string>
+  /** The payment link it was made through. */
+  paymentLinkId: string | null
   createdAt: string
   completedAt: string | null
 }

@@ -6,6 +6,7 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 export type IdPrefix =
   | 'pay'
   | 'cap'
+  | 'plink'
   | 'sto'
   | 'mrc'
   | 'cus'

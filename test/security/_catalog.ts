@@ -303,6 +303,15 @@ function invoiceBody(storeId: string) {
   }
 }
 
+export async function paymentLink(m: Actor): Promise<{ id: string; url: string }> {
+  return expectOk(
+    await m.client.request<{ id: string; url: string }>('POST', '/v1/payment-links', {
+      body: { storeId: m.storeId, amount: 14_990, description: 'Kupa' },
+    }),
+    'payment link',
+  )
+}
+
 export async function invoice(m: Actor): Promise<{ id: string; publicHash: string }> {
   return expectOk(
     await m.client.request<{ id: string; publicHash: string }>('POST', '/v1/invoices', {
@@ -464,6 +473,12 @@ export const CATALOG: Record<string, Make> = {
     params: { id: (await invoice(m)).id },
     body: {},
   }),
+  // payment links
+  'GET /v1/payment-links/{id}': async (_w, m) => ({ params: { id: (await paymentLink(m)).id } }),
+  'POST /v1/payment-links/{id}/deactivate': async (_w, m) => ({
+    params: { id: (await paymentLink(m)).id },
+    body: {},
+  }),
   // sandbox helpers (demo)
   'POST /v1/sandbox/payments/{id}/3ds-challenge': async (w, m) => ({
     params: { id: await challenged(w, m) },
@@ -588,6 +603,10 @@ export const CATALOG: Record<string, Make> = {
     },
   }),
   'POST /v1/invoices': async (_w, m) => ({ params: {}, body: invoiceBody(m.storeId) }),
+  'POST /v1/payment-links': async (_w, m) => ({
+    params: {},
+    body: { storeId: m.storeId, amount: 14_990, description: 'Kupa' },
+  }),
   'POST /v1/dashboard/submerchants': async () => ({
     params: {},
     body: { name: 'Seller', iban: trIban(nextAccount()), holderName: 'Seller Ltd' },

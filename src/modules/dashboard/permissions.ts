@@ -14,6 +14,8 @@ export type Permission =
   /** Capture or void an authorization (money the merchant has not taken yet). */
   | 'payments.capture_void'
   | 'customers.manage'
+  /** Create and deactivate payment links (a way to take money: owners and admins). */
+  | 'payment_links.manage'
   | 'payouts.manage'
   | 'reports.manage'
   | 'developers.keys'
@@ -28,6 +30,7 @@ const EVERYTHING: readonly Permission[] = [
   'payments.refund',
   'payments.capture_void',
   'customers.manage',
+  'payment_links.manage',
   'payouts.manage',
   'reports.manage',
   'developers.keys',

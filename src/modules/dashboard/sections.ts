@@ -3,6 +3,7 @@ import type { Deps } from '../../database.ts'
 import type { MessageKey } from '../../platform/web/i18n.ts'
 import { developersPages } from './developers.pages.ts'
 import { overviewPages } from './overview.pages.ts'
+import { paymentLinksPages } from './payment-links.pages.ts'
 import { paymentsPages } from './payments.pages.ts'
 import { placeholderPages } from './placeholder.pages.ts'
 import { settingsPages } from './settings.pages.ts'
@@ -30,7 +31,12 @@ export const SECTIONS: readonly Section[] = [
   soon('customers', 'dash_nav_customers', 'customers'),
   soon('subscriptions', 'dash_nav_subscriptions', 'subscriptions'),
   soon('invoices', 'dash_nav_invoices', 'invoices'),
-  soon('payment-links', 'dash_nav_payment_links', 'payment-links'),
+  {
+    id: 'payment-links',
+    label: 'dash_nav_payment_links',
+    href: '/dashboard/payment-links',
+    pages: paymentLinksPages,
+  },
   soon('chargebacks', 'dash_nav_chargebacks', 'chargebacks'),
   soon('reviews', 'dash_nav_reviews', 'reviews'),
   soon('payouts', 'dash_nav_payouts', 'payouts'),

@@ -147,6 +147,7 @@ export async function chargeCard(
       callback_url: session.callbackUrl,
       shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
       metadata: JSON.stringify(metadata),
+      payment_link_id: session.paymentLinkId,
       fingerprint,
       void_reason: null,
       created_at: now,

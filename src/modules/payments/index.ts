@@ -6,12 +6,14 @@ export {
   paymentJson,
 } from './payments.http.ts'
 export {
+  createLinkSession,
   createSession,
   getSessionById,
+  paymentLinkUsage,
   getSessionByTransactionId,
   expireSessions,
 } from './sessions.service.ts'
-export type { Session, CreateSessionInput } from './sessions.service.ts'
+export type { Session, CreateSessionInput, LinkUsage } from './sessions.service.ts'
 export { cancelSession } from './session-cancel.service.ts'
 export { chargeCard, settleAuthorization } from './charge.service.ts'
 export { getPayment, complete3ds } from './payments.service.ts'

@@ -33,6 +33,8 @@ export interface Payment {
   callbackUrl: string | null
   voidReason: string | null
   metadata: Record<string, string>
+  /** The payment link it was made through (docs/payments.md, Payment links). */
+  paymentLinkId: string | null
   /** Completed plus in-flight refunds (in-flight ones are reserved). */
   refundAmount: number
   refundCompletedAmount: number
@@ -102,6 +104,7 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     callbackUrl: row.callback_url,
     voidReason: row.void_reason,
     metadata: row.metadata,
+    paymentLinkId: row.payment_link_id,
     refundAmount: row.refund_reserved_minor,
     refundCompletedAmount: row.refund_completed_minor,
     commissionRefunded: row.commission_refunded_minor,
@@ -133,6 +136,7 @@ export function paymentEventData(p: Payment): Record<string, unknown> {
     refundAmount: p.refundAmount,
     refundableAmount: p.refundableAmount,
     metadata: p.metadata,
+    paymentLinkId: p.paymentLinkId,
     ...(p.declineCode ? { declineCode: p.declineCode } : {}),
     createdAt: p.createdAt.toISOString(),
     completedAt: p.completedAt?.toISOString() ?? null,

@@ -129,6 +129,7 @@ export function paymentJson(p: PaymentDetail) {
     refundableAmount: p.refundableAmount,
     customerId: p.customerId,
     metadata: p.metadata,
+    paymentLinkId: p.paymentLinkId,
     createdAt: isoZ(p.createdAt),
     completedAt: isoZ(p.completedAt),
   }

@@ -1,4 +1,4 @@
-import type { Updateable } from 'kysely'
+import { sql, type Updateable } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
 import type {
   CaptureRow,
@@ -503,4 +503,46 @@ export function findRefundsOfPayments(db: Db, paymentIds: readonly string[]): Pr
     .orderBy('created_at')
     .orderBy('id')
     .execute()
+}
+
+export interface LinkUsageRow {
+  payment_link_id: string
+  /** Sessions whose payment captured money (captured, partially captured or refunded since). */
+  captured: number
+  /** Sessions that may still end in a capture: a live payment, or still open for paying. */
+  taken: number
+}
+
+/**
+ * Per payment link: its sessions that captured, and those that hold one of its maxPayments
+ * (a captured or live payment, or an active session not past its expiry plus `grace` — a
+ * charge that passed the session's expiry check just before it may still be writing its
+ * payment). Raw SQL: two EXISTS probes per session over payments_session_idx.
+ */
+export async function findLinkUsage(
+  db: Db,
+  merchantId: string,
+  linkIds: readonly string[],
+  openSince: Date,
+): Promise<LinkUsageRow[]> {
+  if (linkIds.length === 0) return []
+  const rows = await sql<{ payment_link_id: string; captured: string; taken: string }>`
+    select s.payment_link_id,
+           count(*) filter (where exists (
+             select 1 from payments p where p.session_id = s.id
+                and p.status in ('partially_captured', 'captured', 'refunded'))) as captured,
+           count(*) filter (where exists (
+             select 1 from payments p where p.session_id = s.id
+                and p.status in ('pending', 'pending_3ds', 'authorized', 'partially_captured',
+                                 'captured', 'refunded'))
+             or (s.status = 'active' and s.expires_at > ${openSince})) as taken
+      from payment_sessions s
+     where s.merchant_id = ${merchantId}
+       and s.payment_link_id in (${sql.join(linkIds)})
+     group by s.payment_link_id`.execute(db)
+  return rows.rows.map((r) => ({
+    payment_link_id: r.payment_link_id,
+    captured: Number(r.captured),
+    taken: Number(r.taken),
+  }))
 }

@@ -215,6 +215,9 @@ export const PaymentResponse = Type.Object({
   refundableAmount: Type.Integer(),
   customerId: Nullable(Type.String()),
   metadata: Metadata,
+  paymentLinkId: Nullable(
+    Type.String({ description: 'the payment link (plink_…) the payment was made through' }),
+  ),
   createdAt: Timestamp,
   completedAt: Nullable(Timestamp),
 })

@@ -40,6 +40,8 @@ export interface PaymentSessionsTable {
   customer_id: string | null
   splits: Json<SplitRow[]>
   metadata: Json<Record<string, string>>
+  /** The payment link the session was made for (migration 0252). */
+  payment_link_id: ColumnType<string | null, string | null | undefined, string | null>
   status: SessionStatus
   fingerprint: string
   failed_attempts: ColumnType<number, number | undefined, number>
@@ -93,6 +95,8 @@ export interface PaymentsTable {
   chargeback_total_minor: ColumnType<number, number | undefined, number>
   /** The sum of the completed captures (migration 0250). */
   captured_minor: ColumnType<number, number | undefined, number>
+  /** The payment link the payment was made through: its session's (migration 0252). */
+  payment_link_id: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Date
   authorized_at: Date | null
   completed_at: Date | null

@@ -94,6 +94,7 @@ export async function payQrSession(
         callback_url: session.callbackUrl,
         shares: JSON.stringify(sharesFor(merchantId, amount, session.splits)),
         metadata: JSON.stringify(session.metadata),
+        payment_link_id: session.paymentLinkId,
         fingerprint: sha256Hex(`qr:${session.id}`),
         void_reason: null,
         created_at: now,
