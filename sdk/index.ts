@@ -222,6 +222,81 @@ export class Kurus {
   downloadReport(reportId: string) {
     return this.call<string | Buffer>('GET', `/v1/reports/${encodeURIComponent(reportId)}/download`)
   }
+
+  getPayment(paymentId: string) {
+    return this.call<Payment>('GET', `/v1/payments/${encodeURIComponent(paymentId)}`)
+  }
+
+  /**
+   * Captures `amount` kuruş (default: the uncaptured remainder); `final: false` keeps the
+   * rest of the authorization open for more captures.
+   */
+  capturePayment(paymentId: string, body: { amount?: number; final?: boolean } = {}) {
+    return this.call<CaptureResult>(
+      'POST',
+      `/v1/payments/${encodeURIComponent(paymentId)}/capture`,
+      { body },
+    )
+  }
+
+  /** Voids an authorization, or releases the rest of a partially captured one. */
+  voidPayment(paymentId: string, reason?: string) {
+    return this.call<{
+      id: string
+      status: PaymentStatus
+      amount: number
+      currency: 'TRY'
+      capturedAmount: number
+    }>('POST', `/v1/payments/${encodeURIComponent(paymentId)}/void`, {
+      body: reason === undefined ? {} : { reason },
+    })
+  }
+
+  /** Merges `metadata` into the payment's; a key set to "" is removed. */
+  updatePaymentMetadata(paymentId: string, metadata: Record<string, string>) {
+    return this.call<Payment>('PATCH', `/v1/payments/${encodeURIComponent(paymentId)}`, {
+      body: { metadata },
+    })
+  }
+
+  /** Sandbox (demo only): sets the calling merchant's KYC status. */
+  sandboxSetKyc(status: 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired') {
+    return this.call<{ merchantId: string; status: string; decidedAt: string | null }>(
+      'POST',
+      '/v1/sandbox/kyc',
+      { body: { status } },
+    )
+  }
+
+  /** Creates a payment link: a reusable page `{checkout_url}/l/{hash}` with one Pay button. */
+  createPaymentLink(body: CreatePaymentLinkBody) {
+    return this.call<PaymentLink>('POST', '/v1/payment-links', { body })
+  }
+
+  getPaymentLink(linkId: string) {
+    return this.call<PaymentLink>('GET', `/v1/payment-links/${encodeURIComponent(linkId)}`)
+  }
+
+  /** The merchant's payment links, newest first; pass `nextCursor` back as `cursor`. */
+  listPaymentLinks(query: { limit?: number; cursor?: string } = {}) {
+    const q: Record<string, string> = {}
+    if (query.limit !== undefined) q['limit'] = String(query.limit)
+    if (query.cursor !== undefined) q['cursor'] = query.cursor
+    return this.call<{ items: PaymentLink[]; nextCursor: string | null }>(
+      'GET',
+      '/v1/payment-links',
+      { query: q },
+    )
+  }
+
+  /** Deactivates a payment link: its page answers 410 from now on. Idempotent. */
+  deactivatePaymentLink(linkId: string) {
+    return this.call<PaymentLink>(
+      'POST',
+      `/v1/payment-links/${encodeURIComponent(linkId)}/deactivate`,
+      { body: {} },
+    )
+  }
 }
 
 export interface BalanceTransactionQuery {
@@ -269,4 +344,104 @@ export interface Report extends ReportRequest {
   createdAt: string
   completedAt: string | null
   expiresAt: string | null
+}
+
+export interface CreatePaymentLinkBody {
+  storeId: string
+  /** Kuruş. */
+  amount: number
+  description: string
+  /** At most this many captured payments. */
+  maxPayments?: number
+  /** ISO 8601; the link answers 410 after it. */
+  expiresAt?: string
+  metadata?: Record<string, string>
+  installments?: boolean
+  /** What the page asks the buyer for (added to the payment's metadata). */
+  collect?: { email?: boolean; phone?: boolean; name?: boolean }
+  /** Where the checkout returns to; default the link's own page. */
+  returnUrl?: string
+}
+
+export interface PaymentLink {
+  id: string
+  storeId: string
+  url: string
+  qrUrl: string
+  active: boolean
+  status: 'active' | 'deactivated' | 'expired' | 'completed'
+  amount: number
+  currency: 'TRY'
+  description: string
+  maxPayments: number | null
+  /** Payments through the link that captured money. */
+  paymentsCount: number
+  expiresAt: string | null
+  metadata: Record<string, string>
+  installments: boolean
+  collect: { email?: boolean; phone?: boolean; name?: boolean }
+  returnUrl: string | null
+  createdAt: string
+  deactivatedAt: string | null
+}
+
+export type PaymentStatus =
+  | 'pending'
+  | 'pending_3ds'
+  | 'authorized'
+  | 'partially_captured'
+  | 'captured'
+  | 'voided'
+  | 'failed'
+  | 'refunded'
+
+export interface CaptureSummary {
+  id: string
+  amount: number
+  createdAt: string
+}
+
+export interface CaptureResult {
+  id: string
+  status: PaymentStatus
+  /** The authorized amount. */
+  amount: number
+  capturedAmount: number
+  currency: 'TRY'
+  commission: number
+  netAmount: number
+  refundableAmount: number
+  captures: CaptureSummary[]
+  completedAt: string | null
+}
+
+export interface Payment {
+  id: string
+  merchantId: string
+  storeId: string
+  transactionId: string
+  method: 'card' | 'qr'
+  status: PaymentStatus
+  amount: number
+  capturedAmount: number
+  currency: 'TRY'
+  commission: number
+  netAmount: number
+  captures: CaptureSummary[]
+  cardMask: string | null
+  cardBrand: string | null
+  cardType: string | null
+  bin: string | null
+  installmentCount: number
+  threeDSecure: boolean
+  authCode: string | null
+  declineCode: string | null
+  refundAmount: number
+  refundableAmount: number
+  customerId: string | null
+  metadata: Record<string, string>
+  /** The payment link it was made through. */
+  paymentLinkId: string | null
+  createdAt: string
+  completedAt: string | null
 }

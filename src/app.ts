@@ -56,6 +56,7 @@ import {
   invoicesPublicRoutes,
   invoicesRoutes,
 } from './modules/invoices/index.ts'
+import { paymentLinkPagesRoutes, paymentLinksRoutes } from './modules/payment-links/index.ts'
 import {
   checkoutPagesRoutes,
   checkoutPublicRoutes,
@@ -259,6 +260,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(checkoutPagesRoutes(deps, { rateLimiter }))
   await app.register(subscriptionPagesRoutes(deps, { rateLimiter }))
   await app.register(invoicePagesRoutes(deps, { rateLimiter }))
+  await app.register(paymentLinkPagesRoutes(deps, { rateLimiter }))
   // The merchant dashboard's web pages: their own context (cookie session, CSRF, HTML errors).
   await app.register(dashboardPagesRoutes(deps, { rateLimiter }))
   // The dashboard API: its own context (JWT bearer), apart from the signed one.
@@ -285,6 +287,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       payoutsRoutes(deps),
       subscriptionsRoutes(deps),
       invoicesRoutes(deps),
+      paymentLinksRoutes(deps),
       ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps), disputesSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [checkoutSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [subscriptionsSandboxRoutes(deps)] : []),

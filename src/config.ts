@@ -61,6 +61,8 @@ export interface Config {
   readonly otelExporterOtlpEndpoint: string | undefined
   /** Exports one merchant may have queued or building at once; one more is 429. */
   readonly exportsQueuedMax: number
+  /** An authorization not finished (captured in full, or voided) within this is released. */
+  readonly authorizationTtlMs: number
 }
 
 export class ConfigError extends Error {
@@ -148,6 +150,32 @@ function trustProxyFrom(env: Env): Config['trustProxy'] {
     }
   }
   return Object.freeze(entries)
+}
+
+const DURATION_UNIT_MS: Record<string, number> = {
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+}
+
+/** A whole number of seconds, minutes, hours or days: `90s`, `30m`, `12h`, `7d`. */
+function durationMs(
+  raw: string | undefined,
+  name: string,
+  fallbackMs: number,
+  minMs: number,
+  maxMs: number,
+): number {
+  if (raw === undefined || raw === '') return fallbackMs
+  const match = /^(\d{1,9})([smhd])$/.exec(raw.trim())
+  const ms = match ? Number(match[1]) * (DURATION_UNIT_MS[match[2] ?? ''] ?? 0) : Number.NaN
+  if (!(ms >= minMs && ms <= maxMs)) {
+    throw new ConfigError(
+      `${name} must be a duration like 90s, 30m, 12h or 7d between ${minMs / 1000}s and ${maxMs / 86_400_000}d, got "${raw}"`,
+    )
+  }
+  return ms
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
@@ -247,6 +275,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsToken: metricsTokenFrom(env),
     otelExporterOtlpEndpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] || undefined,
     exportsQueuedMax: intFrom(env, 'KURUS_EXPORTS_QUEUED_MAX', 5, 1, 1000),
+    // Card schemes let an issuer drop an authorization after about a week; we release first.
+    authorizationTtlMs: durationMs(
+      env['KURUS_AUTHORIZATION_TTL'],
+      'KURUS_AUTHORIZATION_TTL',
+      7 * 86_400_000,
+      60_000,
+      30 * 86_400_000,
+    ),
     ...overrides,
   }
   return Object.freeze(config)

@@ -19,6 +19,7 @@ import type { CheckoutTables } from './modules/checkout/checkout.table.ts'
 import type { PayoutsTables } from './modules/payouts/payouts.table.ts'
 import type { SubscriptionsTables } from './modules/subscriptions/subscriptions.table.ts'
 import type { InvoicesTables } from './modules/invoices/invoices.table.ts'
+import type { PaymentLinksTables } from './modules/payment-links/payment-links.table.ts'
 import type { AuditTables } from './modules/audit/audit.table.ts'
 import type { DashboardTables } from './modules/dashboard/dashboard.table.ts'
 
@@ -39,6 +40,7 @@ export type Database = MerchantsTables &
   PayoutsTables &
   SubscriptionsTables &
   InvoicesTables &
+  PaymentLinksTables &
   TransactionsTables &
   AuditTables &
   DashboardTables

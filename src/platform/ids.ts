@@ -5,6 +5,8 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 
 export type IdPrefix =
   | 'pay'
+  | 'cap'
+  | 'plink'
   | 'sto'
   | 'mrc'
   | 'cus'

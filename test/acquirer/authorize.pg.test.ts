@@ -194,7 +194,13 @@ test('timeout card: the bank approves, the caller hears unknown, inquire tells t
   assert.equal(inquired.authCode, ops[0]?.auth_code)
   assert.equal(inquired.reference, ops[0]?.reference)
   assert.deepEqual(await acquirer.inquire(h.deps, { paymentId }), inquired)
-  await acquirer.capture(h.deps, { paymentId, reference: inquired.reference, amount: 10_000 })
+  await acquirer.capture(h.deps, {
+    paymentId,
+    reference: inquired.reference,
+    captureId: 'cap_timeout',
+    amount: 10_000,
+    final: true,
+  })
 
   // A payment the bank never saw: a definite decline, nothing was charged.
   assert.deepEqual(await acquirer.inquire(h.deps, { paymentId: newId('pay') }), {
@@ -208,6 +214,9 @@ test('timeout card: the bank approves, the caller hears unknown, inquire tells t
   assert.deepEqual(await acquirer.inquire(h.deps, { paymentId: normal }), result)
 })
 
+/** A capture of the whole 10,000 under `captureId`. */
+const full = (captureId: string) => ({ captureId, amount: 10_000, final: true })
+
 test('capture and void of a preauthorization', async (t) => {
   const { h, m } = await setup(t)
   const token = await tokenize(h, m, CARDS.frictionless.number)
@@ -215,15 +224,20 @@ test('capture and void of a preauthorization', async (t) => {
   const p1 = newId('pay')
   const a1 = approved(await authorize(h, m, token, { paymentId: p1, capture: false }))
   await assert.rejects(
-    acquirer.capture(h.deps, { paymentId: p1, reference: '000000000000', amount: 10_000 }),
+    acquirer.capture(h.deps, { ...full('cap_p1'), paymentId: p1, reference: '000000000000' }),
     isAppError('SVC-RES-3301', 404),
   )
   await assert.rejects(
-    acquirer.capture(h.deps, { paymentId: p1, reference: a1.reference, amount: 10_001 }),
+    acquirer.capture(h.deps, {
+      ...full('cap_p1'),
+      paymentId: p1,
+      reference: a1.reference,
+      amount: 10_001,
+    }),
     isAppError('SVC-STATE-3401', 409),
   )
-  await acquirer.capture(h.deps, { paymentId: p1, reference: a1.reference, amount: 10_000 })
-  await acquirer.capture(h.deps, { paymentId: p1, reference: a1.reference, amount: 10_000 })
+  await acquirer.capture(h.deps, { ...full('cap_p1'), paymentId: p1, reference: a1.reference })
+  await acquirer.capture(h.deps, { ...full('cap_p1'), paymentId: p1, reference: a1.reference })
   assert.equal((await bankOps(h, p1, 'capture')).length, 1)
   await assert.rejects(
     acquirer.void(h.deps, { paymentId: p1, reference: a1.reference }),
@@ -236,7 +250,7 @@ test('capture and void of a preauthorization', async (t) => {
   await acquirer.void(h.deps, { paymentId: p2, reference: a2.reference })
   assert.equal((await bankOps(h, p2, 'void')).length, 1)
   await assert.rejects(
-    acquirer.capture(h.deps, { paymentId: p2, reference: a2.reference, amount: 10_000 }),
+    acquirer.capture(h.deps, { ...full('cap_p2'), paymentId: p2, reference: a2.reference }),
     isAppError('SVC-STATE-3401', 409),
   )
   await assert.rejects(
@@ -252,8 +266,63 @@ test('capture and void of a preauthorization', async (t) => {
   // A sale (capture: true) is captured already: capturing the same amount is a no-op.
   const p3 = newId('pay')
   const a3 = approved(await authorize(h, m, token, { paymentId: p3 }))
-  await acquirer.capture(h.deps, { paymentId: p3, reference: a3.reference, amount: 10_000 })
+  await acquirer.capture(h.deps, { ...full('cap_p3'), paymentId: p3, reference: a3.reference })
   assert.equal((await bankOps(h, p3, 'capture')).length, 0)
+})
+
+test('partial captures: several up to the authorization, final closes it, void releases the rest', async (t) => {
+  const { h, m } = await setup(t)
+  const token = await tokenize(h, m, CARDS.frictionless.number)
+  const capture = (
+    paymentId: string,
+    reference: string,
+    id: string,
+    amount: number,
+    final = false,
+  ) => acquirer.capture(h.deps, { paymentId, reference, captureId: id, amount, final })
+
+  const p1 = newId('pay')
+  const a1 = approved(await authorize(h, m, token, { paymentId: p1, capture: false }))
+  await capture(p1, a1.reference, 'cap_a', 3_000)
+  await capture(p1, a1.reference, 'cap_a', 3_000) // a retry of the same capture
+  await assert.rejects(capture(p1, a1.reference, 'cap_a', 2_000), isAppError('SVC-STATE-3401', 409))
+  await capture(p1, a1.reference, 'cap_b', 3_000)
+  // 6,000 captured: 4,001 more would pass the authorization.
+  await assert.rejects(capture(p1, a1.reference, 'cap_c', 4_001), isAppError('SVC-STATE-3401', 409))
+  await capture(p1, a1.reference, 'cap_c', 1_000, true)
+  // Final: nothing more can be captured or released.
+  await assert.rejects(capture(p1, a1.reference, 'cap_d', 100), isAppError('SVC-STATE-3401', 409))
+  await assert.rejects(
+    acquirer.void(h.deps, { paymentId: p1, reference: a1.reference }),
+    isAppError('SVC-STATE-3401', 409),
+  )
+  assert.equal((await bankOps(h, p1, 'capture')).length, 3)
+  // Refunds are bounded by the 7,000 captured.
+  await assert.rejects(
+    acquirer.refund(h.deps, {
+      paymentId: p1,
+      refundId: newId('rfn'),
+      reference: a1.reference,
+      amount: 7_001,
+    }),
+    isAppError('SVC-STATE-3401', 409),
+  )
+
+  // A void after a partial capture releases the rest; the capture stays refundable.
+  const p2 = newId('pay')
+  const a2 = approved(await authorize(h, m, token, { paymentId: p2, capture: false }))
+  await capture(p2, a2.reference, 'cap_e', 2_500)
+  await acquirer.void(h.deps, { paymentId: p2, reference: a2.reference })
+  const [released] = await bankOps(h, p2, 'void')
+  assert.equal(released?.amount, 7_500)
+  await assert.rejects(capture(p2, a2.reference, 'cap_f', 100), isAppError('SVC-STATE-3401', 409))
+  const refunded = await acquirer.refund(h.deps, {
+    paymentId: p2,
+    refundId: newId('rfn'),
+    reference: a2.reference,
+    amount: 2_500,
+  })
+  assert.equal(refunded.status, 'completed')
 })
 
 test('refunds: synchronous, idempotent per refundId, bounded by the captured amount', async (t) => {

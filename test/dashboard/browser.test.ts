@@ -140,6 +140,16 @@ if (runsBackendIndependentChecks()) {
     })
     assert.equal(refunded.status, 200)
     const theirs = await paidPayment(other, 77_700)
+    const link = await m.client.request<{ id: string }>('POST', '/v1/payment-links', {
+      body: {
+        storeId: m.storeId,
+        amount: 14_990,
+        description: 'El yapımı seramik kupa',
+        maxPayments: 10,
+        metadata: { sku: 'KUPA-01' },
+      },
+    })
+    assert.equal(link.status, 201)
 
     const w = await open(h)
     t.after(() => w.context.close())
@@ -472,6 +482,8 @@ if (runsBackendIndependentChecks()) {
           '/dashboard/invoices/new',
           `/dashboard/invoices/${section.invoiceId}`,
           '/dashboard/payment-links',
+          '/dashboard/payment-links/new',
+          `/dashboard/payment-links/${link.body.id}`,
           '/dashboard/chargebacks',
           `/dashboard/chargebacks/${section.chargebackId}`,
           '/dashboard/reviews',

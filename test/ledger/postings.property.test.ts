@@ -1,7 +1,9 @@
 // Goal: the ledger's arithmetic keeps every money invariant for any amount, commission, split
-// and sequence of refunds or chargebacks: every entry balances, shares sum exactly, net =
-// gross − commission part, cumulative refunds never take more than an owner's net credit and
-// a full refund returns exactly the commission and every net credit.
+// and sequence of captures, refunds or chargebacks: every entry balances, shares sum exactly,
+// net = gross − commission part, captures in parts charge exactly the one-shot commission and
+// credit exactly the one-shot nets, cumulative refunds never take more than an owner's net
+// credit and a full refund returns exactly the commission and every net credit, also when
+// refunds come between partial captures.
 // Method: fast-check over the pure leg builders (no database), simulating account balances
 // by applying the legs; invalid inputs must be refused.
 import assert from 'node:assert/strict'
@@ -9,12 +11,16 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import {
   apportionCapture,
+  capturedCommission,
   captureLegs,
+  captureStepCommission,
+  captureStepLegs,
   chargebackLegs,
   commissionRefundFor,
   mirrorLegs,
   ownerKey,
   refundLegs,
+  refundStepCommission,
   settlementLegs,
   type LegSpec,
   type Owner,
@@ -272,6 +278,163 @@ test('commissionRefundFor is cumulative half-up and exact at the full refund', (
   )
 })
 
+/** Capture amounts in order: parts of `total`, which is the amount or less (released rest). */
+const captureCuts = fc.record({
+  cuts: fc.array(fc.integer({ min: 1, max: 1_000_000 }), { minLength: 1, maxLength: 6 }),
+  keepPpm: fc.oneof(fc.constant(1_000_000), fc.integer({ min: 1, max: 1_000_000 })),
+})
+
+function captureSteps(amount: number, c: { cuts: number[]; keepPpm: number }): number[] {
+  const total = Math.max(1, mulDivHalfUp(amount, c.keepPpm, 1_000_000))
+  return apportion(total, c.cuts).filter((x) => x > 0)
+}
+
+test('captures in parts: each entry balances; commission and nets add up to the one-shot', () => {
+  fc.assert(
+    fc.property(scenario, captureCuts, ({ amount, commission, shares }, cuts) => {
+      const owners = apportionCapture(amount, commission, shares)
+      const nets = owners.map((o) => o.netMinor)
+      const books = new Books()
+      let captured = 0
+      let commissionTaken = 0
+      for (const part of captureSteps(amount, cuts)) {
+        const step = {
+          amount,
+          commission,
+          shares,
+          previousCapturedMinor: captured,
+          captureAmount: part,
+        }
+        const k = captureStepCommission(step)
+        assert.ok(k >= 0 && k <= part, `a capture's commission ${k} lies in 0..${part}`)
+        const legs = captureStepLegs(step)
+        assertBalancedLegs(legs)
+        books.apply(legs)
+        captured += part
+        commissionTaken += k
+        // Cumulative half-up of the one-shot commission, and the owners hold the cumulative
+        // apportionment of what is left after it: never more than their one-shot net.
+        assert.equal(commissionTaken, capturedCommission(amount, commission, captured))
+        assert.equal(commissionTaken, mulDivHalfUp(commission, captured, amount))
+        assert.equal(books.of(PLATFORM, 'buyer_pending'), -captured)
+        assert.equal(books.of(PLATFORM, 'platform_commission'), commissionTaken)
+        const ownersPart = captured - commissionTaken
+        const held = ownersPart > 0 ? apportion(ownersPart, nets) : nets.map(() => 0)
+        owners.forEach((o, i) => {
+          assert.equal(books.reserveOf(o), held[i])
+          assert.ok(books.reserveOf(o) <= o.netMinor, `${o.ownerId} over its one-shot net`)
+        })
+      }
+      if (captured === amount) {
+        assert.equal(commissionTaken, commission, 'the captures charge the one-shot commission')
+        for (const o of owners) assert.equal(books.reserveOf(o), o.netMinor)
+      }
+    }),
+    { numRuns: 1000 },
+  )
+})
+
+test('refunds between and after partial captures: each balances, full refunds return exactly the captures', () => {
+  fc.assert(
+    fc.property(scenario, captureCuts, fc.integer({ min: 0, max: 1_000_000 }), (sc, cuts, ppm) => {
+      const { amount, commission, shares, full, settledPpm } = sc
+      const books = new Books()
+      let captured = 0
+      let refunded = 0
+      let commissionRefunded = 0
+      const credited = new Map(shares.map((o) => [ownerKey(o), 0]))
+      const refund = (r: number) => {
+        const c = refundStepCommission({
+          amount,
+          commission,
+          captured,
+          previousRefunded: refunded,
+          previousCommissionRefunded: commissionRefunded,
+          refundAmount: r,
+        })
+        assert.ok(c >= 0 && c <= r, `a refund's commission ${c} lies in 0..${r}`)
+        books.apply(
+          refundLegs(
+            {
+              amount: r,
+              commissionRefund: c,
+              previousRefundedMinor: refunded,
+              previousCommissionRefundedMinor: commissionRefunded,
+              paymentAmount: amount,
+              paymentCommission: commission,
+              shares,
+              capturedMinor: captured,
+            },
+            books.reserveOf,
+          ),
+        )
+        refunded += r
+        commissionRefunded += c
+        assert.equal(commissionRefunded, capturedCommission(amount, commission, refunded))
+        for (const o of shares) {
+          const returned = (credited.get(ownerKey(o)) ?? 0) - books.heldBy(o)
+          // Up to the Alabama kuruş in between (docs/payments.md).
+          assert.ok(returned >= -1 && returned <= (credited.get(ownerKey(o)) ?? 0) + 1, o.ownerId)
+        }
+      }
+      for (const part of captureSteps(amount, cuts)) {
+        const before = new Map(shares.map((o) => [ownerKey(o), books.reserveOf(o)]))
+        books.apply(
+          captureStepLegs({
+            amount,
+            commission,
+            shares,
+            previousCapturedMinor: captured,
+            captureAmount: part,
+          }),
+        )
+        captured += part
+        for (const o of shares) {
+          const k = ownerKey(o)
+          credited.set(k, (credited.get(k) ?? 0) + books.reserveOf(o) - (before.get(k) ?? 0))
+          const settled = mulDivHalfUp(Math.max(0, books.reserveOf(o)), settledPpm, 1_000_000)
+          if (settled > 0) books.apply(settlementLegs(o, settled))
+        }
+        // A refund of part of what is refundable now, before the next capture.
+        const r = mulDivHalfUp(captured - refunded, ppm, 1_000_000)
+        if (r > 0) refund(r)
+      }
+      if (full && captured > refunded) refund(captured - refunded)
+      if (full) {
+        assert.equal(commissionRefunded, capturedCommission(amount, commission, captured))
+        for (const o of shares) assert.equal(books.heldBy(o), 0, `${o.ownerId} returned exactly`)
+        assert.equal(books.of(PLATFORM, 'buyer_pending'), 0)
+        assert.equal(books.of(PLATFORM, 'platform_commission'), 0)
+      }
+      // A chargeback of everything captured: owners bear their gross share of the capture.
+      const legs = chargebackLegs(
+        {
+          amount: captured,
+          previousChargedBackMinor: 0,
+          paymentAmount: amount,
+          shares,
+          capturedMinor: captured,
+        },
+        () => 0,
+      )
+      assertBalancedLegs(legs)
+      assert.throws(() =>
+        chargebackLegs(
+          {
+            amount: captured + 1,
+            previousChargedBackMinor: 0,
+            paymentAmount: amount,
+            shares,
+            capturedMinor: captured,
+          },
+          () => 0,
+        ),
+      )
+    }),
+    { numRuns: 1000 },
+  )
+})
+
 test('invalid inputs are refused, not posted', () => {
   const shares: Share[] = [
     { ownerType: 'merchant', ownerId: 'mrc_p', grossMinor: 600 },
@@ -290,6 +453,10 @@ test('invalid inputs are refused, not posted', () => {
     /twice/,
   )
   assert.throws(() => commissionRefundFor(1000, 30, 900, 101, 27), /exceed/)
+  const step = { amount: 1000, commission: 30, shares, previousCapturedMinor: 600 }
+  assert.throws(() => captureStepLegs({ ...step, captureAmount: 401 }), /exceed/)
+  assert.throws(() => captureStepLegs({ ...step, captureAmount: 0 }), /positive/)
+  assert.throws(() => capturedCommission(1000, 30, 1001), /captured/)
   const refund = {
     amount: 100,
     commissionRefund: 3,

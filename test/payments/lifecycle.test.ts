@@ -63,7 +63,13 @@ test('void with a reason, idempotent, no legs, and the event carries the reason'
     },
   )
   assert.equal(voided.status, 200)
-  assert.deepEqual(voided.body, { id, status: 'voided', amount: 8000, currency: 'TRY' })
+  assert.deepEqual(voided.body, {
+    id,
+    status: 'voided',
+    amount: 8000,
+    currency: 'TRY',
+    capturedAmount: 0,
+  })
   const again = await m.client.request<Record<string, unknown>>('POST', `/v1/payments/${id}/void`, {
     body: {},
   })
@@ -93,7 +99,14 @@ test('a capture that died after the bank captured is finished as a capture, neve
     const row = await sql<{ acquirer_reference: string }>`select acquirer_reference
       from payments where id = ${id}`.execute(h.deps.db)
     const reference = row.rows[0]?.acquirer_reference ?? ''
-    await getAcquirer().capture(h.deps, { paymentId: id, reference, amount: 5000 })
+    // The full capture's id is derived from the payment's (cap_ + its random part).
+    await getAcquirer().capture(h.deps, {
+      paymentId: id,
+      reference,
+      captureId: `cap_${id.slice(4)}`,
+      amount: 5000,
+      final: true,
+    })
     await sql`update payments set action_in_flight = 'capture',
       updated_at = now() - interval '2 minutes' where id = ${id}`.execute(h.deps.db)
     return id

@@ -1,14 +1,17 @@
 // Goal: the payment races resolve to exactly one outcome on a real server as on PGlite — 20
 // identical charges make one payment, 20 captures one set of legs, a capture racing a void
-// one winner, duplicate 3DS callbacks the same row, and 20 partial refunds never more than
-// was captured.
+// one winner, duplicate 3DS callbacks the same row, 20 partial refunds never more than
+// was captured; partial captures at once never more than the authorization, and refunds
+// racing partial captures never more than what was captured at their turn.
 // Method: signed HTTP requests fired together (Promise.all); on PostgreSQL they run in
 // parallel transactions, which is why this file is *.pg.test.ts (docs/testing.md).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { auditBooks } from '../../src/modules/audit/index.ts'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { legsForPayment, type LegView } from '../../src/modules/ledger/index.ts'
 import { startTestApp } from '../helpers/app.ts'
+import type { Kurus } from '../../sdk/index.ts'
 import { CARDS, charge, openSession, tokenize } from '../helpers/payments.ts'
 
 interface RefundBody {
@@ -172,4 +175,88 @@ test('20 parallel partial refunds never exceed the captured amount', async (t) =
   const legs = await legsForPayment(h.deps.db, m.merchantId, id)
   balanced(legs)
   assert.equal(sum(legs, 'buyer_pending', 'CREDIT'), 9_900)
+})
+
+interface CaptureBody {
+  status: string
+  capturedAmount: number
+  refundableAmount: number
+  captures: { id: string; amount: number }[]
+}
+
+function capture(m: { client: Kurus }, id: string, body: Record<string, unknown> = {}) {
+  return m.client.request<CaptureBody>('POST', `/v1/payments/${id}/capture`, { body })
+}
+
+async function authorized(m: { client: Kurus }, amount: number) {
+  const { res } = await charge(m.client, CARDS.frictionless, amount, { capture: false })
+  assert.equal(res.body.status, 'authorized')
+  return res.body.paymentId
+}
+
+test('concurrent partial captures never capture more than the authorization', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const id = await authorized(m, 10_000)
+  const results = await Promise.all(
+    Array.from({ length: 5 }, () => capture(m, id, { amount: 3_000, final: false })),
+  )
+  const codes = results.map((r) => r.status).sort()
+  assert.deepEqual(codes, [200, 200, 200, 400, 400], JSON.stringify(results.map((r) => r.body)))
+  const got = await m.client.request<CaptureBody>('GET', `/v1/payments/${id}`)
+  assert.equal(got.body.status, 'partially_captured')
+  assert.equal(got.body.capturedAmount, 9_000)
+  assert.equal(got.body.captures.length, 3)
+  const legs = await legsForPayment(h.deps.db, m.merchantId, id)
+  balanced(legs)
+  assert.equal(sum(legs, 'buyer_pending', 'DEBIT'), 9_000)
+
+  // Full captures racing partial ones: the total still stops at the amount.
+  const other = await authorized(m, 10_000)
+  const mixed = await Promise.all([
+    capture(m, other, { amount: 4_000, final: false }),
+    capture(m, other),
+    capture(m, other, { amount: 4_000, final: false }),
+    capture(m, other),
+  ])
+  assert.ok(mixed.every((r) => [200, 400, 409].includes(r.status)))
+  const after = await m.client.request<CaptureBody>('GET', `/v1/payments/${other}`)
+  assert.equal(after.body.status, 'captured')
+  assert.ok(after.body.capturedAmount <= 10_000)
+  const otherLegs = await legsForPayment(h.deps.db, m.merchantId, other)
+  assert.equal(sum(otherLegs, 'buyer_pending', 'DEBIT'), after.body.capturedAmount)
+  const events = (await eventsForResource(h.deps.db, m.merchantId, other)).filter(
+    (e) => e.type === 'payment.captured',
+  )
+  assert.equal(events.length, after.body.captures.length)
+  assert.deepEqual((await auditBooks(h.deps.db)).problems, [])
+})
+
+test('refunds racing partial captures never refund more than was captured', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const id = await authorized(m, 10_000)
+  assert.equal((await capture(m, id, { amount: 2_000, final: false })).status, 200)
+  const results = await Promise.all([
+    ...Array.from({ length: 6 }, () =>
+      m.client.request<RefundBody>('POST', `/v1/payments/${id}/refund`, { body: { amount: 700 } }),
+    ),
+    capture(m, id, { amount: 1_000, final: false }),
+    capture(m, id, { amount: 1_000, final: false }),
+  ])
+  assert.ok(
+    results.every((r) => r.status === 200 || r.status === 400),
+    JSON.stringify(results.map((r) => [r.status, r.body])),
+  )
+  const got = await m.client.request<CaptureBody & { refundAmount: number }>(
+    'GET',
+    `/v1/payments/${id}`,
+  )
+  assert.equal(got.body.capturedAmount, 4_000)
+  assert.ok(got.body.refundAmount <= got.body.capturedAmount)
+  assert.equal(got.body.refundableAmount, got.body.capturedAmount - got.body.refundAmount)
+  const legs = await legsForPayment(h.deps.db, m.merchantId, id)
+  balanced(legs)
+  assert.equal(sum(legs, 'buyer_pending', 'CREDIT'), got.body.refundAmount)
+  assert.deepEqual((await auditBooks(h.deps.db)).problems, [])
 })

@@ -272,7 +272,7 @@ test('preauthorizations are voided after 7 days', async (t) => {
   )
   const events = await eventsForResource(h.deps.db, m.merchantId, id)
   assert.equal(events.at(-1)?.type, 'payment.voided')
-  assert.equal(events.at(-1)?.data['reason'], 'expired')
+  assert.equal(events.at(-1)?.data['reason'], 'authorization_expired')
 })
 
 test('the sweeper marks sessions expired 30 minutes after creation', async (t) => {

@@ -321,6 +321,15 @@ function invoiceBody(storeId: string) {
   }
 }
 
+export async function paymentLink(m: Actor): Promise<{ id: string; url: string }> {
+  return expectOk(
+    await m.client.request<{ id: string; url: string }>('POST', '/v1/payment-links', {
+      body: { storeId: m.storeId, amount: 14_990, description: 'Kupa' },
+    }),
+    'payment link',
+  )
+}
+
 export async function invoice(m: Actor): Promise<{ id: string; publicHash: string }> {
   return expectOk(
     await m.client.request<{ id: string; publicHash: string }>('POST', '/v1/invoices', {
@@ -346,6 +355,10 @@ export const CATALOG: Record<string, Make> = {
   'POST /v1/payments/{id}/capture': async (w, m) => ({
     params: { id: await authorized(w, m) },
     body: {},
+  }),
+  'PATCH /v1/payments/{id}': async (w, m) => ({
+    params: { id: await captured(w, m) },
+    body: { metadata: { orderId: 'SIP-1' } },
   }),
   'POST /v1/payments/{id}/void': async (w, m) => ({
     params: { id: await authorized(w, m) },
@@ -494,6 +507,12 @@ export const CATALOG: Record<string, Make> = {
     params: { id: (await invoice(m)).id },
     body: {},
   }),
+  // payment links
+  'GET /v1/payment-links/{id}': async (_w, m) => ({ params: { id: (await paymentLink(m)).id } }),
+  'POST /v1/payment-links/{id}/deactivate': async (_w, m) => ({
+    params: { id: (await paymentLink(m)).id },
+    body: {},
+  }),
   // sandbox helpers (demo)
   'POST /v1/sandbox/payments/{id}/3ds-challenge': async (w, m) => ({
     params: { id: await challenged(w, m) },
@@ -589,6 +608,8 @@ export const CATALOG: Record<string, Make> = {
     query: { bin: CARDS.frictionless.slice(0, 6), amount: '10000' },
   }),
   'POST /v1/transactions/exports': async () => ({ params: {}, body: { format: 'csv' } }),
+  // approved: the caller's own KYC stays as the other routes need it.
+  'POST /v1/sandbox/kyc': async () => ({ params: {}, body: { status: 'approved' } }),
   'POST /v1/customers': async () => ({
     params: {},
     body: { externalId: `ext-${randomUUID()}`, name: 'Ayşe Yılmaz' },
@@ -616,6 +637,10 @@ export const CATALOG: Record<string, Make> = {
     },
   }),
   'POST /v1/invoices': async (_w, m) => ({ params: {}, body: invoiceBody(m.storeId) }),
+  'POST /v1/payment-links': async (_w, m) => ({
+    params: {},
+    body: { storeId: m.storeId, amount: 14_990, description: 'Kupa' },
+  }),
   'POST /v1/dashboard/submerchants': async () => ({
     params: {},
     body: { name: 'Seller', iban: trIban(nextAccount()), holderName: 'Seller Ltd' },

@@ -57,7 +57,7 @@ export interface RouteInfo {
   responses: Record<string, JsonSchema | undefined>
 }
 
-const PAGE_PREFIXES = ['/s/', '/invoice/', '/subscription/', '/3ds/', '/dev/']
+const PAGE_PREFIXES = ['/s/', '/invoice/', '/subscription/', '/l/', '/3ds/', '/dev/']
 const INFRA = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json'])
 
 export function classify(path: string): RouteClass | undefined {

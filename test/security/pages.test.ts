@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
-import { invoice, session, subscription, type World } from './_catalog.ts'
+import { invoice, paymentLink, session, subscription, type World } from './_catalog.ts'
 import { routeTable } from './_routes.ts'
 import { newActor, rawRequest, signed, type Actor, type RawResponse } from './_support.ts'
 
@@ -108,6 +108,15 @@ const PAGES: Record<string, (ctx: Ctx) => Promise<PageRequest>> = {
     })
     return { method: 'POST', path: `/invoice/${inv.publicHash}/pay`, form: {} }
   },
+  'GET /l/{hash}': async (ctx) => ({ path: new URL((await paymentLink(ctx.m)).url).pathname }),
+  'POST /l/{hash}': async (ctx) => ({
+    method: 'POST',
+    path: new URL((await paymentLink(ctx.m)).url).pathname,
+    form: {},
+  }),
+  'GET /l/{hash}/qr.svg': async (ctx) => ({
+    path: `${new URL((await paymentLink(ctx.m)).url).pathname}/qr.svg`,
+  }),
   'GET /subscription/{hash}': async (ctx) => ({
     path: `/subscription/${(await subscription(ctx.w, ctx.m)).publicHash}?lang=tr`,
   }),

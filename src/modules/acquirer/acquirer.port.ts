@@ -40,7 +40,15 @@ export interface Acquirer {
     },
   ): Promise<AuthorizeResult>
   inquire(deps: Deps, p: { paymentId: string }): Promise<AuthorizeResult>
-  capture(deps: Deps, p: { paymentId: string; reference: string; amount: number }): Promise<void>
+  /**
+   * One capture of the authorization, keyed by our capture id (a retry is a no-op). Several
+   * may follow one another up to the authorized amount; `final` releases the rest.
+   */
+  capture(
+    deps: Deps,
+    p: { paymentId: string; reference: string; captureId: string; amount: number; final: boolean },
+  ): Promise<void>
+  /** Releases the uncaptured rest of the authorization (all of it when nothing is captured). */
   void(deps: Deps, p: { paymentId: string; reference: string }): Promise<void>
   refund(
     deps: Deps,

@@ -3,16 +3,15 @@ import type { Db, Tx } from '../../database.ts'
 import type {
   NewOperation,
   NewThreeDs,
-  OperationKind,
   OperationRow,
   OperationStatus,
   ThreeDsRow,
 } from './acquirer.table.ts'
 
-/** The payment's single authorize, capture or void operation, if the bank has one. */
+/** The payment's single authorize or void operation, if the bank has one. */
 export function findPaymentOperation(
   db: Db,
-  op: Exclude<OperationKind, 'refund'>,
+  op: 'authorize' | 'void',
   paymentId: string,
 ): Promise<OperationRow | undefined> {
   return db
@@ -59,13 +58,26 @@ export async function insertPaymentOperationOrGet(
     .returningAll()
     .executeTakeFirst()
   if (inserted) return inserted
-  const stored = await findPaymentOperation(
-    db,
-    row.op as Exclude<OperationKind, 'refund'>,
-    row.payment_id,
-  )
+  const stored = await findPaymentOperation(db, row.op as 'authorize' | 'void', row.payment_id)
   if (!stored) throw new Error(`operation ${row.op} of ${row.payment_id} vanished`)
   return stored
+}
+
+/** The payment's captures, oldest first (several since partial captures). */
+export function findCaptureOperations(db: Db, paymentId: string): Promise<OperationRow[]> {
+  return db
+    .selectFrom('acquirer_sandbox_operations')
+    .selectAll()
+    .where('op', '=', 'capture')
+    .where('payment_id', '=', paymentId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+}
+
+/** A capture, under the authorization's lock (its id is unique: a retry is found first). */
+export async function insertCaptureOperation(tx: Tx, row: NewOperation): Promise<void> {
+  await tx.insertInto('acquirer_sandbox_operations').values(row).execute()
 }
 
 export async function insertRefundOperation(tx: Tx, row: NewOperation): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely'
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
 
 export type OperationKind = 'authorize' | 'capture' | 'void' | 'refund'
 export type OperationStatus = 'approved' | 'declined' | 'pending' | 'completed' | 'failed'
@@ -10,6 +10,9 @@ export interface AcquirerSandboxOperationsTable {
   op: OperationKind
   payment_id: string
   refund_id: string | null
+  /** Captures: our capture id (unique), and whether it released the rest. */
+  capture_id: ColumnType<string | null, string | null | undefined, string | null>
+  final: ColumnType<boolean | null, boolean | null | undefined, boolean | null>
   merchant_id: string
   card_token: string | null
   bin: string | null

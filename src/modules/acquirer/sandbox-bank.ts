@@ -94,8 +94,9 @@ function startOf(row: ThreeDsRow, merchantId: string): ThreeDsStart {
     : { kind: 'challenge', correlationId: row.correlation_id }
 }
 
-function capturedAmount(auth: OperationRow, capture: OperationRow | undefined): number {
-  return auth.capture ? auth.amount : (capture?.amount ?? 0)
+/** What the bank has captured of the authorization: all of it at once, or its captures. */
+function capturedAmount(auth: OperationRow, captures: readonly OperationRow[]): number {
+  return auth.capture ? auth.amount : captures.reduce((sum, c) => sum + c.amount, 0)
 }
 
 function assertAmount(amount: number): void {
@@ -221,21 +222,32 @@ export const sandboxBank: Acquirer = {
       if (auth?.status !== 'approved' || auth.reference !== p.reference) {
         throw acquirerError('authorization_not_found')
       }
-      if (await repo.findPaymentOperation(tx, 'void', p.paymentId)) {
+      const captures = await repo.findCaptureOperations(tx, p.paymentId)
+      // The same capture again is a no-op; the same id with another amount is a conflict.
+      const same = captures.find((c) => c.capture_id === p.captureId)
+      if (same) {
+        if (same.amount === p.amount) return
         throw acquirerError('not_capturable')
       }
-      const prior = await repo.findPaymentOperation(tx, 'capture', p.paymentId)
-      // Capturing again what is already captured is a no-op; anything else is a conflict.
-      if (auth.capture || prior) {
-        if (capturedAmount(auth, prior) === p.amount) return
+      if (auth.capture) {
+        // Captured at authorization: capturing it all again is a no-op.
+        if (p.amount === auth.amount) return
         throw acquirerError('not_capturable')
       }
-      if (p.amount > auth.amount) throw acquirerError('not_capturable')
+      // After a void or a final capture nothing is left open; never beyond the authorization.
+      const closed =
+        captures.some((c) => c.final === true) ||
+        (await repo.findPaymentOperation(tx, 'void', p.paymentId)) !== undefined
+      if (closed || capturedAmount(auth, captures) + p.amount > auth.amount) {
+        throw acquirerError('not_capturable')
+      }
       const now = deps.clock.now()
-      await repo.insertPaymentOperationOnce(tx, {
+      await repo.insertCaptureOperation(tx, {
         id: newUuid(),
         op: 'capture',
         payment_id: p.paymentId,
+        capture_id: p.captureId,
+        final: p.final,
         refund_id: null,
         merchant_id: auth.merchant_id,
         amount: p.amount,
@@ -255,8 +267,12 @@ export const sandboxBank: Acquirer = {
         throw acquirerError('authorization_not_found')
       }
       if (await repo.findPaymentOperation(tx, 'void', p.paymentId)) return
-      const prior = await repo.findPaymentOperation(tx, 'capture', p.paymentId)
-      if (capturedAmount(auth, prior) > 0) throw acquirerError('not_voidable')
+      // A void releases what is not captured; after a final capture nothing is.
+      const captures = await repo.findCaptureOperations(tx, p.paymentId)
+      const captured = capturedAmount(auth, captures)
+      if (captured >= auth.amount || captures.some((c) => c.final === true)) {
+        throw acquirerError('not_voidable')
+      }
       const now = deps.clock.now()
       await repo.insertPaymentOperationOnce(tx, {
         id: newUuid(),
@@ -264,7 +280,7 @@ export const sandboxBank: Acquirer = {
         payment_id: p.paymentId,
         refund_id: null,
         merchant_id: auth.merchant_id,
-        amount: auth.amount,
+        amount: auth.amount - captured,
         status: 'completed',
         reference: auth.reference,
         refund_mode: auth.refund_mode,
@@ -294,9 +310,7 @@ export const sandboxBank: Acquirer = {
       if (auth?.status !== 'approved' || auth.reference !== p.reference) {
         throw acquirerError('authorization_not_found')
       }
-      const voided = await repo.findPaymentOperation(tx, 'void', p.paymentId)
-      const capture = await repo.findPaymentOperation(tx, 'capture', p.paymentId)
-      const captured = voided ? 0 : capturedAmount(auth, capture)
+      const captured = capturedAmount(auth, await repo.findCaptureOperations(tx, p.paymentId))
       if (captured === 0) throw acquirerError('not_refundable')
       if ((await repo.sumActiveRefunds(tx, p.paymentId)) + p.amount > captured) {
         throw acquirerError('refund_exceeds_captured')

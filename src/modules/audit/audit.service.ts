@@ -61,14 +61,35 @@ export function paymentProblems(
     if (actual !== expected) fail(`${what} is ${actual}, expected ${expected}`)
   }
   const captured = p.status === 'captured' || p.status === 'refunded'
+  // Captured money can be refunded (or charged back) while more may still be captured.
+  const holdsMoney = captured || p.status === 'partially_captured'
+  const completedCaptures = item.captures.filter((c) => c.status === 'completed')
+  const capturedMinor = sum(completedCaptures.map((c) => c.amount))
 
-  // Capture: legs and exactly one payment.captured event iff the money was taken.
-  expect('capture entries', ledger.captureEntries, captured ? 1 : 0)
-  expect('buyer_pending captured', ledger.capturedMinor, captured ? p.amount : 0)
-  expect('commission credited', ledger.commissionMinor, captured ? p.commission : 0)
+  // Captures: each completed capture has its ledger entry and its payment.captured event,
+  // they add up to capturedAmount, and their commissions to the commission on it.
+  if (captured || p.status === 'partially_captured') {
+    if (p.capturedAmount <= 0 || p.capturedAmount > p.amount)
+      fail('capturedAmount outside 1..amount')
+    if (p.status === 'partially_captured' && p.capturedAmount === p.amount) {
+      fail('partially_captured with nothing left to capture')
+    }
+  } else {
+    expect('capturedAmount', p.capturedAmount, 0)
+  }
+  expect('completed captures', capturedMinor, p.capturedAmount)
+  expect(
+    'capture commissions',
+    sum(completedCaptures.map((c) => c.commission)),
+    p.capturedAmount > 0 ? p.commission : 0,
+  )
+  if (item.captures.filter((c) => c.status === 'pending').length > 1) fail('two pending captures')
+  expect('capture entries', ledger.captureEntries, completedCaptures.length)
+  expect('buyer_pending captured', ledger.capturedMinor, p.capturedAmount)
+  expect('commission credited', ledger.commissionMinor, p.capturedAmount > 0 ? p.commission : 0)
   expect('entries of other kinds', ledger.otherEntries, 0)
-  if (!captured && (ledger.refundEntries > 0 || ledger.chargebackEntries > 0)) {
-    fail('refund or chargeback entries on a payment that was never captured')
+  if (!holdsMoney && (ledger.refundEntries > 0 || ledger.chargebackEntries > 0)) {
+    fail('refund or chargeback entries on a payment that is not captured')
   }
 
   // Refund records, the payment's totals and the ledger agree.
@@ -76,7 +97,8 @@ export function paymentProblems(
   const pending = refunds.filter((r) => r.status === 'pending')
   const completedMinor = sum(completed.map((r) => r.amount))
   const pendingMinor = sum(pending.map((r) => r.amount))
-  if (refunds.length > 0 && !captured) fail(`${refunds.length} refund(s) of an uncaptured payment`)
+  if (refunds.length > 0 && !holdsMoney)
+    fail(`${refunds.length} refund(s) of an uncaptured payment`)
   expect('refundCompletedAmount', p.refundCompletedAmount, completedMinor)
   expect('ledger refunds', ledger.refundedMinor, completedMinor)
   expect('refund entries', ledger.refundEntries, completed.length)
@@ -90,16 +112,16 @@ export function paymentProblems(
       `refunds ${ledger.refundedMinor} + chargebacks ${ledger.chargedBackMinor} exceed the captured ${ledger.capturedMinor}`,
     )
   }
-  if (p.refundAmount + p.chargebackOpenAmount > p.amount) {
-    fail(`reserved refunds + open chargebacks exceed the amount ${p.amount}`)
+  if (p.refundAmount + p.chargebackOpenAmount > p.capturedAmount) {
+    fail(`reserved refunds + open chargebacks exceed the captured ${p.capturedAmount}`)
   }
-  if ((p.status === 'refunded') !== (captured && completedMinor === p.amount)) {
-    fail(`status does not match completed refunds ${completedMinor} of ${p.amount}`)
+  if ((p.status === 'refunded') !== (captured && completedMinor === p.capturedAmount)) {
+    fail(`status does not match completed refunds ${completedMinor} of ${p.capturedAmount}`)
   }
   // refundableAmount is what the buyer_pending books still hold for the payment, less the
   // refunds still in flight.
   const refundable =
-    p.status === 'captured'
+    p.status === 'captured' || p.status === 'partially_captured'
       ? Math.max(
           0,
           ledger.capturedMinor - ledger.refundedMinor - ledger.chargedBackMinor - pendingMinor,
@@ -109,8 +131,18 @@ export function paymentProblems(
 
   // The outbox: each committed state change has exactly its event.
   const authorizedFirst =
-    !item.captureRequested && ['authorized', 'captured', 'voided', 'refunded'].includes(p.status)
-  expect('payment.captured events', events(p.id, 'payment.captured'), captured ? 1 : 0)
+    !item.captureRequested &&
+    ['authorized', 'partially_captured', 'captured', 'voided', 'refunded'].includes(p.status)
+  // The rest of an authorization is released by a final capture or else by a void (or the
+  // expiry), which says so with payment.remainder_released.
+  const releasedByVoid =
+    captured && p.capturedAmount < p.amount && !completedCaptures.some((c) => c.final)
+  expect('payment.captured events', events(p.id, 'payment.captured'), completedCaptures.length)
+  expect(
+    'payment.remainder_released events',
+    events(p.id, 'payment.remainder_released'),
+    releasedByVoid ? 1 : 0,
+  )
   expect('payment.authorized events', events(p.id, 'payment.authorized'), authorizedFirst ? 1 : 0)
   expect('payment.failed events', events(p.id, 'payment.failed'), p.status === 'failed' ? 1 : 0)
   expect('payment.voided events', events(p.id, 'payment.voided'), p.status === 'voided' ? 1 : 0)

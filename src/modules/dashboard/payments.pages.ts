@@ -71,6 +71,7 @@ const STATUS_TONES: Readonly<Record<PaymentStatus, BadgeTone>> = {
   pending: 'warning',
   pending_3ds: 'warning',
   authorized: 'info',
+  partially_captured: 'info',
   captured: 'success',
   voided: 'neutral',
   failed: 'danger',
@@ -350,7 +351,11 @@ function actionsPanel(ctx: PageContext, p: Payment, refundAmount?: string): Safe
   const { lang } = ctx
   const token = csrfToken(ctx.request, ctx.reply)
   const buttons: SafeHtml[] = []
-  if (p.status === 'authorized' && ctx.can('payments.capture_void')) {
+  // A capture here takes the whole uncaptured remainder; partial captures are the API's.
+  if (
+    (p.status === 'authorized' || p.status === 'partially_captured') &&
+    ctx.can('payments.capture_void')
+  ) {
     buttons.push(
       postButton({
         action: `${BASE}/payments/${p.id}/capture`,
@@ -367,7 +372,9 @@ function actionsPanel(ctx: PageContext, p: Payment, refundAmount?: string): Safe
     )
   }
   const refund =
-    p.status === 'captured' && p.refundableAmount > 0 && ctx.can('payments.refund')
+    (p.status === 'captured' || p.status === 'partially_captured') &&
+    p.refundableAmount > 0 &&
+    ctx.can('payments.refund')
       ? markup`<form method="post" action="${BASE}/payments/${p.id}/refund" class="form-stack" id="refund-form">
           ${csrfInput(token)}
           <input type="hidden" name="idempotencyKey" value="${randomUUID()}" />
@@ -413,10 +420,7 @@ async function detailPage(
   const amounts = facts([
     [t(lang, 'dash_col_amount'), money(p.amount)],
     [t(lang, 'dash_col_status'), statusBadge(lang, p.status)],
-    [
-      t(lang, 'dash_pay_captured'),
-      money(p.status === 'captured' || p.status === 'refunded' ? p.amount : 0),
-    ],
+    [t(lang, 'dash_pay_captured'), money(p.capturedAmount)],
     [t(lang, 'dash_pay_refunded'), money(p.refundCompletedAmount)],
     [
       t(lang, 'dash_pay_refundable'),

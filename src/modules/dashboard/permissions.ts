@@ -15,6 +15,8 @@ export type Permission =
   | 'payments.capture_void'
   /** The customer relationship: remove saved cards, act on subscriptions and invoices. */
   | 'customers.manage'
+  /** Create and deactivate payment links (a way to take money: owners and admins). */
+  | 'payment_links.manage'
   /** Upload, approve and cancel payout drafts. */
   | 'payouts.manage'
   | 'reports.manage'
@@ -30,6 +32,7 @@ const EVERYTHING: readonly Permission[] = [
   'payments.refund',
   'payments.capture_void',
   'customers.manage',
+  'payment_links.manage',
   'payouts.manage',
   'reports.manage',
   'developers.keys',

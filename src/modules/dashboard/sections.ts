@@ -6,6 +6,7 @@ import { customersPages } from './customers.pages.ts'
 import { developersPages } from './developers.pages.ts'
 import { invoicesPages } from './invoices.pages.ts'
 import { overviewPages } from './overview.pages.ts'
+import { paymentLinksPages } from './payment-links.pages.ts'
 import { paymentsPages } from './payments.pages.ts'
 import { payoutsPages } from './payouts.pages.ts'
 import { placeholderPages } from './placeholder.pages.ts'
@@ -46,7 +47,12 @@ export const SECTIONS: readonly Section[] = [
     pages: subscriptionsPages,
   },
   { id: 'invoices', label: 'dash_nav_invoices', href: '/dashboard/invoices', pages: invoicesPages },
-  soon('payment-links', 'dash_nav_payment_links', 'payment-links'),
+  {
+    id: 'payment-links',
+    label: 'dash_nav_payment_links',
+    href: '/dashboard/payment-links',
+    pages: paymentLinksPages,
+  },
   {
     id: 'chargebacks',
     label: 'dash_nav_chargebacks',

@@ -98,6 +98,7 @@ export async function receiveChargeback(
       previousChargedBackMinor: before.chargebackOpenAmount,
       paymentAmount: before.amount,
       shares: before.shares,
+      capturedMinor: before.capturedAmount,
       at: now,
     })
     await emit(tx, row, before.storeId, before.callbackUrl, now)

@@ -24,6 +24,7 @@ export interface Invoice {
   dueDate: Date | null
   expiresAt: Date | null
   notes: string | null
+  metadata: Record<string, string>
   paymentId: string | null
   subscriptionId: string | null
   cycleNumber: number | null
@@ -107,6 +108,7 @@ export function invoiceRowToInvoice(config: Config, row: InvoiceRow): Invoice {
     dueDate: row.due_date,
     expiresAt: row.expires_at,
     notes: row.notes,
+    metadata: row.metadata,
     paymentId: row.payment_id,
     subscriptionId: row.subscription_id,
     cycleNumber: row.cycle_number,
@@ -155,6 +157,7 @@ export async function emitInvoiceEvent(
       paymentId: row.payment_id,
       subscriptionId: row.subscription_id,
       cycleNumber: row.cycle_number,
+      metadata: row.metadata,
     },
     at,
   })

@@ -48,6 +48,7 @@ function invoiceJson(deps: Deps, i: Invoice) {
     dueDate: isoZ(i.dueDate),
     expiresAt: isoZ(i.expiresAt),
     notes: i.notes,
+    metadata: i.metadata,
     paymentId: i.paymentId,
     subscriptionId: i.subscriptionId,
     cycleNumber: i.cycleNumber,

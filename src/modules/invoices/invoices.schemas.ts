@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Timestamp } from '../../platform/http/schemas.ts'
+import { Metadata } from '../../platform/metadata.ts'
 
 // Shapes only. The money rules (each line total is qty × unit price, the amount is their
 // sum), the store and customer checks and the expiry bound are the service's
@@ -73,6 +74,7 @@ export const CreateInvoiceBody = Type.Object(
     notes: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2000, pattern: PRINTABLE_MULTILINE }),
     ),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 )
@@ -93,6 +95,10 @@ const invoiceFields = {
   dueDate: Nullable(Timestamp),
   expiresAt: Nullable(Timestamp),
   notes: Nullable(Type.String()),
+  metadata: Type.Unsafe<Record<string, string>>({
+    ...Metadata,
+    description: "copied to its pay link's checkout session (with invoiceId), so to the payment",
+  }),
   paymentId: Nullable(Type.String({ description: 'the captured payment that paid it' })),
   subscriptionId: Nullable(Type.String()),
   cycleNumber: Nullable(Type.Integer()),

@@ -3,6 +3,7 @@ import { assert } from '../../platform/assert.ts'
 import { keysetCursor } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError, type FieldIssue } from '../../platform/errors.ts'
+import { metadataIssues } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import {
   reencryptSealedRows,
@@ -49,6 +50,7 @@ export interface CreateInvoiceInput {
   dueDate?: Date | undefined
   expiresAt?: Date | undefined
   notes?: string | undefined
+  metadata?: Record<string, string> | undefined
 }
 
 /**
@@ -101,6 +103,7 @@ export async function createInvoice(
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
     issues.push({ field: 'expiresAt', reason: 'must be in the future' })
   }
+  issues.push(...metadataIssues(input.metadata ?? {}))
   throwIssues(issues)
   await getStore(deps, merchantId, input.storeId)
   if (input.customerId !== undefined) {
@@ -124,6 +127,7 @@ export async function createInvoice(
       due_date: input.dueDate ?? null,
       expires_at: input.expiresAt ?? null,
       notes: input.notes ?? null,
+      metadata: JSON.stringify(input.metadata ?? {}),
     })
     const inserted = await repo.lockInvoice(tx, merchantId, id)
     assert(inserted !== undefined, 'inserted invoice is readable')

@@ -29,6 +29,8 @@ export interface InvoicesTable {
   due_date: Date | null
   expires_at: Date | null
   notes: string | null
+  /** jsonb (migration 0251): written as its JSON text, read back parsed. */
+  metadata: ColumnType<Record<string, string>, string | undefined, string>
   /** The n of the latest checkout session `<id>:<n>`; 0 when none was minted. */
   session_seq: ColumnType<number, number | undefined, number>
   /** The id of that latest session. */

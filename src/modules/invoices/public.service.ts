@@ -109,7 +109,7 @@ export async function payInvoice(deps: Deps, publicHash: string): Promise<Sessio
         returnUrl: invoiceUrl(deps.config, publicHash),
         // The customer (save-card at checkout), unless the merchant has deleted it since.
         ...(customerId ? { customerId } : {}),
-        metadata: { invoiceId: row.id },
+        metadata: { ...row.metadata, invoiceId: row.id },
       },
     )
     await repo.recordSession(deps.db, row.id, n, session)

@@ -1,5 +1,11 @@
 // The ledger module's public surface. Other modules import only this file.
-export { apportionCapture, commissionRefundFor } from './ledger.postings.ts'
+export {
+  apportionCapture,
+  capturedCommission,
+  captureStepCommission,
+  commissionRefundFor,
+  refundStepCommission,
+} from './ledger.postings.ts'
 export type { Share } from './ledger.postings.ts'
 export {
   allPaymentsLedgerTotals,

@@ -173,6 +173,75 @@ export function captureLegs(amount: number, commission: number, shares: readonly
 }
 
 /**
+ * The commission owed once C of an authorization A (one-shot commission K) is captured:
+ * halfUp(K × C / A). Captures post the differences of this running total, so any sequence
+ * of captures that reaches A charges exactly K, and every capture's part lies in 0..its
+ * amount (K <= A makes the exact increments at most the capture, and half-up rounding of
+ * two totals less than one kuruş apart differs by at most one).
+ */
+export function capturedCommission(amount: number, commission: number, captured: number): number {
+  assertMinor(amount, 'amount')
+  assertMinor(commission, 'commission')
+  assertMinor(captured, 'captured')
+  assert(amount > 0, 'ledger: amount must be positive')
+  assert(commission >= 0 && commission <= amount, `ledger: commission ${commission} outside 0..A`)
+  assert(captured >= 0 && captured <= amount, `ledger: captured ${captured} outside 0..A`)
+  return captured === amount ? commission : mulDivHalfUp(commission, captured, amount)
+}
+
+export interface CaptureStep {
+  /** The authorized amount A and its one-shot commission K. */
+  amount: number
+  commission: number
+  shares: readonly Share[]
+  /** Captured before this capture. */
+  previousCapturedMinor: number
+  /** This capture's amount. */
+  captureAmount: number
+}
+
+/** This capture's commission: K(previous + c) − K(previous). */
+export function captureStepCommission(step: CaptureStep): number {
+  const { amount, commission, previousCapturedMinor: before, captureAmount } = step
+  assertMinor(captureAmount, 'capture amount')
+  assert(captureAmount > 0, 'ledger: a capture must be positive')
+  assert(before + captureAmount <= amount, 'ledger: captures exceed the authorization')
+  return (
+    capturedCommission(amount, commission, before + captureAmount) -
+    capturedCommission(amount, commission, before)
+  )
+}
+
+/**
+ * One capture of several: DEBIT buyer_pending c; CREDIT platform_commission its commission k
+ * (captureStepCommission); each owner's reserve its step of the cumulative net
+ * apportionment — after captures totalling C the owners hold apportion(C − K(C), nets), so a
+ * full sequence credits each owner exactly its one-shot net. A step can be −1 for an owner
+ * (largest remainder is not monotone: the Alabama paradox); that owner's reserve is then
+ * debited that kuruş in this entry. A single capture of the whole amount is captureLegs.
+ */
+export function captureStepLegs(step: CaptureStep): LegSpec[] {
+  const { amount, commission, shares, previousCapturedMinor: before, captureAmount } = step
+  assertShares(amount, shares)
+  if (before === 0 && captureAmount === amount) return captureLegs(amount, commission, shares)
+  const k = captureStepCommission(step)
+  const nets = apportionCapture(amount, commission, shares).map((o) => o.netMinor)
+  const deltas = cumulativeDelta(
+    before - capturedCommission(amount, commission, before),
+    captureAmount - k,
+    nets,
+  )
+  const legs: LegSpec[] = [platformLeg('buyer_pending', 'DEBIT', captureAmount)]
+  shares.forEach((owner, i) => {
+    const delta = deltas[i] ?? 0
+    if (delta > 0) legs.push(ownerLeg(owner, 'merchant_reserve', 'CREDIT', delta))
+    if (delta < 0) legs.push(ownerLeg(owner, 'merchant_reserve', 'DEBIT', -delta))
+  })
+  if (k > 0) legs.push(platformLeg('platform_commission', 'CREDIT', k))
+  return legs
+}
+
+/**
  * The legs that take `delta` from each owner: a positive delta is debited from the reserve
  * as far as the reserve balance covers it and from available for the rest (funds already
  * settled; available may go negative, CONTRACT.md allows it for refunds and chargebacks); a
@@ -207,43 +276,71 @@ export interface RefundInput {
   paymentAmount: number
   paymentCommission: number
   shares: readonly Share[]
+  /** What was captured of paymentAmount (partial captures); the whole amount when omitted. */
+  capturedMinor?: number
+}
+
+/**
+ * The commission a refund returns, cumulative over the payment's refunds exactly as captures
+ * charge it: once refunds total G, K(G) = halfUp(K × G / A) has come back (capturedCommission
+ * of G), so this refund returns K(G + R) − K(G). It lies in 0..R, and refunds reaching the
+ * captured amount C return K(C), exactly what the captures charged — whenever the captures
+ * happened, before or between the refunds (a partially captured payment can be refunded).
+ * Written against what was returned so far (K(G) by induction), so it is the difference to
+ * the running target. For a payment captured in full this is commissionRefundFor(A, K, …).
+ */
+export function refundStepCommission(r: {
+  amount: number
+  commission: number
+  captured: number
+  previousRefunded: number
+  previousCommissionRefunded: number
+  refundAmount: number
+}): number {
+  assertMinor(r.refundAmount, 'refund amount')
+  assert(r.refundAmount > 0, 'ledger: a refund must be positive')
+  assert(
+    r.previousRefunded + r.refundAmount <= r.captured,
+    'ledger: refunds exceed the captured amount',
+  )
+  const target = capturedCommission(r.amount, r.commission, r.previousRefunded + r.refundAmount)
+  return Math.max(0, target - r.previousCommissionRefunded)
 }
 
 /**
  * The owners' part of each refund, R − c, apportioned cumulatively over the owners by their
- * net shares of the capture: after refunds totalling G with commission K refunded, owner i
- * has given back apportion(G − K, nets)_i. Weighting by net (rather than gross, which the
- * net shares are proportional to up to a kuruş of rounding) makes the bound exact: G − K
- * never exceeds A − C = Σ nets, so no owner ever returns more than its net credit, and a
- * full refund returns exactly each net credit.
+ * one-shot net shares: after refunds totalling G with commission K(G) returned, owner i has
+ * given back apportion(G − K(G), nets)_i — the mirror of the captures, which credit
+ * apportion(C − K(C), nets)_i once C is captured. The weights do not depend on how much is
+ * captured, so refunds may come between captures, and refunds reaching C return each owner
+ * exactly what its captures credited it. For a payment captured in full, at every step no
+ * owner has returned more than its net credit (apportion of at most Σ nets over nets); of a
+ * payment captured in part, an owner can be a kuruş ahead in between (largest remainder is
+ * not monotone), which ownerDebitLegs takes from its available balance.
  */
 export function refundOwnerDeltas(input: RefundInput): number[] {
-  const { amount, commissionRefund, paymentAmount, paymentCommission } = input
+  const { amount, commissionRefund } = input
   const previousNet = input.previousRefundedMinor - input.previousCommissionRefundedMinor
   const thisNet = amount - commissionRefund
-  const owners = apportionCapture(paymentAmount, paymentCommission, input.shares)
+  const captured = input.capturedMinor ?? input.paymentAmount
+  const nets = apportionCapture(input.paymentAmount, input.paymentCommission, input.shares).map(
+    (o) => o.netMinor,
+  )
+  const capturedK = capturedCommission(input.paymentAmount, input.paymentCommission, captured)
   assertMinor(amount, 'refund amount')
   assertMinor(commissionRefund, 'commissionRefund')
   assert(amount > 0, 'ledger: a refund must be positive')
+  assert(input.previousRefundedMinor + amount <= captured, 'ledger: refunds exceed the payment')
   assert(
-    input.previousRefundedMinor + amount <= paymentAmount,
-    'ledger: refunds exceed the payment',
-  )
-  assert(
-    commissionRefund >= 0 &&
-      input.previousCommissionRefundedMinor + commissionRefund <= paymentCommission,
+    commissionRefund >= 0 && input.previousCommissionRefundedMinor + commissionRefund <= capturedK,
     'ledger: commission refunds exceed the commission',
   )
   assert(previousNet >= 0 && thisNet >= 0, 'ledger: commission refunded beyond the refunds')
   assert(
-    previousNet + thisNet <= paymentAmount - paymentCommission,
+    previousNet + thisNet <= captured - capturedK,
     'ledger: owners would return more than their net credit',
   )
-  return cumulativeDelta(
-    previousNet,
-    thisNet,
-    owners.map((o) => o.netMinor),
-  )
+  return cumulativeDelta(previousNet, thisNet, nets)
 }
 
 /**
@@ -268,24 +365,31 @@ export interface ChargebackInput {
   previousChargedBackMinor: number
   paymentAmount: number
   shares: readonly Share[]
+  /** What was captured of paymentAmount (partial captures); the whole amount when omitted. */
+  capturedMinor?: number
 }
 
 /**
  * The owners bear a chargeback B by their gross shares, cumulatively (the platform keeps its
- * commission, as CONTRACT.md's flow table has it).
+ * commission, as CONTRACT.md's flow table has it); of a partly captured payment, by their
+ * gross shares of what was captured.
  */
 export function chargebackOwnerDeltas(input: ChargebackInput): number[] {
   assertShares(input.paymentAmount, input.shares)
+  const captured = input.capturedMinor ?? input.paymentAmount
+  assertMinor(captured, 'captured')
+  assert(captured > 0 && captured <= input.paymentAmount, 'ledger: captured outside 1..A')
   assertMinor(input.amount, 'chargeback amount')
   assert(input.amount > 0, 'ledger: a chargeback must be positive')
   assert(
-    input.previousChargedBackMinor + input.amount <= input.paymentAmount,
-    'ledger: chargebacks exceed the payment',
+    input.previousChargedBackMinor + input.amount <= captured,
+    'ledger: chargebacks exceed the captured amount',
   )
+  const gross = input.shares.map((s) => s.grossMinor)
   return cumulativeDelta(
     input.previousChargedBackMinor,
     input.amount,
-    input.shares.map((s) => s.grossMinor),
+    captured === input.paymentAmount ? gross : apportion(captured, gross),
   )
 }
 

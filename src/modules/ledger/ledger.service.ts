@@ -7,7 +7,7 @@ import {
   accountIdFor,
   assertBalanced,
   assertShares,
-  captureLegs,
+  captureStepLegs,
   chargebackLegs,
   mirrorLegs,
   ownerKey,
@@ -175,26 +175,44 @@ async function lockedReserveBalances(
 }
 
 /**
- * DEBIT buyer_pending A; CREDIT each owner's merchant_reserve its net share; CREDIT
- * platform_commission C. Idempotent on `capture:<paymentId>`: a second call is a no-op.
- * Takes no lock: a capture only credits, so concurrent captures never wait on each other.
+ * A capture: DEBIT buyer_pending its amount; CREDIT each owner's merchant_reserve its net
+ * share; CREDIT platform_commission its commission. One capture of the whole authorization
+ * is entry `capture:<paymentId>`; each of several (partial) captures is
+ * `capture:<captureId>`, posting its step of the cumulative apportionment
+ * (`captureStepLegs`). Idempotent on the reference: a second call is a no-op. Takes no lock:
+ * a capture (nearly) only credits, so concurrent captures never wait on each other.
  */
 export async function postCapture(
   tx: Tx,
   p: {
     merchantId: string
     paymentId: string
+    /** The authorized amount and its one-shot commission. */
     amount: number
     commission: number
     shares: Share[]
     at: Date
+    /** Partial captures: the capture's id, what was captured before it, and its amount. */
+    captureId?: string
+    previousCapturedMinor?: number
+    captureAmount?: number
   },
 ): Promise<void> {
-  const legs = captureLegs(p.amount, p.commission, p.shares)
+  const previousCapturedMinor = p.previousCapturedMinor ?? 0
+  const captureAmount = p.captureAmount ?? p.amount - previousCapturedMinor
+  const whole = previousCapturedMinor === 0 && captureAmount === p.amount
+  assert(whole || p.captureId, 'ledger: a partial capture needs its capture id')
+  const legs = captureStepLegs({
+    amount: p.amount,
+    commission: p.commission,
+    shares: p.shares,
+    previousCapturedMinor,
+    captureAmount,
+  })
   const header: EntryHeader = {
     merchantId: p.merchantId,
     kind: 'capture',
-    reference: `capture:${p.paymentId}`,
+    reference: whole ? `capture:${p.paymentId}` : `capture:${p.captureId ?? ''}`,
     paymentId: p.paymentId,
     at: p.at,
   }
@@ -220,6 +238,8 @@ export async function postRefund(
     paymentAmount: number
     paymentCommission: number
     shares: Share[]
+    /** What was captured of paymentAmount (partial captures); all of it when omitted. */
+    capturedMinor?: number
     at: Date
   },
 ): Promise<void> {
@@ -252,6 +272,8 @@ export async function postChargeback(
     previousChargedBackMinor: number
     paymentAmount: number
     shares: Share[]
+    /** What was captured of paymentAmount (partial captures); all of it when omitted. */
+    capturedMinor?: number
     at: Date
   },
 ): Promise<void> {
@@ -455,7 +477,7 @@ export interface ReserveCredit {
   entryId: string
   ownerType: 'merchant' | 'submerchant'
   ownerId: string
-  /** The crediting entry's reference: `capture:<paymentId>` or `chargeback_reversal:<id>`. */
+  /** The crediting entry's reference: `capture:<paymentId|captureId>` or `chargeback_reversal:<id>`. */
   sourceReference: string
   amount: number
   creditedAt: Date

@@ -2,6 +2,7 @@ import type { Deps, Tx } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
+import { checkMetadata } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { countPaymentOutcome } from '../../platform/metrics.ts'
@@ -31,6 +32,7 @@ export interface ChargeInput {
   customerId?: string
   saveCard?: boolean
   capture?: boolean
+  metadata?: Record<string, string>
 }
 
 /** How a charge ended, for the HTTP layer: 201 new, 200 fence replay, 202 outcome unknown. */
@@ -88,6 +90,12 @@ export async function chargeCard(
     throw paymentsError('session_not_active')
   }
   if (input.amount !== session.amount) throw paymentsError('amount_mismatch')
+  // The session's metadata, with the charge's own keys over it (docs/payments.md).
+  const metadata = Object.fromEntries([
+    ...Object.entries(session.metadata),
+    ...Object.entries(input.metadata ?? {}),
+  ])
+  checkMetadata(metadata)
   if (session.failedAttempts >= FAILED_ATTEMPTS_MAX) throw paymentsError('too_many_failed_attempts')
 
   const token = await getCardToken(deps, merchantId, input.cardToken)
@@ -138,7 +146,8 @@ export async function chargeCard(
         (input.customerId ?? session.customerId) === session.customerId,
       callback_url: session.callbackUrl,
       shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
-      metadata: JSON.stringify(session.metadata),
+      metadata: JSON.stringify(metadata),
+      payment_link_id: session.paymentLinkId,
       fingerprint,
       void_reason: null,
       created_at: now,
@@ -287,18 +296,57 @@ async function recordAuthorization(
       authorized_at: now,
       completed_at: capture ? now : null,
       updated_at: now,
+      ...(capture ? { captureAll: true } : {}),
     })
     if (!row) return settledBefore()
     if (row.session_id)
       await repo.updateSessionStatus(tx, row.session_id, 'active', 'completed', now)
-    if (capture) await postCaptureLegs(tx, row, now)
-    const payment = await emit(tx, row, capture ? 'payment.captured' : 'payment.authorized', now)
+    const payment = capture
+      ? await emit(tx, row, 'payment.captured', now, await recordFullCapture(tx, row, now))
+      : await emit(tx, row, 'payment.authorized', now)
     failpoint('charge.before_commit')
     return payment
   })
 }
 
-export async function postCaptureLegs(tx: Tx, row: PaymentRow, at: Date): Promise<void> {
+/** The id of a capture of the whole authorization at once: one per payment, so derived. */
+export function fullCaptureId(paymentId: string): string {
+  return `cap_${paymentId.slice(paymentId.indexOf('_') + 1)}`
+}
+
+/**
+ * A capture of the whole amount at once (a charge with capture, a QR payment): its capture
+ * row and ledger legs, inside the caller's transaction. Returns what `payment.captured`
+ * carries about it.
+ */
+export async function recordFullCapture(tx: Tx, row: PaymentRow, at: Date) {
+  const capture = await repo.insertCapture(tx, {
+    id: fullCaptureId(row.id),
+    merchant_id: row.merchant_id,
+    payment_id: row.id,
+    amount: row.amount,
+    commission: row.commission,
+    final: true,
+    status: 'completed',
+    created_at: at,
+    completed_at: at,
+  })
+  await postCaptureLegs(tx, row, at, capture)
+  return { captureId: capture.id, amount: capture.amount, authorizedAmount: row.amount }
+}
+
+/**
+ * The ledger legs of one capture: the whole authorization at once (`capture:<paymentId>`) or
+ * one of several (`capture:<captureId>`, its step of the cumulative apportionment). `row` is
+ * the payment as it was before this capture.
+ */
+export async function postCaptureLegs(
+  tx: Tx,
+  row: PaymentRow,
+  at: Date,
+  capture: { id: string; amount: number },
+  previousCapturedMinor = 0,
+): Promise<void> {
   const shares: Share[] = row.shares.map((s) => ({ ...s }))
   await postCapture(tx, {
     merchantId: row.merchant_id,
@@ -307,6 +355,9 @@ export async function postCaptureLegs(tx: Tx, row: PaymentRow, at: Date): Promis
     commission: row.commission,
     shares,
     at,
+    captureId: capture.id,
+    previousCapturedMinor,
+    captureAmount: capture.amount,
   })
 }
 

@@ -25,14 +25,15 @@ export async function holdChargeback(
   if (row.status !== 'captured' && row.status !== 'refunded') {
     throw paymentsError('not_disputable')
   }
-  const room = row.amount - row.refund_completed_minor - row.chargeback_open_minor
+  // Of a partly captured payment only what was captured can be charged back.
+  const room = row.captured_minor - row.refund_completed_minor - row.chargeback_open_minor
   const chosen = amount ?? room
   if (chosen <= 0 || chosen > room) {
     throw validationError('amount', `must be between 1 and ${room}, the amount still disputable`)
   }
   // Pending refunds stay reserved; a chargeback that meets them may not push the two
   // reservations past the amount (the table's check constraint says the same).
-  if (row.refund_reserved_minor + row.chargeback_open_minor + chosen > row.amount) {
+  if (row.refund_reserved_minor + row.chargeback_open_minor + chosen > row.captured_minor) {
     throw validationError('amount', 'overlaps a refund that is still in flight')
   }
   await repo.updatePaymentChargebacks(tx, paymentId, {

@@ -13,9 +13,9 @@ export interface DailyPaymentFigures {
   failed_count: number
 }
 
-const CAPTURED = sql`status in ('captured', 'refunded')`
-// The bank said yes: authorized, then captured, voided or refunded.
-const APPROVED = sql`status in ('authorized', 'captured', 'voided', 'refunded')`
+const CAPTURED = sql`status in ('partially_captured', 'captured', 'refunded')`
+// The bank said yes: authorized, then captured (in part or whole), voided or refunded.
+const APPROVED = sql`status in ('authorized', 'partially_captured', 'captured', 'voided', 'refunded')`
 
 export function findDailyPaymentFigures(
   db: Db,
@@ -28,7 +28,9 @@ export function findDailyPaymentFigures(
     .select([
       day.as('day'),
       sql<number>`count(*) filter (where ${CAPTURED})`.as('captured_count'),
-      sql<number>`coalesce(sum(amount) filter (where ${CAPTURED}), 0)::bigint`.as('captured_minor'),
+      sql<number>`coalesce(sum(captured_minor) filter (where ${CAPTURED}), 0)::bigint`.as(
+        'captured_minor',
+      ),
       sql<number>`count(*) filter (where ${APPROVED})`.as('approved_count'),
       sql<number>`count(*) filter (where status = 'failed')`.as('failed_count'),
     ])

@@ -1,10 +1,17 @@
 // Payments: checkout sessions, card charges with 3DS, capture, void, retrieval.
 export { paymentsRoutes, paymentsPublicRoutes, paymentsSandboxRoutes } from './payments.http.ts'
-export { createSession, getSessionById, getSessionByTransactionId } from './sessions.service.ts'
-export type { Session } from './sessions.service.ts'
+export {
+  createLinkSession,
+  createSession,
+  getSessionById,
+  paymentLinkUsage,
+  getSessionByTransactionId,
+} from './sessions.service.ts'
+export type { Session, LinkUsage } from './sessions.service.ts'
 export { cancelSession } from './session-cancel.service.ts'
 export { chargeCard } from './charge.service.ts'
-export { capturePayment, voidPayment, getPayment, complete3ds } from './payments.service.ts'
+export { getPayment, complete3ds } from './payments.service.ts'
+export { capturePayment, voidPayment } from './captures.service.ts'
 export type { Payment } from './payment-view.ts'
 export { paymentsReconcilers } from './payments.jobs.ts'
 export { refundPayment } from './refunds.service.ts'

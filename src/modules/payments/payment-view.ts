@@ -1,4 +1,5 @@
-import type { PaymentRow, PaymentStatus } from './payments.table.ts'
+import { capturedCommission } from '../ledger/index.ts'
+import type { CaptureRow, PaymentRow, PaymentStatus } from './payments.table.ts'
 
 /** The payment as use cases return it (camelCase); HTTP picks fields per endpoint. */
 export interface Payment {
@@ -9,8 +10,12 @@ export interface Payment {
   transactionId: string
   method: 'card' | 'qr'
   status: PaymentStatus
+  /** The authorized amount. */
   amount: number
   currency: 'TRY'
+  /** Sum of the completed captures. */
+  capturedAmount: number
+  /** Of the captured amount once anything is captured (pro rata), else of the whole amount. */
   commission: number
   netAmount: number
   installmentCount: number
@@ -28,6 +33,8 @@ export interface Payment {
   callbackUrl: string | null
   voidReason: string | null
   metadata: Record<string, string>
+  /** The payment link it was made through (docs/payments.md, Payment links). */
+  paymentLinkId: string | null
   /** Completed plus in-flight refunds (in-flight ones are reserved). */
   refundAmount: number
   refundCompletedAmount: number
@@ -43,26 +50,33 @@ export interface Payment {
 
 /**
  * The commission and net a payment shows. The commission is priced when the payment is
- * created and kept on the row, because its capture posts exactly that amount to the ledger;
- * a payment that fails or is voided never captures, moves no money and posts no legs, so it
- * bears no commission and pays the merchant nothing (issue 22 §5: a decline showed 1,50
- * commission and 48,50 net, and statements added them in). Authorizations and payments still
- * in flight show what their capture would post.
+ * created and kept on the row; each capture posts its pro-rata share of it to the ledger
+ * (docs/payments.md, Partial and multi-capture). A payment that fails or is voided never
+ * captures, moves no money and posts no legs, so it bears no commission and pays the merchant
+ * nothing (issue 22 §5: a decline showed 1,50 commission and 48,50 net, and statements added
+ * them in). Once anything is captured, commission and net are of the captured amount, as the
+ * captures posted them; before that (authorizations, payments in flight) they show what a
+ * full capture would post.
  */
 export function chargedAmounts(
   status: PaymentStatus,
   amount: number,
   pricedCommission: number,
+  captured: number,
 ): { commission: number; netAmount: number } {
   if (status === 'failed' || status === 'voided') return { commission: 0, netAmount: 0 }
-  return { commission: pricedCommission, netAmount: amount - pricedCommission }
+  if (captured === 0) return { commission: pricedCommission, netAmount: amount - pricedCommission }
+  const charged = capturedCommission(amount, pricedCommission, captured)
+  return { commission: charged, netAmount: captured - charged }
 }
 
 export function paymentRowToPayment(row: PaymentRow): Payment {
+  // Captured money is refundable, also while more may still be captured (docs/payments.md).
   const refundable =
-    row.status === 'captured'
-      ? row.amount - row.refund_reserved_minor - row.chargeback_open_minor
+    row.status === 'captured' || row.status === 'partially_captured'
+      ? row.captured_minor - row.refund_reserved_minor - row.chargeback_open_minor
       : 0
+  const captured = row.captured_minor
   return {
     id: row.id,
     merchantId: row.merchant_id,
@@ -73,7 +87,8 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     status: row.status,
     amount: row.amount,
     currency: row.currency,
-    ...chargedAmounts(row.status, row.amount, row.commission),
+    capturedAmount: captured,
+    ...chargedAmounts(row.status, row.amount, row.commission, captured),
     installmentCount: row.installment_count,
     cardToken: row.card_token,
     cardMask: row.card_mask,
@@ -89,6 +104,7 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     callbackUrl: row.callback_url,
     voidReason: row.void_reason,
     metadata: row.metadata,
+    paymentLinkId: row.payment_link_id,
     refundAmount: row.refund_reserved_minor,
     refundCompletedAmount: row.refund_completed_minor,
     commissionRefunded: row.commission_refunded_minor,
@@ -111,6 +127,7 @@ export function paymentEventData(p: Payment): Record<string, unknown> {
     method: p.method,
     amount: p.amount,
     currency: p.currency,
+    capturedAmount: p.capturedAmount,
     commission: p.commission,
     netAmount: p.netAmount,
     installmentCount: p.installmentCount,
@@ -119,10 +136,35 @@ export function paymentEventData(p: Payment): Record<string, unknown> {
     refundAmount: p.refundAmount,
     refundableAmount: p.refundableAmount,
     metadata: p.metadata,
+    paymentLinkId: p.paymentLinkId,
     ...(p.declineCode ? { declineCode: p.declineCode } : {}),
     createdAt: p.createdAt.toISOString(),
     completedAt: p.completedAt?.toISOString() ?? null,
   }
+}
+
+/** A completed capture as the API lists it. */
+export interface CaptureView {
+  id: string
+  amount: number
+  commission: number
+  final: boolean
+  createdAt: Date
+}
+
+export function captureRowToCapture(row: CaptureRow): CaptureView {
+  return {
+    id: row.id,
+    amount: row.amount,
+    commission: row.commission,
+    final: row.final,
+    createdAt: row.completed_at ?? row.created_at,
+  }
+}
+
+/** A payment with its completed captures, oldest first (single-payment reads). */
+export interface PaymentDetail extends Payment {
+  captures: CaptureView[]
 }
 
 export function cardMask(bin: string, last4: string, brand: string): string {

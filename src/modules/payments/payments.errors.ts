@@ -9,6 +9,8 @@ export type PaymentsErrorCode =
   | 'payment_not_found'
   | 'fence_conflict'
   | 'not_capturable'
+  | 'already_captured'
+  | 'action_in_progress'
   | 'not_voidable'
   | 'not_pending_3ds'
   | 'too_many_failed_attempts'
@@ -52,12 +54,23 @@ const table: ErrorTable<PaymentsErrorCode> = {
   not_capturable: {
     code: 'SVC-STATE-3401',
     status: 409,
-    message: 'only an authorized payment can be captured',
+    message: 'only an authorized or partially captured payment can be captured',
+  },
+  already_captured: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message:
+      'the payment is already captured: nothing is left to capture (a capture without amount is answered idempotently)',
+  },
+  action_in_progress: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message: 'another capture or void of this payment is in progress; retry shortly',
   },
   not_voidable: {
     code: 'SVC-STATE-3401',
     status: 409,
-    message: 'only an authorized (uncaptured) payment can be voided',
+    message: 'only an authorized or partially captured payment can be voided',
   },
   not_pending_3ds: {
     code: 'SVC-STATE-3401',

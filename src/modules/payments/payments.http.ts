@@ -1,11 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Static } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { setKycStatus } from '../merchants/index.ts'
 import { chargeCard } from './charge.service.ts'
-import type { Payment } from './payment-view.ts'
+import type { CaptureView, Payment, PaymentDetail } from './payment-view.ts'
 import {
+  CaptureBody,
   CaptureResponse,
   ChallengeBody,
   ChallengeResponse,
@@ -22,20 +25,23 @@ import {
   RefundBody,
   RefundList,
   RefundResponse,
+  SandboxKycBody,
+  SandboxKycResponse,
   SessionResponse,
   ThreeDsBody,
   ThreeDsResponse,
+  UpdatePaymentBody,
   VoidBody,
   VoidResponse,
 } from './payments.schemas.ts'
+import { capturePayment, voidPayment } from './captures.service.ts'
 import {
-  capturePayment,
   complete3ds,
   getPayment,
   getPublicStatus,
   quoteInstallments,
   sandboxSolveChallenge,
-  voidPayment,
+  updatePaymentMetadata,
 } from './payments.service.ts'
 import { listRefunds, refundPayment, type Refund } from './refunds.service.ts'
 import { createSession, type Session } from './sessions.service.ts'
@@ -47,6 +53,7 @@ function refundJson(r: Refund) {
     amount: r.amount,
     reason: r.reason,
     bankRefundId: r.bankRefundId,
+    metadata: r.metadata,
     createdAt: isoZ(r.createdAt),
     completedAt: isoZ(r.completedAt),
   }
@@ -86,12 +93,17 @@ function chargeJson(p: Payment, challengeUrl: string | null) {
     authCode: p.authCode,
     ...(p.status === 'pending_3ds' && p.correlationId ? { correlationId: p.correlationId } : {}),
     ...(challengeUrl ? { challengeUrl } : {}),
+    metadata: p.metadata,
     createdAt: isoZ(p.createdAt),
     completedAt: isoZ(p.completedAt),
   }
 }
 
-export function paymentJson(p: Payment) {
+function captureJson(c: CaptureView) {
+  return { id: c.id, amount: c.amount, createdAt: isoZ(c.createdAt) }
+}
+
+export function paymentJson(p: PaymentDetail) {
   return {
     id: p.id,
     merchantId: p.merchantId,
@@ -100,9 +112,11 @@ export function paymentJson(p: Payment) {
     method: p.method,
     status: p.status,
     amount: p.amount,
+    capturedAmount: p.capturedAmount,
     currency: p.currency,
     commission: p.commission,
     netAmount: p.netAmount,
+    captures: p.captures.map(captureJson),
     cardMask: p.cardMask,
     cardBrand: p.cardBrand,
     cardType: p.cardType,
@@ -115,6 +129,7 @@ export function paymentJson(p: Payment) {
     refundableAmount: p.refundableAmount,
     customerId: p.customerId,
     metadata: p.metadata,
+    paymentLinkId: p.paymentLinkId,
     createdAt: isoZ(p.createdAt),
     completedAt: isoZ(p.completedAt),
   }
@@ -209,22 +224,33 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
         config: { requireKyc: true },
         schema: {
           tags,
-          summary: 'Capture an authorization (full amount)',
+          summary: 'Capture all or part of an authorization',
+          description:
+            'Several captures may follow one another (final: false keeps the authorization open). ' +
+            'More than the uncaptured remainder: 400 SVC-VAL-3001. A capture without amount of a ' +
+            'captured payment answers it as it is (idempotent); with an amount: 409 SVC-STATE-3401.',
           params: PaymentParams,
-          body: EmptyBody,
+          body: CaptureBody,
           response: { 200: CaptureResponse, ...errorResponses },
         },
       },
       async (request) => {
-        const p = await capturePayment(deps, authOf(request).merchantId, request.params.id)
+        // A capture may come without a body at all (the spec's full capture).
+        const body = (request.body as Static<typeof CaptureBody> | undefined) ?? {}
+        const p = await capturePayment(deps, authOf(request).merchantId, request.params.id, {
+          ...(body.amount !== undefined ? { amount: body.amount } : {}),
+          ...(body.final !== undefined ? { final: body.final } : {}),
+        })
         return {
           id: p.id,
           status: p.status,
           amount: p.amount,
+          capturedAmount: p.capturedAmount,
           currency: p.currency,
           commission: p.commission,
           netAmount: p.netAmount,
           refundableAmount: p.refundableAmount,
+          captures: p.captures.map(captureJson),
           completedAt: isoZ(p.completedAt),
         }
       },
@@ -248,7 +274,13 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           request.params.id,
           request.body.reason ?? null,
         )
-        return { id: p.id, status: p.status, amount: p.amount, currency: p.currency }
+        return {
+          id: p.id,
+          status: p.status,
+          amount: p.amount,
+          currency: p.currency,
+          capturedAmount: p.capturedAmount,
+        }
       },
     )
 
@@ -264,6 +296,31 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request) =>
         paymentJson(await getPayment(deps, authOf(request).merchantId, request.params.id)),
+    )
+
+    app.patch(
+      '/v1/payments/:id',
+      {
+        schema: {
+          tags,
+          summary: "Update a payment's metadata",
+          description:
+            'Merges `metadata` into the payment\'s (a key set to "" is removed), in one ' +
+            'transaction; records `payment.updated`. At most 50 keys after the merge.',
+          params: PaymentParams,
+          body: UpdatePaymentBody,
+          response: { 200: PaymentResponse, ...errorResponses },
+        },
+      },
+      async (request) =>
+        paymentJson(
+          await updatePaymentMetadata(
+            deps,
+            authOf(request).merchantId,
+            request.params.id,
+            request.body.metadata,
+          ),
+        ),
     )
 
     app.post(
@@ -288,6 +345,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           {
             ...(request.body.amount !== undefined ? { amount: request.body.amount } : {}),
             ...(request.body.reason !== undefined ? { reason: request.body.reason } : {}),
+            ...(request.body.metadata !== undefined ? { metadata: request.body.metadata } : {}),
             ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
           },
         )
@@ -381,6 +439,23 @@ export function paymentsSandboxRoutes(deps: Deps): FastifyPluginAsync {
           request.params.id,
           request.body.otp,
         ),
+    )
+    app.post(
+      '/v1/sandbox/kyc',
+      {
+        schema: {
+          tags: ['sandbox'],
+          summary: "Set the calling merchant's KYC status",
+          description:
+            'Only `approved` may take money in; any other status makes those calls 403 SVC-KYC-3101.',
+          body: SandboxKycBody,
+          response: { 200: SandboxKycResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const m = await setKycStatus(deps, authOf(request).merchantId, request.body.status)
+        return { merchantId: m.id, status: m.kycStatus, decidedAt: isoZ(m.kycDecidedAt) }
+      },
     )
     app.post(
       '/v1/sandbox/reconcile',

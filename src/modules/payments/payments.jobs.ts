@@ -3,14 +3,12 @@ import type { Reconciler } from '../../platform/jobs/queue.ts'
 import { getAcquirer } from '../acquirer/index.ts'
 import { settleAuthorization } from './charge.service.ts'
 import * as repo from './payments.repository.ts'
-import { finishStaleActions, voidPayment } from './payments.service.ts'
+import { expireAuthorizations, finishStaleActions } from './captures.service.ts'
 import { reconcileRefunds } from './refunds.service.ts'
 import { expireSessions } from './sessions.service.ts'
 
 // A `pending` payment no request has touched for this long was left by a crash.
 const ABANDONED_AFTER_MS = 60_000
-// Card schemes let an issuer drop an authorization after about a week; we void first.
-export const AUTHORIZATION_TTL_MS = 7 * 24 * 60 * 60 * 1000
 const BATCH = 200
 
 /**
@@ -36,13 +34,6 @@ export async function reconcilePendingPayments(deps: Deps): Promise<number> {
   return moved
 }
 
-export async function expireAuthorizations(deps: Deps): Promise<number> {
-  const before = new Date(deps.clock.now().getTime() - AUTHORIZATION_TTL_MS)
-  const rows = await repo.findExpiredAuthorizations(deps.db, before, BATCH)
-  for (const row of rows) await voidPayment(deps, row.merchant_id, row.id, 'expired')
-  return rows.length
-}
-
 export function paymentsReconcilers(deps: Deps): Reconciler[] {
   return [
     {
@@ -59,7 +50,7 @@ export function paymentsReconcilers(deps: Deps): Reconciler[] {
     {
       name: 'payments.expire_authorizations',
       cron: '*/5 * * * *',
-      run: () => expireAuthorizations(deps),
+      run: () => expireAuthorizations(deps, BATCH),
     },
     { name: 'payments.expire_sessions', cron: '* * * * *', run: () => expireSessions(deps) },
   ]

@@ -1,6 +1,8 @@
-import type { Updateable } from 'kysely'
+import { sql, type Updateable } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
 import type {
+  CaptureRow,
+  NewCapture,
   NewRefund,
   RefundRow,
   RefundStatus,
@@ -155,11 +157,17 @@ export async function transitionPayment(
   merchantId: string,
   paymentId: string,
   from: readonly PaymentStatus[],
-  set: Updateable<PaymentsTable> & { status: PaymentStatus; updated_at: Date },
+  set: Updateable<PaymentsTable> & {
+    status: PaymentStatus
+    updated_at: Date
+    /** Captured in full by this transition: captured_minor = amount. */
+    captureAll?: boolean
+  },
 ): Promise<PaymentRow | undefined> {
+  const { captureAll, ...values } = set
   return tx
     .updateTable('payments')
-    .set(set)
+    .set((eb) => ({ ...values, ...(captureAll ? { captured_minor: eb.ref('amount') } : {}) }))
     .where('merchant_id', '=', merchantId)
     .where('id', '=', paymentId)
     .where('status', 'in', from)
@@ -198,6 +206,7 @@ export async function markOutcomeUnknown(db: Db, paymentId: string, at: Date): P
     .execute()
 }
 
+/** Authorizations (with or without captures) still open that were authorized before `before`. */
 export function findExpiredAuthorizations(
   db: Db,
   authorizedBefore: Date,
@@ -206,10 +215,68 @@ export function findExpiredAuthorizations(
   return db
     .selectFrom('payments')
     .selectAll()
-    .where('status', '=', 'authorized')
+    .where('status', 'in', ['authorized', 'partially_captured'])
     .where('authorized_at', '<=', authorizedBefore)
     .orderBy('authorized_at')
     .limit(limit)
+    .execute()
+}
+
+// Captures
+
+export async function insertCapture(tx: Tx, row: NewCapture): Promise<CaptureRow> {
+  return tx.insertInto('captures').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+/** The capture whose bank call is under way, if any (at most one per payment). */
+export function findPendingCapture(db: Db, paymentId: string): Promise<CaptureRow | undefined> {
+  return db
+    .selectFrom('captures')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst()
+}
+
+export function lockCaptureById(tx: Tx, captureId: string): Promise<CaptureRow | undefined> {
+  return tx
+    .selectFrom('captures')
+    .selectAll()
+    .where('id', '=', captureId)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+/** pending → completed | failed; false when it was no longer pending. */
+export async function settleCapture(
+  tx: Tx,
+  captureId: string,
+  to: 'completed' | 'failed',
+  at: Date,
+): Promise<boolean> {
+  const result = await tx
+    .updateTable('captures')
+    .set({ status: to, completed_at: at })
+    .where('id', '=', captureId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst()
+  return result.numUpdatedRows === 1n
+}
+
+/** The payment's completed captures, oldest first. */
+export function findCapturesByPayment(
+  db: Db,
+  merchantId: string,
+  paymentId: string,
+): Promise<CaptureRow[]> {
+  return db
+    .selectFrom('captures')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('payment_id', '=', paymentId)
+    .where('status', '=', 'completed')
+    .orderBy('created_at')
+    .orderBy('id')
     .execute()
 }
 
@@ -328,55 +395,37 @@ export async function updatePaymentRefundTotals(
 }
 
 /**
- * Claims an authorized payment for a capture or a void before the acquirer is called, so
- * the two can never both reach the bank. A claim older than `staleBefore` belongs to a
- * request that died and may be taken over.
+ * Sets (or, with null, clears) the payment's action claim; the caller holds the row lock.
+ * A void's reason is written with its claim, so whoever finishes the void knows it.
  */
-/**
- * Claims an authorized payment for `action`; a claim older than `staleBefore` is taken over
- * as it was claimed. Returns the action the caller now owns, or null if another holds it.
- */
-export async function claimPaymentAction(
-  db: Db,
-  merchantId: string,
+export async function setPaymentAction(
+  tx: Tx,
   paymentId: string,
-  action: 'capture' | 'void',
-  now: Date,
-  staleBefore: Date,
-): Promise<'capture' | 'void' | null> {
-  const row = await db
+  action: 'capture' | 'void' | null,
+  at: Date,
+  voidReason?: string | null,
+): Promise<void> {
+  await tx
     .updateTable('payments')
-    .set((eb) => ({
-      action_in_flight: eb.fn.coalesce('action_in_flight', eb.val(action)),
-      updated_at: now,
-    }))
-    .where('merchant_id', '=', merchantId)
+    .set({
+      action_in_flight: action,
+      updated_at: at,
+      ...(voidReason !== undefined ? { void_reason: voidReason } : {}),
+    })
     .where('id', '=', paymentId)
-    .where('status', '=', 'authorized')
-    .where((eb) => eb.or([eb('action_in_flight', 'is', null), eb('updated_at', '<', staleBefore)]))
-    .returning('action_in_flight')
-    .executeTakeFirst()
-  return row?.action_in_flight ?? null
+    .execute()
 }
 
+/** Open authorizations whose capture or void claim is older than `staleBefore`. */
 export function findStaleActions(db: Db, staleBefore: Date, limit: number): Promise<PaymentRow[]> {
   return db
     .selectFrom('payments')
     .selectAll()
-    .where('status', '=', 'authorized')
     .where('action_in_flight', 'is not', null)
     .where('updated_at', '<', staleBefore)
+    .where('status', 'in', ['authorized', 'partially_captured'])
     .orderBy('updated_at')
     .limit(limit)
-    .execute()
-}
-
-export async function releasePaymentAction(db: Db, paymentId: string): Promise<void> {
-  await db
-    .updateTable('payments')
-    .set({ action_in_flight: null })
-    .where('id', '=', paymentId)
-    .where('status', '=', 'authorized')
     .execute()
 }
 
@@ -408,6 +457,19 @@ export function findLatestPaymentByTransactionId(
 // Audit (`kurus check-ledger`, test/reliability): whole-table reads in id order, for the
 // operator's command and tests only, never for a request.
 
+export function updatePaymentMetadata(
+  tx: Tx,
+  paymentId: string,
+  metadata: Record<string, string>,
+): Promise<PaymentRow> {
+  return tx
+    .updateTable('payments')
+    .set({ metadata: JSON.stringify(metadata) })
+    .where('id', '=', paymentId)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
 export function findPaymentsPage(db: Db, afterId: string, limit: number): Promise<PaymentRow[]> {
   return db
     .selectFrom('payments')
@@ -415,6 +477,20 @@ export function findPaymentsPage(db: Db, afterId: string, limit: number): Promis
     .where('id', '>', afterId)
     .orderBy('id')
     .limit(limit)
+    .execute()
+}
+
+export function findCapturesOfPayments(
+  db: Db,
+  paymentIds: readonly string[],
+): Promise<CaptureRow[]> {
+  if (paymentIds.length === 0) return Promise.resolve([])
+  return db
+    .selectFrom('captures')
+    .selectAll()
+    .where('payment_id', 'in', paymentIds)
+    .orderBy('created_at')
+    .orderBy('id')
     .execute()
 }
 
@@ -427,4 +503,46 @@ export function findRefundsOfPayments(db: Db, paymentIds: readonly string[]): Pr
     .orderBy('created_at')
     .orderBy('id')
     .execute()
+}
+
+export interface LinkUsageRow {
+  payment_link_id: string
+  /** Sessions whose payment captured money (captured, partially captured or refunded since). */
+  captured: number
+  /** Sessions that may still end in a capture: a live payment, or still open for paying. */
+  taken: number
+}
+
+/**
+ * Per payment link: its sessions that captured, and those that hold one of its maxPayments
+ * (a captured or live payment, or an active session not past its expiry plus `grace` — a
+ * charge that passed the session's expiry check just before it may still be writing its
+ * payment). Raw SQL: two EXISTS probes per session over payments_session_idx.
+ */
+export async function findLinkUsage(
+  db: Db,
+  merchantId: string,
+  linkIds: readonly string[],
+  openSince: Date,
+): Promise<LinkUsageRow[]> {
+  if (linkIds.length === 0) return []
+  const rows = await sql<{ payment_link_id: string; captured: string; taken: string }>`
+    select s.payment_link_id,
+           count(*) filter (where exists (
+             select 1 from payments p where p.session_id = s.id
+                and p.status in ('partially_captured', 'captured', 'refunded'))) as captured,
+           count(*) filter (where exists (
+             select 1 from payments p where p.session_id = s.id
+                and p.status in ('pending', 'pending_3ds', 'authorized', 'partially_captured',
+                                 'captured', 'refunded'))
+             or (s.status = 'active' and s.expires_at > ${openSince})) as taken
+      from payment_sessions s
+     where s.merchant_id = ${merchantId}
+       and s.payment_link_id in (${sql.join(linkIds)})
+     group by s.payment_link_id`.execute(db)
+  return rows.rows.map((r) => ({
+    payment_link_id: r.payment_link_id,
+    captured: Number(r.captured),
+    taken: Number(r.taken),
+  }))
 }

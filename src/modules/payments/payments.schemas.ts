@@ -1,18 +1,14 @@
 import { Type } from 'typebox'
 import { Timestamp } from '../../platform/http/schemas.ts'
+import { Metadata } from '../../platform/metadata.ts'
+import { KycStatusSchema } from '../merchants/index.ts'
 
 const Currency = Type.Literal('TRY', { description: 'The only currency is TRY.' })
 const Kurus = (description: string) => Type.Integer({ description })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()])
 
-export const Metadata = Type.Unsafe<Record<string, string>>({
-  type: 'object',
-  maxProperties: 50,
-  propertyNames: { minLength: 1, maxLength: 40 },
-  additionalProperties: { type: 'string', maxLength: 500 },
-  description: 'Up to 50 keys of at most 40 characters; string values of at most 500.',
-})
+export { Metadata }
 
 export const Split = Type.Object(
   {
@@ -67,6 +63,7 @@ export const ChargeBody = Type.Object(
     customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     saveCard: Type.Optional(Type.Boolean()),
     capture: Type.Optional(Type.Boolean()),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 )
@@ -87,9 +84,21 @@ export const ChargeResponse = Type.Object({
   authCode: Nullable(Type.String()),
   correlationId: Type.Optional(Type.String()),
   challengeUrl: Type.Optional(Type.String()),
+  metadata: Metadata,
   createdAt: Timestamp,
   completedAt: Nullable(Timestamp),
 })
+
+export const UpdatePaymentBody = Type.Object(
+  {
+    metadata: Type.Unsafe<Record<string, string>>({
+      ...Metadata,
+      description:
+        'Merged into the payment\'s metadata: a key with a value is added or replaced, a key set to "" is removed.',
+    }),
+  },
+  { additionalProperties: false },
+)
 
 export const PaymentParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
 
@@ -114,14 +123,55 @@ export const ThreeDsResponse = Type.Object({
 
 export const EmptyBody = Type.Object({}, { additionalProperties: false })
 
+export const PaymentStatus = Type.Union(
+  [
+    Type.Literal('pending'),
+    Type.Literal('pending_3ds'),
+    Type.Literal('authorized'),
+    Type.Literal('partially_captured'),
+    Type.Literal('captured'),
+    Type.Literal('voided'),
+    Type.Literal('failed'),
+    Type.Literal('refunded'),
+  ],
+  { description: 'docs/payments.md: the status table' },
+)
+
+export const CaptureBody = Type.Object(
+  {
+    amount: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'kuruş; omitted = the whole uncaptured remainder; more than it is 400',
+      }),
+    ),
+    final: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          'true: release the rest of the authorization (→ captured); false: keep it open for more captures (→ partially_captured)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const CaptureSummary = Type.Object({
+  id: Type.String({ description: 'cap_…' }),
+  amount: Kurus('kuruş captured by this capture'),
+  createdAt: Timestamp,
+})
+
 export const CaptureResponse = Type.Object({
   id: Type.String(),
-  status: Type.String(),
-  amount: Type.Integer(),
+  status: PaymentStatus,
+  amount: Kurus('the authorized amount'),
+  capturedAmount: Kurus('sum of the captures'),
   currency: Currency,
-  commission: Type.Integer(),
-  netAmount: Type.Integer(),
+  commission: Kurus('pro rata of the captured amount (docs/payments.md)'),
+  netAmount: Kurus('capturedAmount − commission'),
   refundableAmount: Type.Integer(),
+  captures: Type.Array(CaptureSummary),
   completedAt: Nullable(Timestamp),
 })
 
@@ -132,9 +182,12 @@ export const VoidBody = Type.Object(
 
 export const VoidResponse = Type.Object({
   id: Type.String(),
-  status: Type.String(),
+  status: PaymentStatus,
   amount: Type.Integer(),
   currency: Currency,
+  capturedAmount: Kurus(
+    'what stays captured: 0 after a void, the captures after a partially captured payment’s remainder is released',
+  ),
 })
 
 export const PaymentResponse = Type.Object({
@@ -143,11 +196,13 @@ export const PaymentResponse = Type.Object({
   storeId: Type.String(),
   transactionId: Type.String(),
   method: Type.String(),
-  status: Type.String(),
-  amount: Type.Integer(),
+  status: PaymentStatus,
+  amount: Kurus('the authorized amount'),
+  capturedAmount: Kurus('sum of the captures'),
   currency: Currency,
-  commission: Type.Integer(),
-  netAmount: Type.Integer(),
+  commission: Kurus('of the captured amount once anything is captured, else of amount'),
+  netAmount: Kurus('(capturedAmount, or amount before any capture) − commission'),
+  captures: Type.Array(CaptureSummary),
   cardMask: Nullable(Type.String()),
   cardBrand: Nullable(Type.String()),
   cardType: Nullable(Type.String()),
@@ -160,6 +215,9 @@ export const PaymentResponse = Type.Object({
   refundableAmount: Type.Integer(),
   customerId: Nullable(Type.String()),
   metadata: Metadata,
+  paymentLinkId: Nullable(
+    Type.String({ description: 'the payment link (plink_…) the payment was made through' }),
+  ),
   createdAt: Timestamp,
   completedAt: Nullable(Timestamp),
 })
@@ -208,6 +266,7 @@ export const RefundBody = Type.Object(
     reason: Type.Optional(
       Type.String({ maxLength: 10_000, description: 'kept up to 500 characters' }),
     ),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 )
@@ -218,6 +277,7 @@ export const RefundSummary = Type.Object({
   amount: Type.Integer(),
   reason: Nullable(Type.String()),
   bankRefundId: Nullable(Type.String()),
+  metadata: Metadata,
   createdAt: Timestamp,
   completedAt: Nullable(Timestamp),
 })
@@ -231,6 +291,17 @@ export const RefundResponse = Type.Object({
 })
 
 export const RefundList = Type.Object({ items: Type.Array(RefundSummary) })
+
+export const SandboxKycBody = Type.Object(
+  { status: KycStatusSchema },
+  { additionalProperties: false },
+)
+
+export const SandboxKycResponse = Type.Object({
+  merchantId: Type.String(),
+  status: KycStatusSchema,
+  decidedAt: Nullable(Timestamp),
+})
 
 export const ReconcileResponse = Type.Object({
   ran: Type.Record(Type.String(), Type.Integer()),

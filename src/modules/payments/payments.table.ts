@@ -3,7 +3,14 @@ import type { ColumnType, Insertable, Selectable } from 'kysely'
 export type SessionMode = 'payment' | 'card_update_only' | 'qr'
 export type SessionStatus = 'active' | 'completed' | 'expired' | 'cancelled'
 export type PaymentStatus =
-  'pending' | 'pending_3ds' | 'authorized' | 'captured' | 'voided' | 'failed' | 'refunded'
+  | 'pending'
+  | 'pending_3ds'
+  | 'authorized'
+  | 'partially_captured'
+  | 'captured'
+  | 'voided'
+  | 'failed'
+  | 'refunded'
 
 export interface SplitRow {
   submerchantId: string
@@ -33,6 +40,8 @@ export interface PaymentSessionsTable {
   customer_id: string | null
   splits: Json<SplitRow[]>
   metadata: Json<Record<string, string>>
+  /** The payment link the session was made for (migration 0252). */
+  payment_link_id: ColumnType<string | null, string | null | undefined, string | null>
   status: SessionStatus
   fingerprint: string
   failed_attempts: ColumnType<number, number | undefined, number>
@@ -84,6 +93,10 @@ export interface PaymentsTable {
   commission_refunded_minor: ColumnType<number, number | undefined, number>
   chargeback_open_minor: ColumnType<number, number | undefined, number>
   chargeback_total_minor: ColumnType<number, number | undefined, number>
+  /** The sum of the completed captures (migration 0250). */
+  captured_minor: ColumnType<number, number | undefined, number>
+  /** The payment link the payment was made through: its session's (migration 0252). */
+  payment_link_id: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Date
   authorized_at: Date | null
   completed_at: Date | null
@@ -102,16 +115,39 @@ export interface RefundsTable {
   reason: string | null
   idempotency_key: string | null
   bank_refund_id: string | null
+  metadata: ColumnType<Record<string, string>, string | undefined, string>
   created_at: Date
   completed_at: Date | null
   updated_at: Date
+}
+
+export type CaptureStatus = 'pending' | 'completed' | 'failed'
+
+/**
+ * One capture of a payment. `pending` while its bank call is under way (at most one per
+ * payment); `failed` when the bank refused it (nothing was captured).
+ */
+export interface CapturesTable {
+  id: string
+  merchant_id: string
+  payment_id: string
+  amount: number
+  commission: number
+  final: boolean
+  status: CaptureStatus
+  created_at: Date
+  completed_at: Date | null
 }
 
 export interface PaymentsTables {
   payment_sessions: PaymentSessionsTable
   payments: PaymentsTable
   refunds: RefundsTable
+  captures: CapturesTable
 }
+
+export type CaptureRow = Selectable<CapturesTable>
+export type NewCapture = Insertable<CapturesTable>
 
 export type RefundRow = Selectable<RefundsTable>
 export type NewRefund = Insertable<RefundsTable>

@@ -3,7 +3,7 @@ import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { isUuidV4, newId } from '../../platform/ids.ts'
 import { getMerchant } from '../merchants/index.ts'
-import { emit, postCaptureLegs, sharesFor } from './charge.service.ts'
+import { emit, recordFullCapture, sharesFor } from './charge.service.ts'
 import { computeCommission } from './commission.ts'
 import { buildEmvPayload } from './emv-qr.ts'
 import { paymentsError } from './payments.errors.ts'
@@ -74,6 +74,7 @@ export async function payQrSession(
         method: 'qr',
         status: 'captured',
         amount,
+        captured_minor: amount,
         currency: 'TRY',
         commission: computeCommission(merchant.pricing, amount, 1),
         installment_count: 1,
@@ -93,6 +94,7 @@ export async function payQrSession(
         callback_url: session.callbackUrl,
         shares: JSON.stringify(sharesFor(merchantId, amount, session.splits)),
         metadata: JSON.stringify(session.metadata),
+        payment_link_id: session.paymentLinkId,
         fingerprint: sha256Hex(`qr:${session.id}`),
         void_reason: null,
         created_at: now,
@@ -102,8 +104,7 @@ export async function payQrSession(
       })
       const row = await repo.findPaymentById(tx, merchantId, paymentId)
       if (!row) throw paymentsError('payment_not_found')
-      await postCaptureLegs(tx, row, now)
-      return emit(tx, row, 'payment.captured', now)
+      return emit(tx, row, 'payment.captured', now, await recordFullCapture(tx, row, now))
     })
     return { payment, created: true }
   } catch (error) {

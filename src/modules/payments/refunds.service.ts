@@ -1,11 +1,12 @@
 import type { Deps } from '../../database.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
+import { checkMetadata } from '../../platform/metadata.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
 import { getAcquirer } from '../acquirer/index.ts'
 import { recordEvent } from '../events/index.ts'
-import { commissionRefundFor, postRefund } from '../ledger/index.ts'
+import { postRefund, refundStepCommission } from '../ledger/index.ts'
 import { emit } from './charge.service.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
@@ -22,6 +23,7 @@ export interface Refund {
   status: RefundStatus
   reason: string | null
   bankRefundId: string | null
+  metadata: Record<string, string>
   createdAt: Date
   completedAt: Date | null
 }
@@ -35,6 +37,7 @@ export function refundRowToRefund(row: RefundRow): Refund {
     status: row.status,
     reason: row.reason,
     bankRefundId: row.bank_refund_id,
+    metadata: row.metadata,
     createdAt: row.created_at,
     completedAt: row.completed_at,
   }
@@ -64,7 +67,12 @@ export async function refundPayment(
   deps: Deps,
   merchantId: string,
   paymentId: string,
-  input: { amount?: number; reason?: string; idempotencyKey?: string },
+  input: {
+    amount?: number
+    reason?: string
+    idempotencyKey?: string
+    metadata?: Record<string, string>
+  },
 ): Promise<RefundOutcome> {
   const key = input.idempotencyKey?.toLowerCase()
   if (key) {
@@ -73,13 +81,19 @@ export async function refundPayment(
   }
   const refundId = newId('rfn')
   const reason = input.reason?.slice(0, REFUND_REASON_LENGTH_MAX) ?? null
+  const metadata = input.metadata ?? {}
+  checkMetadata(metadata)
   let payment: PaymentRow
   try {
     payment = await transact(deps.db, async (tx) => {
       const row = await repo.lockPaymentById(tx, merchantId, paymentId)
       if (!row) throw paymentsError('payment_not_found')
-      if (row.status !== 'captured') throw paymentsError('not_refundable')
-      const refundable = row.amount - row.refund_reserved_minor - row.chargeback_open_minor
+      // Captured money is refundable while further captures are still possible (CONTRACT.md:
+      // refundable = captured − refunds − open chargebacks; docs/payments.md).
+      if (row.status !== 'captured' && row.status !== 'partially_captured') {
+        throw paymentsError('not_refundable')
+      }
+      const refundable = row.captured_minor - row.refund_reserved_minor - row.chargeback_open_minor
       const amount = input.amount ?? refundable
       if (refundable <= 0) throw paymentsError('not_refundable')
       if (amount > refundable) {
@@ -96,6 +110,7 @@ export async function refundPayment(
         reason,
         idempotency_key: key ?? null,
         bank_refund_id: null,
+        metadata: JSON.stringify(metadata),
         created_at: now,
         completed_at: null,
         updated_at: now,
@@ -113,7 +128,7 @@ export async function refundPayment(
         type: 'refund.created',
         resourceType: 'refund',
         resourceId: refundId,
-        data: { id: refundId, paymentId, amount, status: 'pending', reason },
+        data: { id: refundId, paymentId, amount, status: 'pending', reason, metadata },
         callbackUrl: row.callback_url,
         at: now,
       })
@@ -163,13 +178,17 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
     const payment = await repo.lockPaymentById(tx, refund.merchant_id, refund.payment_id)
     if (!payment) throw paymentsError('payment_not_found')
     const now = deps.clock.now()
-    const commissionRefund = commissionRefundFor(
-      payment.amount,
-      payment.commission,
-      payment.refund_completed_minor,
-      refund.amount,
-      payment.commission_refunded_minor,
-    )
+    // Refunds mirror the captures: once refunds total G, K(G) of the commission has come
+    // back, whenever the captures happened (docs/payments.md, Refunds of partial captures).
+    const captured = payment.captured_minor
+    const commissionRefund = refundStepCommission({
+      amount: payment.amount,
+      commission: payment.commission,
+      captured,
+      previousRefunded: payment.refund_completed_minor,
+      previousCommissionRefunded: payment.commission_refunded_minor,
+      refundAmount: refund.amount,
+    })
     await postRefund(tx, {
       merchantId: payment.merchant_id,
       paymentId: payment.id,
@@ -181,6 +200,7 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
       paymentAmount: payment.amount,
       paymentCommission: payment.commission,
       shares: payment.shares,
+      capturedMinor: captured,
       at: now,
     })
     const done = await repo.updateRefund(tx, refundId, 'pending', {
@@ -195,7 +215,9 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
       refund_reserved_minor: payment.refund_reserved_minor,
       refund_completed_minor: completed,
       commission_refunded_minor: payment.commission_refunded_minor + commissionRefund,
-      status: completed === payment.amount ? 'refunded' : payment.status,
+      // A partially captured payment stays open for captures even when all of its captured
+      // money is refunded; releasing the rest then makes it `refunded` (captures.service.ts).
+      status: completed === captured && payment.status === 'captured' ? 'refunded' : payment.status,
       updated_at: now,
     })
     if (done) await refundEvent(tx, updated, done, 'refund.completed', now)
@@ -250,6 +272,7 @@ async function refundEvent(
       status: refund.status,
       reason: refund.reason,
       bankRefundId: refund.bank_refund_id,
+      metadata: refund.metadata,
       refundAmount: view.refundAmount,
       refundableAmount: view.refundableAmount,
       createdAt: refund.created_at.toISOString(),

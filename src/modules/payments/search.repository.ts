@@ -25,6 +25,8 @@ export interface PaymentSearchFilter {
    * digits) whose card ends in it.
    */
   q?: string
+  /** One exact metadata pair (GIN index payments_metadata_idx, migration 0251). */
+  metadata?: { key: string; value: string }
 }
 
 /**
@@ -46,6 +48,7 @@ export interface PaymentSearchRow {
   amount: number
   currency: 'TRY'
   commission: number
+  captured_minor: number
   customer_id: string | null
   card_mask: string | null
   card_brand: string | null
@@ -79,6 +82,7 @@ export async function findPaymentPage(
       'p.amount',
       'p.currency',
       'p.commission',
+      'p.captured_minor',
       'p.customer_id',
       'p.card_mask',
       'p.card_brand',
@@ -120,6 +124,11 @@ export async function findPaymentPage(
         ...(/^\d{4}$/.test(q) ? [eb(sql<string>`right(p.card_mask, 4)`, '=', q)] : []),
       ]),
     )
+  }
+  if (filter.metadata !== undefined) {
+    // Containment (@>) is what the GIN jsonb_path_ops index answers; `->>` would not use it.
+    const pair = JSON.stringify({ [filter.metadata.key]: filter.metadata.value })
+    query = query.where(sql<boolean>`p.metadata @> ${pair}::jsonb`)
   }
   if (after !== undefined) {
     // A row comparison, which PostgreSQL turns into one index condition on (created_at, id).

@@ -16,6 +16,7 @@ export const PAYMENT_STATUSES: readonly PaymentStatus[] = [
   'pending',
   'pending_3ds',
   'authorized',
+  'partially_captured',
   'captured',
   'voided',
   'failed',
@@ -31,6 +32,8 @@ export interface PaymentSearchEntry {
   status: PaymentStatus
   amount: number
   currency: 'TRY'
+  /** Sum of the completed captures. */
+  capturedAmount: number
   commission: number
   netAmount: number
   customerId: string | null
@@ -70,7 +73,9 @@ export async function searchPayments(
     status: r.status,
     amount: r.amount,
     currency: r.currency,
-    ...chargedAmounts(r.status, r.amount, r.commission),
+    capturedAmount: r.captured_minor,
+    // As on the payment: of the captured amount once anything is captured (pro rata).
+    ...chargedAmounts(r.status, r.amount, r.commission, r.captured_minor),
     customerId: r.customer_id,
     cardMask: r.card_mask,
     cardBrand: r.card_brand,
@@ -102,21 +107,48 @@ export async function auditPaymentsPage(
   deps: Pick<Deps, 'db'>,
   afterId: string,
   limit: number,
-): Promise<{ payment: Payment; captureRequested: boolean; refunds: Refund[] }[]> {
+): Promise<
+  {
+    payment: Payment
+    captureRequested: boolean
+    refunds: Refund[]
+    captures: AuditCapture[]
+  }[]
+> {
   const rows = await repo.findPaymentsPage(deps.db, afterId, limit)
-  const refunds = await repo.findRefundsOfPayments(
-    deps.db,
-    rows.map((r) => r.id),
-  )
+  const ids = rows.map((r) => r.id)
+  const refunds = await repo.findRefundsOfPayments(deps.db, ids)
   const byPayment = new Map<string, Refund[]>()
   for (const r of refunds) {
     const list = byPayment.get(r.payment_id) ?? []
     list.push(refundRowToRefund(r))
     byPayment.set(r.payment_id, list)
   }
+  const captures = new Map<string, AuditCapture[]>()
+  for (const c of await repo.findCapturesOfPayments(deps.db, ids)) {
+    const list = captures.get(c.payment_id) ?? []
+    list.push({
+      id: c.id,
+      amount: c.amount,
+      commission: c.commission,
+      final: c.final,
+      status: c.status,
+    })
+    captures.set(c.payment_id, list)
+  }
   return rows.map((row) => ({
     payment: paymentRowToPayment(row),
     captureRequested: row.capture_requested,
     refunds: byPayment.get(row.id) ?? [],
+    captures: captures.get(row.id) ?? [],
   }))
+}
+
+/** A capture row as the audit sees it (every status). */
+export interface AuditCapture {
+  id: string
+  amount: number
+  commission: number
+  final: boolean
+  status: 'pending' | 'completed' | 'failed'
 }

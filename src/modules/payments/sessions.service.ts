@@ -1,4 +1,4 @@
-import type { Deps } from '../../database.ts'
+import type { Db, Deps, Tx } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
@@ -43,6 +43,7 @@ export interface Session {
   customerId: string | null
   splits: SplitRow[]
   metadata: Record<string, string>
+  paymentLinkId: string | null
   status: SessionStatus
   failedAttempts: number
   expiresAt: Date
@@ -68,6 +69,7 @@ export function sessionRowToSession(row: SessionRow, now: Date): Session {
     customerId: row.customer_id,
     splits: row.splits,
     metadata: row.metadata,
+    paymentLinkId: row.payment_link_id,
     status: expired ? 'expired' : row.status,
     failedAttempts: row.failed_attempts,
     expiresAt: row.expires_at,
@@ -204,4 +206,83 @@ export async function getSessionById(deps: Deps, sessionId: string): Promise<Ses
 /** The sweeper's job: mark active sessions past their 30 minutes as expired. */
 export async function expireSessions(deps: Deps): Promise<number> {
   return repo.expireSessions(deps.db, deps.clock.now(), 1000)
+}
+
+export interface LinkSessionInput {
+  merchantId: string
+  storeId: string
+  paymentLinkId: string
+  /** `<linkId>:<n>`, n allocated under the link's row lock. */
+  transactionId: string
+  amount: number
+  description: string
+  returnUrl: string
+  installmentEnabled: boolean
+  metadata: Record<string, string>
+}
+
+/**
+ * A payment link's checkout session, made inside the link module's transaction (the one
+ * that holds the link's row lock and counted its open sessions), so two buyers pressing Pay
+ * at once can never both get a session beyond the link's maxPayments. The link was
+ * validated when it was created; its transactionId is new by construction.
+ */
+export async function createLinkSession(
+  tx: Tx,
+  deps: Deps,
+  input: LinkSessionInput,
+): Promise<Session> {
+  const now = deps.clock.now()
+  const id = newUuid()
+  const { merchantId, storeId, paymentLinkId, ...fenced } = input
+  await repo.insertSession(tx, {
+    id,
+    merchant_id: merchantId,
+    store_id: storeId,
+    transaction_id: input.transactionId,
+    mode: 'payment',
+    amount: input.amount,
+    currency: 'TRY',
+    description: input.description,
+    return_url: input.returnUrl,
+    callback_url: null,
+    installment_enabled: input.installmentEnabled,
+    customer_id: null,
+    splits: JSON.stringify([]),
+    metadata: JSON.stringify(input.metadata),
+    payment_link_id: paymentLinkId,
+    status: 'active',
+    fingerprint: sha256Hex(stableStringify({ ...fenced, currency: 'TRY' })),
+    expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
+    created_at: now,
+    completed_at: null,
+  })
+  const row = await repo.findSessionById(tx, id)
+  if (!row) throw paymentsError('session_not_found')
+  return sessionRowToSession(row, now)
+}
+
+/** An active session counts as open this long past its expiry (a charge may be mid-write). */
+export const LINK_SESSION_GRACE_MS = 2 * 60_000
+
+export interface LinkUsage {
+  /** Payments made through the link that captured money (refunded since included). */
+  captured: number
+  /** Of its maxPayments, how many are spent or held: captured, in flight, or open sessions. */
+  taken: number
+}
+
+/**
+ * What each payment link has used of its maxPayments. `db` may be the link module's
+ * transaction (the count that decides whether one more session may be made).
+ */
+export async function paymentLinkUsage(
+  db: Db,
+  now: Date,
+  merchantId: string,
+  linkIds: readonly string[],
+): Promise<Map<string, LinkUsage>> {
+  const openSince = new Date(now.getTime() - LINK_SESSION_GRACE_MS)
+  const rows = await repo.findLinkUsage(db, merchantId, linkIds, openSince)
+  return new Map(rows.map((r) => [r.payment_link_id, { captured: r.captured, taken: r.taken }]))
 }

@@ -64,6 +64,7 @@ export function payoutJson(p: Payout) {
     destMasked: p.destMasked,
     clientReference: p.clientReference,
     failureCode: p.failureCode,
+    metadata: p.metadata,
     createdAt: isoZ(p.createdAt),
     processingAt: isoZ(p.processingAt),
     paidAt: isoZ(p.paidAt),
@@ -153,13 +154,14 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const { submerchantId, rail, amountMinor, clientReference } = request.body
+        const { submerchantId, rail, amountMinor, clientReference, metadata } = request.body
         const key = request.headers['idempotency-key']
         const payout = await createSubmerchantPayout(deps, callerOf(request), {
           submerchantId,
           rail,
           amountMinor,
           clientReference,
+          metadata,
           idempotencyKey: typeof key === 'string' ? key : undefined,
         })
         return reply.code(201).send(payoutJson(payout))

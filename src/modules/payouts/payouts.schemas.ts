@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Timestamp } from '../../platform/http/schemas.ts'
+import { Metadata } from '../../platform/metadata.ts'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()])
@@ -85,6 +86,7 @@ export const CreatePayoutBody = Type.Object(
     amountMinor: Type.Integer({ minimum: 1, description: 'kuruş' }),
     currency: Currency,
     clientReference: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 )
@@ -103,6 +105,7 @@ export const PayoutResponse = Type.Object({
   destMasked: Type.String(),
   clientReference: Nullable(Type.String()),
   failureCode: Nullable(Type.String()),
+  metadata: Metadata,
   createdAt: Timestamp,
   processingAt: Nullable(Timestamp),
   paidAt: Nullable(Timestamp),

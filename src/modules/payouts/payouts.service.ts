@@ -4,6 +4,7 @@ import { assert } from '../../platform/assert.ts'
 import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
+import { checkMetadata } from '../../platform/metadata.ts'
 import { newUuid } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
 import {
@@ -48,6 +49,7 @@ export interface Payout {
   status: PayoutStatus
   clientReference: string | null
   failureCode: string | null
+  metadata: Record<string, string>
   createdAt: Date
   processingAt: Date | null
   paidAt: Date | null
@@ -71,6 +73,7 @@ export function payoutRowToPayout(row: PayoutRow): Payout {
     status: row.status,
     clientReference: row.client_reference,
     failureCode: row.failure_code,
+    metadata: row.metadata,
     createdAt: row.created_at,
     processingAt: row.processing_at,
     paidAt: row.paid_at,
@@ -90,6 +93,11 @@ function eventData(row: NewPayout | PayoutRow): Record<string, unknown> {
     destMasked: row.dest_masked,
     clientReference: row.client_reference ?? null,
     failureCode: row.failure_code ?? null,
+    // A row about to be written holds its metadata as JSON text.
+    metadata:
+      typeof row.metadata === 'string'
+        ? (JSON.parse(row.metadata) as Record<string, string>)
+        : (row.metadata ?? {}),
   }
 }
 
@@ -159,9 +167,11 @@ export async function createSubmerchantPayout(
     amountMinor: number
     clientReference?: string | undefined
     idempotencyKey?: string | undefined
+    metadata?: Record<string, string> | undefined
   },
 ): Promise<Payout> {
   assertActsFor(caller, input.submerchantId)
+  checkMetadata(input.metadata ?? {})
   const key = input.idempotencyKey?.toLowerCase()
   if (key) {
     const existing = await repo.findPayoutByKey(deps.db, caller.merchantId, key)
@@ -195,6 +205,7 @@ export async function createSubmerchantPayout(
     status: 'pending',
     client_reference: input.clientReference ?? null,
     idempotency_key: key ?? null,
+    metadata: JSON.stringify(input.metadata ?? {}),
     failure_code: null,
     rail_reference: null,
     created_at: now,

@@ -58,6 +58,8 @@ export interface PayoutsTable {
   /** The Idempotency-Key of the request that created it (lower case), if it had one. */
   idempotency_key: string | null
   failure_code: string | null
+  /** jsonb (migration 0251): written as its JSON text, read back parsed. */
+  metadata: ColumnType<Record<string, string>, string | undefined, string>
   rail_reference: string | null
   created_at: Date
   processing_at: Date | null

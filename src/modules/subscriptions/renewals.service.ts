@@ -148,7 +148,8 @@ async function chargeCycle(deps: Deps, row: SubscriptionRow): Promise<ChargeOutc
       amount: row.amount_minor,
       cardToken: row.card_token,
       customerId: row.customer_id,
-      metadata: { subscriptionId: row.id, cycle: String(cycle) },
+      // The subscription's metadata, and ours naming the subscription and the cycle.
+      metadata: { ...row.metadata, subscriptionId: row.id, cycle: String(cycle) },
     })
     return { payment }
   } catch (error) {

@@ -30,6 +30,7 @@ export interface Subscription {
   trialEndAt: Date | null
   description: string | null
   generateInvoices: boolean
+  metadata: Record<string, string>
   /** Failed attempts at the unpaid cycle (dunning); 0 unless past due. */
   failedAttempts: number
   cancelledAt: Date | null
@@ -65,6 +66,7 @@ export function subscriptionRowToSubscription(row: SubscriptionRow): Subscriptio
     trialEndAt: row.trial_end_at,
     description: row.description,
     generateInvoices: row.generate_invoices,
+    metadata: row.metadata,
     failedAttempts: row.failed_attempts,
     cancelledAt: row.cancelled_at,
     createdAt: row.created_at,
@@ -127,6 +129,7 @@ export async function emitSubscriptionEvent(
       cancelAtPeriodEnd: row.cancel_at_period_end,
       cardLast4: row.card_last4,
       cardBrand: row.card_brand,
+      metadata: row.metadata,
       ...extra,
     },
     at,

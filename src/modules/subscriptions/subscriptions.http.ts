@@ -60,6 +60,7 @@ export function subscriptionJson(s: Subscription) {
     trialEndAt: isoZ(s.trialEndAt),
     description: s.description,
     generateInvoices: s.generateInvoices,
+    metadata: s.metadata,
     failedAttempts: s.failedAttempts,
     cancelledAt: isoZ(s.cancelledAt),
     createdAt: isoZ(s.createdAt),

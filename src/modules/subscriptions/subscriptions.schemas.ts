@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { Timestamp } from '../../platform/http/schemas.ts'
+import { Metadata } from '../../platform/metadata.ts'
 
 // Shapes only. Amount bounds, interval limits, trial bounds and card ownership are the
 // service's rules (subscriptions.service.ts), so every caller gets them.
@@ -61,6 +62,7 @@ export const CreateSubscriptionBody = Type.Object(
     ),
     generateInvoices: Type.Optional(Type.Boolean()),
     description: Type.Optional(Type.String({ minLength: 1, maxLength: 500, pattern: PRINTABLE })),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 )
@@ -83,6 +85,10 @@ const subscriptionFields = {
   trialEndAt: Nullable(Timestamp),
   description: Nullable(Type.String()),
   generateInvoices: Type.Boolean(),
+  metadata: Type.Unsafe<Record<string, string>>({
+    ...Metadata,
+    description: 'copied to each renewal payment (with subscriptionId and cycle)',
+  }),
   failedAttempts: Type.Integer({ description: 'failed attempts at the unpaid cycle (dunning)' }),
   cancelledAt: Nullable(Timestamp),
   createdAt: Timestamp,

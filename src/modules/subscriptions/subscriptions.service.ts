@@ -10,6 +10,7 @@ import {
 } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
+import { checkMetadata } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import { getCustomer, getDefaultCard } from '../customers/index.ts'
 import { getStore } from '../merchants/index.ts'
@@ -71,6 +72,7 @@ export interface CreateSubscriptionInput {
   trialEndAt?: Date | undefined
   generateInvoices?: boolean | undefined
   description?: string | undefined
+  metadata?: Record<string, string> | undefined
 }
 
 interface CardChoice {
@@ -138,6 +140,7 @@ export async function createSubscription(
 ): Promise<{ subscription: Subscription; publicHash: string }> {
   const now = deps.clock.now()
   checkCreateInput(input, now)
+  checkMetadata(input.metadata ?? {})
   await getStore(deps, merchantId, input.storeId)
   await getCustomer(deps, merchantId, input.customerId)
   const card = await chooseCard(deps, merchantId, input.customerId, input.cardToken)
@@ -178,6 +181,7 @@ export async function createSubscription(
       trial_end_at: input.trialEndAt ?? null,
       generate_invoices: input.generateInvoices ?? false,
       description: input.description ?? null,
+      metadata: JSON.stringify(input.metadata ?? {}),
       created_at: now,
       updated_at: now,
       cancelled_at: null,

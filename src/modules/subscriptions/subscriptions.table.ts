@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely'
 
 export type SubscriptionStatus =
   'trialing' | 'active' | 'past_due' | 'paused' | 'cancelled' | 'expired' | 'charging'
@@ -49,6 +49,8 @@ export interface SubscriptionsTable {
   trial_end_at: Date | null
   generate_invoices: boolean
   description: string | null
+  /** jsonb (migration 0251): written as its JSON text, read back parsed. */
+  metadata: ColumnType<Record<string, string>, string | undefined, string>
   created_at: Date
   updated_at: Date
   cancelled_at: Date | null

@@ -12,9 +12,9 @@ import type { ExportFilters } from './transactions.table.ts'
 // when the next one starts, and the build loop stores the bytes after every batch, so a
 // 100,000-row statement (about 2,700 pages) never sits in memory whole.
 
-/** Whether the payment's amount was taken: captured, possibly refunded since. */
+/** Whether money was taken: captured (in part or whole), possibly refunded since. */
 function movedMoney(e: PaymentSearchEntry): boolean {
-  return e.status === 'captured' || e.status === 'refunded'
+  return e.status === 'captured' || e.status === 'partially_captured' || e.status === 'refunded'
 }
 
 /** What a statement file is built from, whatever its format. */
@@ -208,7 +208,8 @@ export class PdfStatement implements StatementRenderer {
       // not captured yet is listed, but its amount was never taken.
       if (!movedMoney(e)) continue
       this.moved++
-      this.totals.amount += e.amount
+      // What was captured: a partial capture took less than the authorized amount.
+      this.totals.amount += e.capturedAmount
       this.totals.commission += e.commission
       this.totals.net += e.netAmount
       this.totals.refund += e.refundAmount

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
+import { validationError } from '../../platform/errors.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { createExport, getExport, openExportDownload, type ExportView } from './exports.service.ts'
@@ -76,6 +77,18 @@ const FileResponse = {
   },
 }
 
+/** `metadata.<key>=<value>` out of the query (the schema admits such keys); one at most. */
+function metadataFilter<T extends object>(query: T) {
+  const rest: Record<string, unknown> = {}
+  const pairs: { key: string; value: string }[] = []
+  for (const [name, value] of Object.entries(query)) {
+    if (name.startsWith('metadata.')) pairs.push({ key: name.slice(9), value: String(value) })
+    else rest[name] = value
+  }
+  if (pairs.length > 1) throw validationError('metadata', 'one metadata.<key> filter at a time')
+  return { metadata: pairs[0], rest: rest as T }
+}
+
 /** Signed routes of the transactions read model (merchant keys only). */
 export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
   return async (plain) => {
@@ -92,12 +105,14 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const { limit, cursor, from, to, ...rest } = request.query
+        const { limit, cursor, from, to, ...query } = request.query
+        const { metadata, rest } = metadataFilter(query)
         const page = await listTransactions(
           deps,
           authOf(request).merchantId,
           {
             ...rest,
+            ...(metadata ? { metadata } : {}),
             ...(from !== undefined ? { from: new Date(from) } : {}),
             ...(to !== undefined ? { to: new Date(to) } : {}),
           },

@@ -10,6 +10,7 @@ export const PaymentStatus = Type.Union(
     Type.Literal('pending'),
     Type.Literal('pending_3ds'),
     Type.Literal('authorized'),
+    Type.Literal('partially_captured'),
     Type.Literal('captured'),
     Type.Literal('voided'),
     Type.Literal('failed'),
@@ -43,7 +44,13 @@ export const TransactionsQuery = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // metadata.<key>=<value>: one exact pair of the payment's metadata (docs/payments.md).
+    patternProperties: {
+      '^metadata\\..{1,40}$': Type.String({ maxLength: 500 }),
+    },
+  },
 )
 
 export const TransactionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) })

@@ -110,6 +110,7 @@ function filtersFingerprint(f: TransactionFilters): string {
     f.amountMax ?? null,
     // The dashboard's search text; absent from API requests, so their cursors are unchanged.
     ...(f.q !== undefined ? [f.q] : []),
+    ...(f.metadata ? [f.metadata.key, f.metadata.value] : []),
   ])
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16)
 }

@@ -6,10 +6,14 @@ interface AjvIssue {
   message?: string
   keyword?: string
   params?: Record<string, unknown>
+  /** Set by `propertyNames` checks: the key that failed (e.g. a too long metadata key). */
+  propertyName?: string
 }
 
 function fieldIssues(context: string | undefined, issues: AjvIssue[]): FieldIssue[] {
-  return issues.map((issue) => {
+  // A propertyNames failure comes as the key's own issue plus a generic wrapper: keep the first.
+  const shown = issues.length > 1 ? issues.filter((i) => i.keyword !== 'propertyNames') : issues
+  return shown.map((issue) => {
     const path = (issue.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
     const params = issue.params ?? {}
     const extra =
@@ -17,14 +21,14 @@ function fieldIssues(context: string | undefined, issues: AjvIssue[]): FieldIssu
         ? params['missingProperty']
         : typeof params['additionalProperty'] === 'string'
           ? params['additionalProperty']
-          : ''
+          : (issue.propertyName ?? '')
     const field = [path, extra].filter(Boolean).join('.') || (context ?? 'body')
     const reason =
       issue.keyword === 'additionalProperties'
         ? 'unknown field'
         : issue.keyword === 'required'
           ? 'is required'
-          : (issue.message ?? 'is invalid')
+          : `${issue.propertyName === undefined ? '' : 'key '}${issue.message ?? 'is invalid'}`
     return { field, reason }
   })
 }

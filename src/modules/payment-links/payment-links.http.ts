@@ -1,0 +1,121 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import {
+  CreateLinkBody,
+  EmptyBody,
+  LinkList,
+  LinkListQuery,
+  LinkParams,
+  LinkSchema,
+} from './payment-links.schemas.ts'
+import {
+  createPaymentLink,
+  deactivatePaymentLink,
+  getPaymentLink,
+  listPaymentLinks,
+  type PaymentLink,
+} from './payment-links.service.ts'
+
+const tags = ['payment-links']
+
+export function linkJson(l: PaymentLink) {
+  return {
+    id: l.id,
+    storeId: l.storeId,
+    url: l.url,
+    qrUrl: `${l.url}/qr.svg`,
+    active: l.active,
+    status: l.status,
+    amount: l.amount,
+    currency: l.currency,
+    description: l.description,
+    maxPayments: l.maxPayments,
+    paymentsCount: l.paymentsCount,
+    expiresAt: isoZ(l.expiresAt),
+    metadata: l.metadata,
+    installments: l.installments,
+    collect: l.collect,
+    returnUrl: l.returnUrl,
+    createdAt: isoZ(l.createdAt),
+    deactivatedAt: isoZ(l.deactivatedAt),
+  }
+}
+
+/** Signed payment-link routes (merchant keys). */
+export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/v1/payment-links',
+      {
+        schema: {
+          tags,
+          summary: 'Create a payment link',
+          description:
+            'A reusable page {checkout_url}/l/{hash} with one Pay button. Each press makes a ' +
+            'checkout session (transactionId `<linkId>:<n>`); payments made there carry ' +
+            '`paymentLinkId`. maxPayments bounds the captured payments, expiresAt the time.',
+          body: CreateLinkBody,
+          response: { 201: LinkSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { expiresAt, ...rest } = request.body
+        const link = await createPaymentLink(deps, authOf(request).merchantId, {
+          ...rest,
+          expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt),
+        })
+        return reply.code(201).send(linkJson(link))
+      },
+    )
+
+    app.get(
+      '/v1/payment-links',
+      {
+        schema: {
+          tags,
+          summary: "List the merchant's payment links, newest first",
+          querystring: LinkListQuery,
+          response: { 200: LinkList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const page = await listPaymentLinks(deps, authOf(request).merchantId, request.query)
+        return { items: page.items.map(linkJson), nextCursor: page.nextCursor }
+      },
+    )
+
+    app.get(
+      '/v1/payment-links/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Retrieve a payment link',
+          params: LinkParams,
+          response: { 200: LinkSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        linkJson(await getPaymentLink(deps, authOf(request).merchantId, request.params.id)),
+    )
+
+    app.post(
+      '/v1/payment-links/:id/deactivate',
+      {
+        schema: {
+          tags,
+          summary: 'Deactivate a payment link (its page answers 410); idempotent',
+          params: LinkParams,
+          body: EmptyBody,
+          response: { 200: LinkSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        linkJson(await deactivatePaymentLink(deps, authOf(request).merchantId, request.params.id)),
+    )
+  }
+}
