@@ -114,7 +114,7 @@ async function serve(t: TestContext, env: Record<string, string>) {
     } catch {
       // not listening yet
     }
-    assert.ok(i < 600 && child.exitCode === null, `the server did not start: ${stderr}`)
+    assert.ok(i < 3000 && child.exitCode === null, `the server did not start: ${stderr}`)
     await delay(100)
   }
   return { url, child, stderr: () => stderr }
@@ -127,7 +127,7 @@ function attr(span: OtlpSpan, key: string): unknown {
 
 test(
   'with OTEL_EXPORTER_OTLP_ENDPOINT a request exports its span over OTLP/HTTP',
-  { timeout: 120_000 },
+  { timeout: 400_000 },
   async (t) => {
     const collector = await startCollector(t)
     const server = await serve(t, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url })
