@@ -183,6 +183,30 @@ test('capture and void of authorizations from the detail page', async (t) => {
   assert.doesNotMatch(after.text, /Tahsil et/)
 })
 
+test('capture from the page is refused while KYC is not approved, as on the API; void stays allowed', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const a = await paidPayment(m, 7_000, { capture: false })
+  const b = await paidPayment(m, 8_000, { capture: false })
+  const kyc = await m.client.request('POST', '/v1/sandbox/kyc', { body: { status: 'suspended' } })
+  assert.equal(kyc.status, 200)
+  const web = await signedIn(h, m)
+  const pageA = await web.get(`/dashboard/payments/${a.paymentId}`)
+  const refused = await web.submit(`/dashboard/payments/${a.paymentId}/capture`, {}, pageA)
+  assert.equal(refused.status, 403)
+  assert.ok(alertOf(refused.text), 'the reason is shown')
+  assert.equal((await apiPayment(m, a.paymentId))['status'], 'authorized')
+  const api = await m.client.request<{ code: string }>(
+    'POST',
+    `/v1/payments/${a.paymentId}/capture`,
+    { body: {} },
+  )
+  assert.equal(api.body.code, 'SVC-KYC-3101', 'the API refuses it with the same code')
+  const voided = await web.submit(`/dashboard/payments/${b.paymentId}/void`, {}, pageA)
+  assert.equal(voided.status, 303)
+  assert.equal((await apiPayment(m, b.paymentId))['status'], 'voided')
+})
+
 test("another merchant's payment is the 404 page, and its actions change nothing", async (t) => {
   const h = await startTestApp(t)
   const m = await newDashboardMerchant(h)

@@ -27,6 +27,7 @@ import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang, type MessageKey } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
 import { customerEmails, listCustomers } from '../customers/index.ts'
+import { assertKycApproved } from '../merchants/index.ts'
 import { eventsForResource } from '../events/index.ts'
 import {
   PAYMENT_STATUSES,
@@ -652,11 +653,15 @@ export function paymentsPages(deps: Deps): FastifyPluginAsync {
       action: 'capture' | 'void',
     ): Promise<FastifyReply> => {
       const { merchantId, userId } = ctx.member
-      const result = await attempt(() =>
-        action === 'capture'
-          ? capturePayment(deps, merchantId, id)
-          : voidPayment(deps, merchantId, id, null),
-      )
+      const result = await attempt(async () => {
+        // The API's capture route is KYC-gated (money coming in); void is not (CONTRACT.md
+        // "Who may call what"). Same gate here, before the service is called.
+        if (action === 'capture') {
+          await assertKycApproved(deps, merchantId)
+          return capturePayment(deps, merchantId, id)
+        }
+        return voidPayment(deps, merchantId, id, null)
+      })
       if (!result.ok) {
         // Another merchant's (or no) payment is the 404 page, as on every page.
         if (result.error.status === 404) throw result.error
