@@ -612,18 +612,25 @@ export async function acquirerProblems(db: Db): Promise<string[]> {
           and (p.id is null or p.status in ('failed', 'pending', 'pending_3ds'))`,
     ],
     [
+      // What the bank captured (the whole authorization at once, or the sum of its
+      // captures) is what our row says it captured.
       'captured at the acquirer but not here',
       sql<{ id: string }>`select p.id from payments p
         join acquirer_sandbox_operations o on o.payment_id = p.id and o.status = 'approved'
           and o.op = 'authorize'
-        where p.status not in ('captured', 'refunded')
-          and (o.capture or exists (select 1 from acquirer_sandbox_operations c
-                 where c.payment_id = p.id and c.op = 'capture'))`,
+        where (case when o.capture then o.amount
+                    else coalesce((select sum(c.amount) from acquirer_sandbox_operations c
+                                   where c.payment_id = p.id and c.op = 'capture'), 0) end)
+              <> p.captured_minor`,
     ],
     [
+      // A void releases what was not captured: nothing captured → `voided`; a part
+      // captured → `captured` (or `refunded`) with that part (docs/payments.md).
       'voided at the acquirer but not here',
       sql<{ id: string }>`select p.id from payments p join acquirer_sandbox_operations o
-        on o.payment_id = p.id and o.op = 'void' where p.status <> 'voided'`,
+        on o.payment_id = p.id and o.op = 'void'
+        where not ((p.captured_minor = 0 and p.status = 'voided')
+                or (p.captured_minor > 0 and p.status in ('captured', 'refunded')))`,
     ],
     [
       'refund whose acquirer state differs from ours',
