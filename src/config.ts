@@ -36,6 +36,11 @@ export interface Config {
   readonly authFailureBurst: number
   readonly authFailurePerMinute: number
   /**
+   * log2 of scrypt's N for dashboard passwords (15: N=32768, about 0.1 s of CPU per hash).
+   * Stored with each hash; a sign-in upgrades a hash made with a lower cost.
+   */
+  readonly passwordHashCost: number
+  /**
    * Which proxies in front of the API may name the client in X-Forwarded-For: false (none,
    * the default: the socket's address is the client), a hop count, or their addresses/CIDRs.
    */
@@ -262,6 +267,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateLimitBurst: intFrom(env, 'KURUS_RATE_LIMIT_BURST', 200, 1, 10_000_000),
     authFailureBurst: intFrom(env, 'KURUS_AUTH_FAILURE_BURST', 20, 1, 10_000_000),
     authFailurePerMinute: intFrom(env, 'KURUS_AUTH_FAILURE_PER_MINUTE', 20, 1, 10_000_000),
+    passwordHashCost: intFrom(env, 'KURUS_PASSWORD_HASH_COST', 15, 10, 20),
     trustProxy: trustProxyFrom(env),
     logLevel: logLevelFrom(env),
     redisUrl: env['REDIS_URL'] || undefined,

@@ -72,24 +72,60 @@ export function randomToken(bytes: number): string {
   return randomBytes(bytes).toString('base64url')
 }
 
-// scrypt from node:crypto: no native addon (ARCHITECTURE.md), N=2^15 as OWASP suggests.
-const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }
+// scrypt from node:crypto: no native addon (ARCHITECTURE.md). The cost is log2 of N:
+// 15 (N=2^15) as OWASP suggests, the default of KURUS_PASSWORD_HASH_COST. It is stored in the
+// hash (`scrypt$ln=15$salt$key`), so raising it later keeps every stored hash verifiable and
+// each is upgraded at its next sign-in; hashes written before the cost was stored
+// (`scrypt$salt$key`) are 15.
+export const DEFAULT_PASSWORD_HASH_COST = 15
+// What a stored hash may ask for: a hash is ours, but a damaged one must not cost a gigabyte.
+const MIN_COST = 10
+const MAX_COST = 20
 
-function scryptAsync(password: string, salt: Buffer): Promise<Buffer> {
+function scryptAsync(password: string, salt: Buffer, cost: number): Promise<Buffer> {
+  // r=8 makes each of the N blocks 1 KiB: 128 · r · N bytes, with headroom.
+  const options = { N: 2 ** cost, r: 8, p: 1, maxmem: 2 * 128 * 8 * 2 ** cost }
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, 32, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(password, salt, 32, options, (err, key) => (err ? reject(err) : resolve(key))),
   )
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(
+  password: string,
+  cost: number = DEFAULT_PASSWORD_HASH_COST,
+): Promise<string> {
   const salt = randomBytes(16)
-  const key = await scryptAsync(password, salt)
-  return `scrypt$${salt.toString('base64url')}$${key.toString('base64url')}`
+  const key = await scryptAsync(password, salt, cost)
+  return `scrypt$ln=${cost}$${salt.toString('base64url')}$${key.toString('base64url')}`
+}
+
+interface StoredHash {
+  cost: number
+  salt: string
+  key: string
+}
+
+function parseStoredHash(stored: string): StoredHash | undefined {
+  const parts = stored.split('$')
+  if (parts[0] !== 'scrypt') return undefined
+  if (parts.length === 3 && parts[1] && parts[2]) {
+    return { cost: DEFAULT_PASSWORD_HASH_COST, salt: parts[1], key: parts[2] }
+  }
+  const cost = Number(/^ln=(\d+)$/.exec(parts[1] ?? '')?.[1])
+  if (parts.length !== 4 || !parts[2] || !parts[3]) return undefined
+  if (!Number.isInteger(cost) || cost < MIN_COST || cost > MAX_COST) return undefined
+  return { cost, salt: parts[2], key: parts[3] }
+}
+
+/** The scrypt cost a stored hash was made with (undefined: not one of ours). */
+export function passwordHashCost(stored: string): number | undefined {
+  return parseStoredHash(stored)?.cost
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, salt, expected] = stored.split('$')
-  if (scheme !== 'scrypt' || !salt || !expected) return false
-  const key = await scryptAsync(password, Buffer.from(salt, 'base64url'))
-  return timingSafeEqual(key, Buffer.from(expected, 'base64url'))
+  const parsed = parseStoredHash(stored)
+  if (!parsed) return false
+  const key = await scryptAsync(password, Buffer.from(parsed.salt, 'base64url'), parsed.cost)
+  const expected = Buffer.from(parsed.key, 'base64url')
+  return key.length === expected.length && timingSafeEqual(key, expected)
 }

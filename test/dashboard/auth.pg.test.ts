@@ -5,6 +5,7 @@
 // Method: the real app over HTTP (clients on several loopback addresses); the test clock for
 // expiry and the lockout window.
 import assert from 'node:assert/strict'
+import { randomBytes, scryptSync } from 'node:crypto'
 import { test } from 'node:test'
 import { SignJWT } from 'jose'
 import { TestClock } from '../../src/platform/clock.ts'
@@ -292,4 +293,42 @@ test('lockout: parallel guesses and two processes share one count', async (t) =>
   assert.equal((await signIn(h, n.email, n.password)).status, 401)
   h.clock.advance(16 * MINUTE)
   assert.equal((await signIn(h2, n.email, n.password)).status, 200)
+})
+
+test('passwords: the scrypt cost is stored in each hash, and a sign-in upgrades a cheaper one', async (t) => {
+  const cheap = await startTestApp(t, { env: { KURUS_PASSWORD_HASH_COST: '10' } })
+  const m = await newDashboardMerchant(cheap)
+  const stored = async () =>
+    (
+      await cheap.deps.db
+        .selectFrom('dashboard_users')
+        .select('password_hash')
+        .where('email', '=', m.email.toLowerCase())
+        .executeTakeFirstOrThrow()
+    ).password_hash
+  assert.match(await stored(), /^scrypt\$ln=10\$/)
+
+  // The cost raised (a redeploy): the old hash still signs in, and is rewritten at the new cost.
+  const dearer = await startTestApp(t, {
+    database: cheap.database,
+    env: { KURUS_PASSWORD_HASH_COST: '11' },
+  })
+  assert.equal((await signIn(dearer, m.email, `${m.password}x`)).status, 401)
+  assert.match(await stored(), /^scrypt\$ln=10\$/, 'a wrong password upgrades nothing')
+  assert.equal((await signIn(dearer, m.email, m.password)).status, 200)
+  assert.match(await stored(), /^scrypt\$ln=11\$/)
+  assert.equal((await signIn(dearer, m.email, m.password)).status, 200)
+  assert.equal((await signIn(cheap, m.email, m.password)).status, 200, 'never downgraded')
+  assert.match(await stored(), /^scrypt\$ln=11\$/)
+
+  // A hash from before the cost was stored (`scrypt$salt$key`, N = 2^15) still signs in.
+  const salt = randomBytes(16)
+  const key = scryptSync(m.password, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 << 20 })
+  await cheap.deps.db
+    .updateTable('dashboard_users')
+    .set({ password_hash: `scrypt$${salt.toString('base64url')}$${key.toString('base64url')}` })
+    .where('email', '=', m.email.toLowerCase())
+    .execute()
+  assert.equal((await signIn(cheap, m.email, m.password)).status, 200)
+  assert.equal((await signIn(cheap, m.email, 'not-it')).status, 401)
 })

@@ -153,6 +153,9 @@ async function buildTestApp(
       KURUS_RATE_LIMIT_BURST: '100000',
       // Like the per-key limit above: tests of the limit itself set their own budget.
       KURUS_AUTH_FAILURE_BURST: '100000',
+      // A dashboard password hash at the lowest cost: every merchant a test makes has one
+      // (0.1 s of CPU each at the default; tests of the cost set their own).
+      KURUS_PASSWORD_HASH_COST: '10',
       ...options.env,
     },
     {

@@ -160,7 +160,7 @@ export async function acceptInvitation(
   confirmation: string,
 ): Promise<DashboardMember> {
   checkNewPassword(password, confirmation)
-  const passwordHash = await hashDashboardPassword(password)
+  const passwordHash = await hashDashboardPassword(deps, password)
   return transact(deps.db, async (tx) => {
     const row = await repo.lockInvitationByTokenHash(tx, sha256Hex(token))
     const now = deps.clock.now()

@@ -110,8 +110,8 @@ export async function addDashboardMember(
 }
 
 /** scrypt, for a password a new member chose (before addDashboardMember's transaction). */
-export function hashDashboardPassword(password: string): Promise<string> {
-  return hashPassword(password)
+export function hashDashboardPassword(deps: Deps, password: string): Promise<string> {
+  return hashPassword(password, deps.config.passwordHashCost)
 }
 
 /** Changes the team under the merchant's member rows' lock, keeping at least one owner. */

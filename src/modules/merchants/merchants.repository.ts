@@ -183,6 +183,21 @@ export function findDashboardUserByEmail(
     .executeTakeFirst()
 }
 
+/** Replaces a hash with one of the same password at the current cost (unless it changed). */
+export async function upgradePasswordHash(
+  db: Db,
+  userId: string,
+  from: string,
+  to: string,
+): Promise<void> {
+  await db
+    .updateTable('dashboard_users')
+    .set({ password_hash: to })
+    .where('id', '=', userId)
+    .where('password_hash', '=', from)
+    .execute()
+}
+
 export function findDashboardUsersByMerchant(
   db: Db,
   merchantId: string,

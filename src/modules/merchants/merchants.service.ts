@@ -5,6 +5,7 @@ import {
   decryptWithAny,
   encrypt,
   hashPassword,
+  passwordHashCost,
   hmacSha256Hex,
   randomToken,
   verifyPassword,
@@ -130,7 +131,7 @@ export async function createMerchant(
   const now = deps.clock.now()
   const kycStatus = input.kycStatus ?? 'none'
   const password = randomToken(12)
-  const passwordHash = await hashPassword(password)
+  const passwordHash = await hashPassword(password, deps.config.passwordHashCost)
   const email = `${merchantId}@merchants.kurus.local`
   const key = await transact(deps.db, async (tx) => {
     await repo.insertMerchant(tx, {
@@ -510,8 +511,15 @@ export async function createStoreKey(
 }
 
 // A hash of a random password: an unknown email still costs one scrypt, so the response
-// time does not tell which emails have an account.
-let dummyHash: Promise<string> | undefined
+// time does not tell which emails have an account. One per cost (processes run one cost;
+// tests build apps with several).
+const dummyHashes = new Map<number, Promise<string>>()
+
+function dummyHash(cost: number): Promise<string> {
+  let hash = dummyHashes.get(cost)
+  if (!hash) dummyHashes.set(cost, (hash = hashPassword(randomToken(12), cost)))
+  return hash
+}
 
 export interface DashboardUser {
   userId: string
@@ -580,9 +588,19 @@ export async function verifyDashboardLogin(
   const emailKey = signInThrottleKey(deps, email)
   if (!(await reserveSignInAttempt(deps, emailKey))) return undefined
   const row = await repo.findDashboardUserByEmail(deps.db, email)
-  dummyHash ??= hashPassword(randomToken(12))
-  const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash))
+  const cost = deps.config.passwordHashCost
+  const ok = await verifyPassword(password, row?.password_hash ?? (await dummyHash(cost)))
   if (!row || !ok) return undefined
+  // A hash made with a lower cost than the configured one is upgraded while the password
+  // is at hand (the only moment it is).
+  if ((passwordHashCost(row.password_hash) ?? cost) < cost) {
+    await repo.upgradePasswordHash(
+      deps.db,
+      row.id,
+      row.password_hash,
+      await hashPassword(password, cost),
+    )
+  }
   // The right password clears the count (and a lock this very attempt had set).
   await repo.deleteLoginThrottle(deps.db, emailKey)
   return { userId: row.id, merchantId: row.merchant_id, email: row.email }
