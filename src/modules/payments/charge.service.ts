@@ -148,6 +148,7 @@ export async function chargeCard(
       shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
       metadata: JSON.stringify(metadata),
       payment_link_id: session.paymentLinkId,
+      card_fingerprint: token.fingerprint,
       fingerprint,
       void_reason: null,
       created_at: now,

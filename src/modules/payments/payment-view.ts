@@ -1,5 +1,6 @@
 import { capturedCommission } from '../ledger/index.ts'
 import type { CaptureRow, PaymentRow, PaymentStatus } from './payments.table.ts'
+import type { RiskAssessment } from './risk-port.ts'
 
 /** The payment as use cases return it (camelCase); HTTP picks fields per endpoint. */
 export interface Payment {
@@ -24,6 +25,8 @@ export interface Payment {
   cardBrand: string | null
   cardType: string | null
   bin: string | null
+  cardFingerprint: string | null
+  risk: RiskAssessment | null
   threeDSecure: boolean
   authCode: string | null
   declineCode: string | null
@@ -95,6 +98,8 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     cardBrand: row.card_brand,
     cardType: row.card_type,
     bin: row.bin,
+    cardFingerprint: row.card_fingerprint,
+    risk: row.risk,
     threeDSecure: row.three_d_secure,
     authCode: row.auth_code,
     declineCode: row.decline_code,

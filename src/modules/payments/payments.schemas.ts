@@ -68,6 +68,49 @@ export const ChargeBody = Type.Object(
   { additionalProperties: false },
 )
 
+/** card.fingerprint, risk and failureCode on payments (CONTRACT.md "Risk"). */
+const RiskFields = {
+  card: Nullable(
+    Type.Object(
+      {
+        fingerprint: Type.String({
+          description: 'keyed hash of the card number, stable per merchant (not across merchants)',
+        }),
+      },
+      { title: 'PaymentCard' },
+    ),
+  ),
+  risk: Nullable(
+    Type.Object(
+      {
+        decision: Type.Union([
+          Type.Literal('allow'),
+          Type.Literal('review'),
+          Type.Literal('require_3ds'),
+          Type.Literal('block'),
+        ]),
+        score: Type.Integer({
+          minimum: 0,
+          maximum: 99,
+          description: 'signals and weights: docs/risk.md',
+        }),
+        reasons: Type.Array(Type.String()),
+        ruleIds: Type.Array(Type.String()),
+      },
+      {
+        title: 'RiskAssessment',
+        description: 'null for payments made before risk checks or without a card',
+      },
+    ),
+  ),
+  failureCode: Nullable(
+    Type.String({
+      description:
+        'why a failed payment failed: the decline code, or `blocked` by a risk rule or list',
+    }),
+  ),
+}
+
 export const ChargeResponse = Type.Object({
   paymentId: Type.String(),
   transactionId: Type.String(),
@@ -82,6 +125,7 @@ export const ChargeResponse = Type.Object({
   installmentCount: Type.Integer(),
   threeDSecure: Type.Boolean(),
   authCode: Nullable(Type.String()),
+  ...RiskFields,
   correlationId: Type.Optional(Type.String()),
   challengeUrl: Type.Optional(Type.String()),
   metadata: Metadata,
@@ -211,6 +255,7 @@ export const PaymentResponse = Type.Object({
   threeDSecure: Type.Boolean(),
   authCode: Nullable(Type.String()),
   declineCode: Nullable(Type.String()),
+  ...RiskFields,
   refundAmount: Type.Integer(),
   refundableAmount: Type.Integer(),
   customerId: Nullable(Type.String()),
