@@ -27,6 +27,8 @@ export interface Payment {
   bin: string | null
   cardFingerprint: string | null
   risk: RiskAssessment | null
+  /** The charge asked to capture at once (a review withholds it until approved). */
+  captureRequested: boolean
   threeDSecure: boolean
   authCode: string | null
   declineCode: string | null
@@ -100,6 +102,7 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     bin: row.bin,
     cardFingerprint: row.card_fingerprint,
     risk: row.risk,
+    captureRequested: row.capture_requested,
     threeDSecure: row.three_d_secure,
     authCode: row.auth_code,
     declineCode: row.decline_code,

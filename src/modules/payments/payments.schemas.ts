@@ -64,6 +64,15 @@ export const ChargeBody = Type.Object(
     saveCard: Type.Optional(Type.Boolean()),
     capture: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(Metadata),
+    ip: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 45,
+        pattern: '^[0-9A-Fa-f:.]+$',
+        description:
+          "the buyer's IP address as your site saw it: the risk rules' `ip` fact and the `ip` block list",
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -62,6 +62,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       created_at timestamptz not null,
       closed_at timestamptz
     )`.execute(db)
+  // The expiry sweep: open reviews older than the authorization TTL.
+  await sql`create index risk_reviews_open_created_idx on risk_reviews (created_at)
+    where status = 'open'`.execute(db)
   await sql`create index risk_reviews_merchant_status_created_idx
     on risk_reviews (merchant_id, status, created_at desc, id desc)`.execute(db)
 }
