@@ -77,7 +77,7 @@ export async function assertBlocked(
   assert.equal(res.body['code'], 'SVC-RISK-3701')
   const paymentId = res.body['paymentId']
   assert.equal(typeof paymentId, 'string')
-  const p = await getPayment(client, String(paymentId))
+  const p = await getPayment(client, paymentId)
   assert.equal(p.status, 'failed')
   assert.equal(p.failureCode, 'blocked')
   assert.equal(p.risk?.decision, 'block')

@@ -183,6 +183,7 @@ export async function chargeCard(
       merchantId,
       cardToken: token.cardToken,
       amount: input.amount,
+      forceChallenge: intent.risk?.decision === 'require_3ds',
     })
     if (start.kind === 'challenge') {
       const row = await transact(deps.db, (tx) =>
