@@ -97,7 +97,7 @@ test('list items: created, listed newest first, duplicates 409, bad values 400, 
   const unknownList = await m.client.request('POST', '/v1/risk/lists/phone/items', {
     body: { value: '1' },
   })
-  assert.equal(unknownList.status, 400)
+  assert.equal(unknownList.status, 404)
 
   const page = await m.client.request<{ items: { id: string; note: string | null }[] }>(
     'GET',

@@ -1,6 +1,7 @@
 import { errorFactory, type ErrorTable } from '../../platform/errors.ts'
 
 export type RiskErrorCode =
+  | 'list_not_found'
   | 'list_item_not_found'
   | 'list_item_exists'
   | 'rule_not_found'
@@ -9,6 +10,11 @@ export type RiskErrorCode =
   | 'review_closed'
 
 const table: ErrorTable<RiskErrorCode> = {
+  list_not_found: {
+    code: 'SVC-RES-3301',
+    status: 404,
+    message: 'no such list: card_fingerprint, email, ip, bin or customer_id',
+  },
   list_item_not_found: { code: 'SVC-RES-3301', status: 404, message: 'list item not found' },
   list_item_exists: {
     code: 'SVC-RES-3302',

@@ -32,6 +32,7 @@ import {
   deleteRule,
   getRule,
   listListItems,
+  listNamed,
   listRules,
   removeListItem,
   updateRule,
@@ -100,7 +101,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
         const item = await addListItem(
           deps,
           authOf(request).merchantId,
-          request.params.list,
+          listNamed(request.params.list),
           request.body,
         )
         return reply.code(201).send(itemJson(item))
@@ -122,7 +123,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
         const page = await listListItems(
           deps,
           authOf(request).merchantId,
-          request.params.list,
+          listNamed(request.params.list),
           request.query,
         )
         return { items: page.items.map(itemJson), nextCursor: page.nextCursor }
@@ -141,7 +142,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const { list, id } = request.params
-        await removeListItem(deps, authOf(request).merchantId, list, id)
+        await removeListItem(deps, authOf(request).merchantId, listNamed(list), id)
         return reply.code(204).send(null)
       },
     )

@@ -20,8 +20,15 @@ export const ListName = Type.Union(
   { description: 'which fact of a charge the list holds' },
 )
 
-export const ListParams = Type.Object({ list: ListName })
-export const ListItemParams = Type.Object({ list: ListName, id: Id })
+// The list names a kind, not a row: any other name is 404 (no such list), like an unknown id.
+const ListParam = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'card_fingerprint, email, ip, bin or customer_id',
+  examples: ['card_fingerprint'],
+})
+export const ListParams = Type.Object({ list: ListParam })
+export const ListItemParams = Type.Object({ list: ListParam, id: Id })
 
 export const AddListItemBody = Type.Object(
   {

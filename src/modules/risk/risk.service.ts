@@ -66,6 +66,21 @@ function ruleRowToRule(r: RuleRow): Rule {
 
 // ---------------------------------------------------------------- lists
 
+export const LIST_NAMES: readonly RiskListName[] = [
+  'card_fingerprint',
+  'email',
+  'ip',
+  'bin',
+  'customer_id',
+]
+
+/** The list a path names, or 404. */
+export function listNamed(name: string): RiskListName {
+  const list = LIST_NAMES.find((l) => l === name)
+  if (!list) throw riskError('list_not_found')
+  return list
+}
+
 /** A list value in the form the charge's facts are compared in, or a 400. */
 export function normaliseListValue(list: RiskListName, raw: string): string {
   const value = raw.trim()
