@@ -1,6 +1,6 @@
 import { capturedCommission } from '../ledger/index.ts'
 import type { CaptureRow, PaymentRow, PaymentStatus } from './payments.table.ts'
-import type { RiskAssessment } from './risk-port.ts'
+import type { RiskAssessment } from './risk-types.ts'
 
 /** The payment as use cases return it (camelCase); HTTP picks fields per endpoint. */
 export interface Payment {

@@ -1,5 +1,5 @@
 import type { ColumnType, Insertable, Selectable } from 'kysely'
-import type { RiskAssessment, RiskFacts } from './risk-port.ts'
+import type { RiskAssessment, RiskFacts } from './risk-types.ts'
 
 export type SessionMode = 'payment' | 'card_update_only' | 'qr'
 export type SessionStatus = 'active' | 'completed' | 'expired' | 'cancelled'

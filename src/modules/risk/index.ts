@@ -5,8 +5,6 @@ import { assessCharge } from './risk.service.ts'
 
 export { riskRoutes } from './risk.http.ts'
 export { riskReconcilers } from './risk.jobs.ts'
-export { assessCharge } from './risk.service.ts'
-export { approveReview, rejectReview, getReview } from './reviews.service.ts'
 
-/** What the payments module calls for each charge (installed by app.ts). */
+/** What the payments module calls for each charge (installed by registerJobs, src/jobs.ts). */
 export const riskPortImpl: RiskPort = { assess: assessCharge, openReview }
