@@ -297,6 +297,135 @@ export class Kurus {
       { body: {} },
     )
   }
+
+  /** Adds a value to a block list: a charge whose fact is on it is blocked (402 SVC-RISK-3701). */
+  addRiskListItem(list: RiskListName, value: string, note?: string) {
+    return this.call<RiskListItem>('POST', `/v1/risk/lists/${list}/items`, {
+      body: { value, ...(note === undefined ? {} : { note }) },
+    })
+  }
+
+  /** A block list's values, newest first; pass `nextCursor` back as `cursor`. */
+  listRiskListItems(list: RiskListName, query: { limit?: number; cursor?: string } = {}) {
+    const q: Record<string, string> = {}
+    if (query.limit !== undefined) q['limit'] = String(query.limit)
+    if (query.cursor !== undefined) q['cursor'] = query.cursor
+    return this.call<{ items: RiskListItem[]; nextCursor: string | null }>(
+      'GET',
+      `/v1/risk/lists/${list}/items`,
+      { query: q },
+    )
+  }
+
+  async removeRiskListItem(list: RiskListName, itemId: string): Promise<void> {
+    await this.call<null>('DELETE', `/v1/risk/lists/${list}/items/${encodeURIComponent(itemId)}`)
+  }
+
+  /** Creates a rule: `condition` is JSON Logic over the facts of docs/risk.md. */
+  createRiskRule(body: CreateRiskRuleBody) {
+    return this.call<RiskRule>('POST', '/v1/risk/rules', { body })
+  }
+
+  listRiskRules() {
+    return this.call<{ items: RiskRule[] }>('GET', '/v1/risk/rules')
+  }
+
+  getRiskRule(ruleId: string) {
+    return this.call<RiskRule>('GET', `/v1/risk/rules/${encodeURIComponent(ruleId)}`)
+  }
+
+  updateRiskRule(ruleId: string, body: { name?: string; enabled?: boolean; condition?: unknown }) {
+    return this.call<RiskRule>('PATCH', `/v1/risk/rules/${encodeURIComponent(ruleId)}`, { body })
+  }
+
+  async deleteRiskRule(ruleId: string): Promise<void> {
+    await this.call<null>('DELETE', `/v1/risk/rules/${encodeURIComponent(ruleId)}`)
+  }
+
+  /** Replays a condition over the facts of the last 30 days' card payments. */
+  backtestRiskRule(condition: unknown) {
+    return this.call<RiskBacktest>('POST', '/v1/risk/rules/backtest', { body: { condition } })
+  }
+
+  listReviews(query: { status?: 'open' | 'closed'; limit?: number; cursor?: string } = {}) {
+    const q: Record<string, string> = {}
+    if (query.status !== undefined) q['status'] = query.status
+    if (query.limit !== undefined) q['limit'] = String(query.limit)
+    if (query.cursor !== undefined) q['cursor'] = query.cursor
+    return this.call<{ items: Review[]; nextCursor: string | null }>('GET', '/v1/reviews', {
+      query: q,
+    })
+  }
+
+  getReview(reviewId: string) {
+    return this.call<Review>('GET', `/v1/reviews/${encodeURIComponent(reviewId)}`)
+  }
+
+  /** Approves a review: the payment is captured when its charge asked for capture. */
+  approveReview(reviewId: string) {
+    return this.call<Review>('POST', `/v1/reviews/${encodeURIComponent(reviewId)}/approve`, {
+      body: {},
+    })
+  }
+
+  /** Rejects a review: the authorization is voided. */
+  rejectReview(reviewId: string) {
+    return this.call<Review>('POST', `/v1/reviews/${encodeURIComponent(reviewId)}/reject`, {
+      body: {},
+    })
+  }
+}
+
+export type RiskListName = 'card_fingerprint' | 'email' | 'ip' | 'bin' | 'customer_id'
+
+export interface RiskListItem {
+  id: string
+  list: RiskListName
+  value: string
+  note: string | null
+  createdAt: string
+}
+
+export interface CreateRiskRuleBody {
+  name: string
+  action: 'block' | 'review' | 'require_3ds'
+  /** JSON Logic, e.g. `{ '>': [{ var: 'velocity.cardAttempts1h' }, 3] }`. */
+  condition: Record<string, unknown>
+  enabled?: boolean
+}
+
+export interface RiskRule extends Required<CreateRiskRuleBody> {
+  id: string
+  createdAt: string
+  updatedAt: string
+}
+
+export interface RiskBacktest {
+  evaluated: number
+  matched: number
+  matchedAmount: number
+  samplePaymentIds: string[]
+}
+
+/** What the risk check decided for a payment (`payment.risk`). */
+export interface RiskAssessment {
+  decision: 'allow' | 'review' | 'require_3ds' | 'block'
+  /** 0–99; signals and weights in docs/risk.md. */
+  score: number
+  reasons: string[]
+  ruleIds: string[]
+}
+
+export interface Review {
+  id: string
+  paymentId: string
+  status: 'open' | 'closed'
+  closedReason: 'approved' | 'rejected' | 'expired' | null
+  reasons: string[]
+  /** After approve / reject: the payment's status. */
+  paymentStatus?: string
+  createdAt: string
+  closedAt: string | null
 }
 
 export interface BalanceTransactionQuery {
@@ -436,6 +565,11 @@ export interface Payment {
   threeDSecure: boolean
   authCode: string | null
   declineCode: string | null
+  /** Why a failed payment failed: the decline code, or `blocked` by a risk rule or list. */
+  failureCode: string | null
+  /** The card's fingerprint: keyed per merchant (equal for the same card within it). */
+  card: { fingerprint: string } | null
+  risk: RiskAssessment | null
   refundAmount: number
   refundableAmount: number
   customerId: string | null

@@ -57,6 +57,7 @@ import {
   invoicesRoutes,
 } from './modules/invoices/index.ts'
 import { paymentLinkPagesRoutes, paymentLinksRoutes } from './modules/payment-links/index.ts'
+import { riskRoutes } from './modules/risk/index.ts'
 import {
   checkoutPagesRoutes,
   checkoutPublicRoutes,
@@ -288,6 +289,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       subscriptionsRoutes(deps),
       invoicesRoutes(deps),
       paymentLinksRoutes(deps),
+      riskRoutes(deps),
       ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps), disputesSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [checkoutSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [subscriptionsSandboxRoutes(deps)] : []),

@@ -22,6 +22,7 @@ import type { InvoicesTables } from './modules/invoices/invoices.table.ts'
 import type { PaymentLinksTables } from './modules/payment-links/payment-links.table.ts'
 import type { AuditTables } from './modules/audit/audit.table.ts'
 import type { DashboardTables } from './modules/dashboard/dashboard.table.ts'
+import type { RiskTables } from './modules/risk/risk.table.ts'
 
 // The whole schema as Kysely sees it: each module declares its own tables in its
 // <module>.table.ts, and only its repository queries them.
@@ -43,7 +44,8 @@ export type Database = MerchantsTables &
   PaymentLinksTables &
   TransactionsTables &
   AuditTables &
-  DashboardTables
+  DashboardTables &
+  RiskTables
 
 export type Db = Kysely<Database>
 export type Tx = Transaction<Database>

@@ -1,7 +1,8 @@
 import type { Deps } from './database.ts'
 import type { JobQueue } from './platform/jobs/queue.ts'
 import { gatewayReconcilers } from './modules/gateway/index.ts'
-import { paymentsReconcilers } from './modules/payments/index.ts'
+import { installRiskPort, paymentsReconcilers } from './modules/payments/index.ts'
+import { riskPortImpl, riskReconcilers } from './modules/risk/index.ts'
 import { checkoutReconcilers } from './modules/checkout/index.ts'
 import { webhooksJobs, webhooksReconcilers } from './modules/webhooks/index.ts'
 import { transactionsJobs, transactionsReconcilers } from './modules/transactions/index.ts'
@@ -12,9 +13,14 @@ import { invoicesReconcilers } from './modules/invoices/index.ts'
 // The crontab and job registry: which module's reconcilers and jobs the worker runs.
 // Each task's code lives in the module that owns the data.
 export function registerJobs(queue: JobQueue, deps: Deps): void {
+  // Every process that settles payments (the API's charge path, the worker's reconcilers)
+  // decides risk through the risk module: payments calls it through this port.
+  installRiskPort(riskPortImpl)
   for (const reconciler of gatewayReconcilers(deps)) queue.defineReconciler(reconciler)
   for (const reconciler of paymentsReconcilers(deps)) queue.defineReconciler(reconciler)
   for (const reconciler of checkoutReconcilers(deps)) queue.defineReconciler(reconciler)
+  // After payments: a review whose authorization just expired closes in the same run.
+  for (const reconciler of riskReconcilers(deps)) queue.defineReconciler(reconciler)
   for (const job of transactionsJobs(deps)) queue.define(job)
   for (const reconciler of transactionsReconcilers(deps)) queue.defineReconciler(reconciler)
   for (const job of payoutsJobs(deps)) queue.define(job)

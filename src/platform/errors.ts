@@ -23,6 +23,7 @@ export type SvcCode =
   | 'SVC-PAY-3502'
   | 'SVC-PAY-3503'
   | 'SVC-3DS-3601'
+  | 'SVC-RISK-3701'
   | 'SVC-INT-9001'
 
 export type HttpErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503

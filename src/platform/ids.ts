@@ -29,6 +29,9 @@ export type IdPrefix =
   | 'aud'
   | 'ivt'
   | 'rpt'
+  | 'rli'
+  | 'rule'
+  | 'rev'
 
 /** 120 random bits as 24 base32 characters behind the spec's type prefix. */
 export function newId(prefix: IdPrefix): string {

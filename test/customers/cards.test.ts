@@ -29,9 +29,10 @@ test('attach: 201 with the card and its bin; the first card becomes the default;
   const card = res.body
   assert.match(card.id, /^cuc_[0-9a-z]{24}$/)
   assert.deepEqual(
-    { ...card, id: '', createdAt: '' },
+    { ...card, id: '', createdAt: '', card: null },
     {
       id: '',
+      card: null,
       customerId: c.id,
       cardToken: token,
       last4: '6111',
@@ -97,6 +98,7 @@ test('more cards: not default unless isDefault; isDefault: true moves the defaul
   for (const item of items) {
     assert.deepEqual(Object.keys(item).sort(), [
       'brand',
+      'card',
       'cardToken',
       'createdAt',
       'customerId',

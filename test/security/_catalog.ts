@@ -349,6 +349,79 @@ async function issuedKey(m: Actor): Promise<string> {
 
 // ---------------------------------------------------------------- the catalog
 
+/**
+ * Path parameters that name a kind, not a resource (`/v1/risk/lists/{list}/items`): the
+ * tenancy tests never fabricate them, and a route whose only parameters are these counts as
+ * a route without parameters.
+ */
+export const SELECTOR_PARAMS: ReadonlySet<string> = new Set(['list'])
+
+/** A route's parameters that name resources (the ones a tenant could guess). */
+export function idParams(route: RouteInfo): string[] {
+  return route.params.filter((p) => !SELECTOR_PARAMS.has(p))
+}
+
+let ipSeq = 0
+/** A fresh documentation-range IP for block-list fixtures: no fixture charge sends one. */
+function listIp(): string {
+  ipSeq += 1
+  return `198.18.${Math.floor(ipSeq / 250) % 250}.${(ipSeq % 250) + 1}`
+}
+
+async function riskListItem(m: Actor): Promise<string> {
+  return expectOk(
+    await m.client.request<{ id: string }>('POST', '/v1/risk/lists/ip/items', {
+      body: { value: listIp() },
+    }),
+    'risk list item',
+  ).id
+}
+
+/** A rule no charge matches (amounts are at least 100 kuruş). */
+const INERT_CONDITION = { '==': [{ var: 'amount' }, 1] }
+/** The amount the review rule of reviewedPayment matches; no other fixture charges it. */
+const REVIEW_AMOUNT = 4_321
+const reviewRules = new Map<string, Promise<void>>()
+
+async function riskRule(m: Actor): Promise<string> {
+  return expectOk(
+    await m.client.request<{ id: string }>('POST', '/v1/risk/rules', {
+      body: { name: 'inert', action: 'review', condition: INERT_CONDITION },
+    }),
+    'risk rule',
+  ).id
+}
+
+/** An open review: a charge of REVIEW_AMOUNT under the merchant's review rule. */
+async function review(w: World, m: Actor): Promise<string> {
+  let ready = reviewRules.get(m.merchantId)
+  if (!ready) {
+    ready = m.client
+      .request('POST', '/v1/risk/rules', {
+        body: {
+          name: 'review 43.21',
+          action: 'review',
+          condition: { '==': [{ var: 'amount' }, REVIEW_AMOUNT] },
+        },
+      })
+      .then((res) => void expectOk(res, 'review rule'))
+    reviewRules.set(m.merchantId, ready)
+  }
+  await ready
+  const { res } = await pay(w, m, { amount: REVIEW_AMOUNT })
+  assert.equal(res.body.status, 'authorized', JSON.stringify(res.body))
+  const list = expectOk(
+    await m.client.request<{ items: { id: string; paymentId: string }[] }>(
+      'GET',
+      '/v1/reviews?status=open',
+    ),
+    'reviews',
+  )
+  const found = list.items.find((r) => r.paymentId === res.body.paymentId)
+  assert.ok(found, 'the review opened')
+  return found.id
+}
+
 export const CATALOG: Record<string, Make> = {
   // payments
   'GET /v1/payments/{id}': async (w, m) => ({ params: { id: await captured(w, m) } }),
@@ -513,6 +586,25 @@ export const CATALOG: Record<string, Make> = {
     params: { id: (await paymentLink(m)).id },
     body: {},
   }),
+  // risk
+  'DELETE /v1/risk/lists/{list}/items/{id}': async (_w, m) => ({
+    params: { list: 'ip', id: await riskListItem(m) },
+  }),
+  'GET /v1/risk/rules/{id}': async (_w, m) => ({ params: { id: await riskRule(m) } }),
+  'PATCH /v1/risk/rules/{id}': async (_w, m) => ({
+    params: { id: await riskRule(m) },
+    body: { enabled: false },
+  }),
+  'DELETE /v1/risk/rules/{id}': async (_w, m) => ({ params: { id: await riskRule(m) } }),
+  'GET /v1/reviews/{id}': async (w, m) => ({ params: { id: await review(w, m) } }),
+  'POST /v1/reviews/{id}/approve': async (w, m) => ({
+    params: { id: await review(w, m) },
+    body: {},
+  }),
+  'POST /v1/reviews/{id}/reject': async (w, m) => ({
+    params: { id: await review(w, m) },
+    body: {},
+  }),
   // sandbox helpers (demo)
   'POST /v1/sandbox/payments/{id}/3ds-challenge': async (w, m) => ({
     params: { id: await challenged(w, m) },
@@ -637,6 +729,19 @@ export const CATALOG: Record<string, Make> = {
     },
   }),
   'POST /v1/invoices': async (_w, m) => ({ params: {}, body: invoiceBody(m.storeId) }),
+  'POST /v1/risk/lists/{list}/items': async () => ({
+    params: { list: 'ip' },
+    body: { value: listIp(), note: 'fixture' },
+  }),
+  'GET /v1/risk/lists/{list}/items': async () => ({ params: { list: 'ip' } }),
+  'POST /v1/risk/rules': async () => ({
+    params: {},
+    body: { name: 'inert', action: 'review', condition: INERT_CONDITION },
+  }),
+  'POST /v1/risk/rules/backtest': async () => ({
+    params: {},
+    body: { condition: { '>': [{ var: 'amount' }, 1000] } },
+  }),
   'POST /v1/payment-links': async (_w, m) => ({
     params: {},
     body: { storeId: m.storeId, amount: 14_990, description: 'Kupa' },

@@ -218,7 +218,7 @@ export async function newSubmerchant(h: TestApp, m: Actor, account = '1234567890
 const CODES_BY_STATUS: Record<number, string[]> = {
   400: ['SVC-VAL-3001', 'SVC-VAL-3002', 'SVC-3DS-3601', 'SVC-PAY-3503'],
   401: ['SVC-GW-1001', 'SVC-GW-1002', 'SVC-GW-1003', 'SVC-GW-1006'],
-  402: ['SVC-PAY-3501'],
+  402: ['SVC-PAY-3501', 'SVC-RISK-3701'],
   403: ['SVC-KYC-3101', 'SVC-AUTH-3201'],
   404: ['SVC-RES-3301'],
   409: ['SVC-GW-2001', 'SVC-GW-2002', 'SVC-PAY-3502', 'SVC-STATE-3401', 'SVC-RES-3302'],

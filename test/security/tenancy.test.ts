@@ -13,6 +13,7 @@ import { CARDS } from '../helpers/payments.ts'
 import {
   CATALOG,
   callAs,
+  idParams,
   customer,
   customerWithCard,
   defaultFixture,
@@ -71,7 +72,6 @@ function idsIn(value: unknown, into: Set<string>): void {
 
 /** Storage-side names that must never be serialised. */
 const INTERNAL_FIELDS = new Set([
-  'fingerprint',
   'panEnc',
   'pan',
   'cardNumber',
@@ -139,7 +139,7 @@ test('tenancy on every route of the route table', async (t) => {
   const fixtures = new Map<string, Fixture>()
 
   const tenantRoutes = routes.filter(
-    (r) => (r.cls === 'signed' || r.cls === 'dashboard') && r.params.length > 0,
+    (r) => (r.cls === 'signed' || r.cls === 'dashboard') && idParams(r).length > 0,
   )
 
   await t.test('every signed or dashboard route with a path parameter has a catalog entry', () => {
@@ -167,8 +167,12 @@ test('tenancy on every route of the route table', async (t) => {
       idsIn(fx.params, aIds)
       idsIn(fx.body, aIds)
       const ids = Object.values(fx.params)
+      // Selector parameters (SELECTOR_PARAMS: a kind, not a resource) stay as they are.
       const fake = Object.fromEntries(
-        Object.entries(fx.params).map(([k, v]) => [k, fabricateId(v)]),
+        Object.entries(fx.params).map(([k, v]) => [
+          k,
+          idParams(route).includes(k) ? fabricateId(v) : v,
+        ]),
       )
 
       const missing = await callAs(w, route, B, fx, fake)
@@ -182,9 +186,9 @@ test('tenancy on every route of the route table', async (t) => {
       )
 
       // Nested resources: B's own parent with A's child (and the other way round).
-      if (route.params.length > 1) {
+      if (idParams(route).length > 1) {
         const mine = await make(w, B)
-        for (const p of route.params) {
+        for (const p of idParams(route)) {
           const mixed = { ...mine.params, [p]: fx.params[p] ?? '' }
           const mixedFake = { ...mine.params, [p]: fake[p] ?? '' }
           const a = await callAs(w, route, B, mine, mixed)
@@ -219,7 +223,7 @@ test('tenancy on every route of the route table', async (t) => {
 
   await t.test('submerchant keys: every other signed route is 403 SVC-AUTH-3201', async () => {
     const others = routes.filter(
-      (r) => r.cls === 'signed' && r.params.length === 0 && !SUBMERCHANT_ROUTES.has(r.key),
+      (r) => r.cls === 'signed' && idParams(r).length === 0 && !SUBMERCHANT_ROUTES.has(r.key),
     )
     assert.ok(others.length >= 10)
     const problems: string[] = []
@@ -296,7 +300,7 @@ test('tenancy on every route of the route table', async (t) => {
     const lists = routes.filter(
       (r) =>
         r.method === 'GET' &&
-        ((r.cls === 'signed' && r.params.length === 0) ||
+        ((r.cls === 'signed' && idParams(r).length === 0) ||
           (r.cls === 'dashboard' && r.params.join() === 'storeId') ||
           r.key === 'GET /v1/dashboard/me'),
     )
@@ -657,6 +661,14 @@ test('tenancy on every route of the route table', async (t) => {
       walkKeys(JSON.parse(r.text), (key, value) => {
         if (/^[a-z0-9]+(_[a-z0-9]+)+$/.test(key)) problems.push(`${r.what}: internal column ${key}`)
         if (INTERNAL_FIELDS.has(key)) problems.push(`${r.what}: ${key}`)
+        // The card's keyed fingerprint is public (`card.fingerprint`, CONTRACT.md "Risk":
+        // base64url HMAC-SHA256); a request fingerprint of the fences (hex SHA-256) is not.
+        if (
+          key === 'fingerprint' &&
+          !(typeof value === 'string' && /^[A-Za-z0-9_-]{43}$/.test(value))
+        ) {
+          problems.push(`${r.what}: fingerprint`)
+        }
         const shownOnce = SECRET_ROUTES.some((p) => p.test(r.what))
         if (!shownOnce && typeof value === 'string' && /^(sk_(demo|live)_|whsec_)/.test(value)) {
           problems.push(`${r.what}: a secret in ${key}`)

@@ -16,7 +16,14 @@ export type ThreeDsStart = { kind: 'frictionless' } | { kind: 'challenge'; corre
 export interface Acquirer {
   start3ds(
     deps: Deps,
-    p: { paymentId: string; merchantId: string; cardToken: string; amount: number },
+    p: {
+      paymentId: string
+      merchantId: string
+      cardToken: string
+      amount: number
+      /** EMV 3DS "challenge mandated" (a risk rule's require_3ds): no frictionless pass. */
+      forceChallenge?: boolean
+    },
   ): Promise<ThreeDsStart>
   /** The ACS: checks the buyer's OTP and signs the outcome as `pares` (compact JWS). */
   completeChallenge(

@@ -8,6 +8,8 @@ export interface BinInfo {
   brand: CardBrand
   cardType: CardType
   bank: string
+  /** The issuer's country (ISO 3166 alpha-2), null for a BIN the table does not know. */
+  country: string | null
   installments: number[]
 }
 
@@ -27,6 +29,7 @@ export function binInfo(bin: string): BinInfo {
     bin,
     ...cardKindOf(bin),
     bank: issuer.bank,
+    country: Object.hasOwn(ISSUERS, bin) ? 'TR' : null,
     installments: Array.from({ length: issuer.installmentsMax }, (_, i) => i + 1),
   }
 }

@@ -121,8 +121,9 @@ export const sandboxBank: Acquirer = {
       payment_id: p.paymentId,
       merchant_id: p.merchantId,
       card_token: p.cardToken,
-      kind: threeDs === 'frictionless' ? 'frictionless' : 'challenge',
-      challenge_passes: threeDs === 'challenge',
+      kind: threeDs === 'frictionless' && p.forceChallenge !== true ? 'frictionless' : 'challenge',
+      // A challenge the requestor mandated on a frictionless card passes with the right OTP.
+      challenge_passes: threeDs !== 'challenge_fails',
       result: null,
       amount: p.amount,
       created_at: deps.clock.now(),

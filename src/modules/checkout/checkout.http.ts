@@ -103,7 +103,8 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
           summary: 'Pay a payment session by card (tokenize, charge with 3DS)',
           description:
             '201 captured or pending_3ds (follow challengeUrl); 202 outcome pending; 402 declined ' +
-            '(SVC-PAY-3501 with paymentId and declineCode; the session stays open for another card).',
+            '(SVC-PAY-3501 with paymentId and declineCode; the session stays open for another card). ' +
+            "The merchant's risk rules and block lists apply; a block reads as a plain decline (docs/risk.md).",
           security: [],
           params: SessionParams,
           body: PayBody,

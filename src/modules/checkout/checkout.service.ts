@@ -219,7 +219,8 @@ async function resumeInFlight(deps: Deps, session: Session): Promise<PayOutcome 
  * The buyer pays a `payment` session by card: tokenize, charge with 3DS, and answer with
  * where the browser goes next (the ACS page, or the merchant's returnUrl). A decline is
  * 402 SVC-PAY-3501 with the failed payment's id, and the session stays open for another
- * card (up to the payments module's 5 failed attempts).
+ * card (up to the payments module's 5 failed attempts). The merchant's risk rules and block
+ * lists apply (the buyer's IP is the `ip` fact); a block is shown as a plain decline.
  */
 export async function payCheckout(
   deps: Deps,
@@ -250,10 +251,18 @@ export async function payCheckout(
         cardToken: token.cardToken,
         installmentCount,
         threeDSecure: true,
+        ip: clientIp,
         ...(customerId ? { customerId, saveCard: input.saveCard === true } : {}),
       },
     )
   } catch (error) {
+    // A risk block reads to the buyer as a plain decline: no hint of which rule or list.
+    if (error instanceof AppError && error.code === 'SVC-RISK-3701') {
+      throw new AppError('SVC-PAY-3501', 402, 'card declined', undefined, {
+        paymentId: error.extra?.['paymentId'] ?? null,
+        declineCode: 'declined',
+      })
+    }
     // The fence holds a payment this checkout started earlier: carry on with that one.
     if (error instanceof AppError && error.code === 'SVC-GW-2001') {
       const resumed = await resumeInFlight(deps, session)

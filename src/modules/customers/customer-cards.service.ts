@@ -24,6 +24,7 @@ export interface CustomerCard {
   expMonth: number
   expYear: number
   isDefault: boolean
+  fingerprint: string | null
   /** Past the last day of its expiry month (UTC) by the service clock. */
   expired: boolean
   createdAt: Date
@@ -50,6 +51,7 @@ function cardRowToCard(row: CustomerCardRow, now: Date): CustomerCard {
     expMonth: row.exp_month,
     expYear: row.exp_year,
     isDefault: row.is_default,
+    fingerprint: row.card_fingerprint,
     expired: isCardExpired(row.exp_month, row.exp_year, now),
     createdAt: row.created_at,
   }
@@ -132,6 +134,7 @@ export async function attachCard(
       exp_month: token.expMonth,
       exp_year: token.expYear,
       is_default: isDefault,
+      card_fingerprint: token.fingerprint,
       created_at: now,
       detached_at: null,
     })

@@ -61,6 +61,7 @@ function cardJson(c: CustomerCard) {
     expMonth: c.expMonth,
     expYear: c.expYear,
     isDefault: c.isDefault,
+    card: { fingerprint: c.fingerprint },
     expired: c.expired,
     createdAt: isoZ(c.createdAt),
   }

@@ -128,6 +128,10 @@ const cardFields = {
   expMonth: Type.Integer(),
   expYear: Type.Integer(),
   isDefault: Type.Boolean(),
+  card: Type.Object(
+    { fingerprint: Type.Union([Type.String(), Type.Null()]) },
+    { description: "the vault token's fingerprint (keyed per merchant)" },
+  ),
   expired: Type.Boolean({ description: 'past its expiry month by the service clock' }),
   createdAt: Timestamp,
 }

@@ -28,6 +28,8 @@ export interface CustomerCardsTable {
   exp_month: number
   exp_year: number
   is_default: boolean
+  /** The vault token's fingerprint (migration 0290). */
+  card_fingerprint: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Date
   /** Set when the card is detached (its vault token is revoked at the same time). */
   detached_at: Date | null

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import type { Deps, Tx } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
@@ -19,6 +20,8 @@ import * as repo from './payments.repository.ts'
 import { cardMask, paymentEventData, paymentRowToPayment, type Payment } from './payment-view.ts'
 import type { PaymentRow, ShareRow, SplitRow } from './payments.table.ts'
 import { sessionRowToSession } from './sessions.service.ts'
+import { capturesAtAuthorization, checkRisk } from './risk-check.ts'
+import { riskPort } from './risk-port.ts'
 
 export const FAILED_ATTEMPTS_MAX = 5
 
@@ -33,6 +36,8 @@ export interface ChargeInput {
   saveCard?: boolean
   capture?: boolean
   metadata?: Record<string, string>
+  /** The buyer's IP as the merchant saw it: the risk check's `ip` fact. */
+  ip?: string
 }
 
 /** How a charge ended, for the HTTP layer: 201 new, 200 fence replay, 202 outcome unknown. */
@@ -90,6 +95,9 @@ export async function chargeCard(
     throw paymentsError('session_not_active')
   }
   if (input.amount !== session.amount) throw paymentsError('amount_mismatch')
+  if (input.ip !== undefined && isIP(input.ip) === 0) {
+    throw validationError('ip', 'must be an IPv4 or IPv6 address')
+  }
   // The session's metadata, with the charge's own keys over it (docs/payments.md).
   const metadata = Object.fromEntries([
     ...Object.entries(session.metadata),
@@ -148,6 +156,8 @@ export async function chargeCard(
       shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
       metadata: JSON.stringify(metadata),
       payment_link_id: session.paymentLinkId,
+      card_fingerprint: token.fingerprint,
+      client_ip: input.ip ?? null,
       fingerprint,
       void_reason: null,
       created_at: now,
@@ -163,14 +173,17 @@ export async function chargeCard(
     return replayOrConflict(deps, winner, fingerprint)
   }
   failpoint('charge.after_intent')
+  // Lists and rules (risk-check.ts): a block throws 402 here; require_3ds forces the challenge.
+  intent = await checkRisk(deps, intent)
 
   const acquirer = getAcquirer()
-  if (input.threeDSecure ?? true) {
+  if (intent.three_d_secure) {
     const start = await acquirer.start3ds(deps, {
       paymentId,
       merchantId,
       cardToken: token.cardToken,
       amount: input.amount,
+      forceChallenge: intent.risk?.decision === 'require_3ds',
     })
     if (start.kind === 'challenge') {
       const row = await transact(deps.db, (tx) =>
@@ -207,7 +220,7 @@ export async function authorizeAndSettle(
     cardToken: row.card_token,
     amount: row.amount,
     installmentCount: row.installment_count,
-    capture: row.capture_requested,
+    capture: capturesAtAuthorization(row),
   })
   failpoint('charge.after_acquirer')
   const settled = await settleAuthorization(
@@ -215,7 +228,7 @@ export async function authorizeAndSettle(
     merchantId,
     paymentId,
     result,
-    row.capture_requested,
+    capturesAtAuthorization(row),
   )
   if (settled.status === 'failed')
     throw declinedError(settled.id, settled.declineCode ?? 'declined')
@@ -301,6 +314,16 @@ async function recordAuthorization(
     if (!row) return settledBefore()
     if (row.session_id)
       await repo.updateSessionStatus(tx, row.session_id, 'active', 'completed', now)
+    // A review holds the payment at `authorized` (capture was withheld above) until approved.
+    if (row.status === 'authorized' && row.risk?.decision === 'review') {
+      await riskPort()?.openReview(tx, {
+        merchantId: row.merchant_id,
+        storeId: row.store_id,
+        paymentId: row.id,
+        reasons: row.risk.reasons,
+        at: now,
+      })
+    }
     const payment = capture
       ? await emit(tx, row, 'payment.captured', now, await recordFullCapture(tx, row, now))
       : await emit(tx, row, 'payment.authorized', now)

@@ -53,6 +53,7 @@ export async function chargeSavedCard(deps: Deps, input: SavedCardCharge): Promi
       commission: computeCommission(merchant.pricing, input.amount, 1),
       installment_count: 1,
       card_token: token.cardToken,
+      card_fingerprint: token.fingerprint,
       card_mask: cardMask(token.bin, token.last4, token.brand),
       card_brand: token.brand,
       card_type: token.cardType,

@@ -1,5 +1,6 @@
 import { capturedCommission } from '../ledger/index.ts'
 import type { CaptureRow, PaymentRow, PaymentStatus } from './payments.table.ts'
+import type { RiskAssessment } from './risk-types.ts'
 
 /** The payment as use cases return it (camelCase); HTTP picks fields per endpoint. */
 export interface Payment {
@@ -24,6 +25,10 @@ export interface Payment {
   cardBrand: string | null
   cardType: string | null
   bin: string | null
+  cardFingerprint: string | null
+  risk: RiskAssessment | null
+  /** The charge asked to capture at once (a review withholds it until approved). */
+  captureRequested: boolean
   threeDSecure: boolean
   authCode: string | null
   declineCode: string | null
@@ -95,6 +100,9 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     cardBrand: row.card_brand,
     cardType: row.card_type,
     bin: row.bin,
+    cardFingerprint: row.card_fingerprint,
+    risk: row.risk,
+    captureRequested: row.capture_requested,
     threeDSecure: row.three_d_secure,
     authCode: row.auth_code,
     declineCode: row.decline_code,

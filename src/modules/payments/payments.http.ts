@@ -91,11 +91,21 @@ function chargeJson(p: Payment, challengeUrl: string | null) {
     installmentCount: p.installmentCount,
     threeDSecure: p.threeDSecure,
     authCode: p.authCode,
+    ...riskJson(p),
     ...(p.status === 'pending_3ds' && p.correlationId ? { correlationId: p.correlationId } : {}),
     ...(challengeUrl ? { challengeUrl } : {}),
     metadata: p.metadata,
     createdAt: isoZ(p.createdAt),
     completedAt: isoZ(p.completedAt),
+  }
+}
+
+/** The card's fingerprint, the risk check's decision and why a payment failed. */
+function riskJson(p: Payment) {
+  return {
+    card: p.cardFingerprint === null ? null : { fingerprint: p.cardFingerprint },
+    risk: p.risk,
+    failureCode: p.status === 'failed' ? (p.declineCode ?? 'declined') : null,
   }
 }
 
@@ -125,6 +135,7 @@ export function paymentJson(p: PaymentDetail) {
     threeDSecure: p.threeDSecure,
     authCode: p.authCode,
     declineCode: p.declineCode,
+    ...riskJson(p),
     refundAmount: p.refundAmount,
     refundableAmount: p.refundableAmount,
     customerId: p.customerId,

@@ -6,6 +6,7 @@ import * as repo from './payments.repository.ts'
 import { expireAuthorizations, finishStaleActions } from './captures.service.ts'
 import { reconcileRefunds } from './refunds.service.ts'
 import { expireSessions } from './sessions.service.ts'
+import { capturesAtAuthorization } from './risk-check.ts'
 
 // A `pending` payment no request has touched for this long was left by a crash.
 const ABANDONED_AFTER_MS = 60_000
@@ -27,7 +28,7 @@ export async function reconcilePendingPayments(deps: Deps): Promise<number> {
       row.merchant_id,
       row.id,
       answer,
-      row.capture_requested,
+      capturesAtAuthorization(row),
     )
     if (settled.status !== 'pending') moved++
   }

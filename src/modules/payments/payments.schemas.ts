@@ -64,9 +64,61 @@ export const ChargeBody = Type.Object(
     saveCard: Type.Optional(Type.Boolean()),
     capture: Type.Optional(Type.Boolean()),
     metadata: Type.Optional(Metadata),
+    ip: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 45,
+        pattern: '^[0-9A-Fa-f:.]+$',
+        description:
+          "the buyer's IP address as your site saw it: the risk rules' `ip` fact and the `ip` block list",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
+
+/** card.fingerprint, risk and failureCode on payments (CONTRACT.md "Risk"). */
+const RiskFields = {
+  card: Nullable(
+    Type.Object(
+      {
+        fingerprint: Type.String({
+          description: 'keyed hash of the card number, stable per merchant (not across merchants)',
+        }),
+      },
+      { title: 'PaymentCard' },
+    ),
+  ),
+  risk: Nullable(
+    Type.Object(
+      {
+        decision: Type.Union([
+          Type.Literal('allow'),
+          Type.Literal('review'),
+          Type.Literal('require_3ds'),
+          Type.Literal('block'),
+        ]),
+        score: Type.Integer({
+          minimum: 0,
+          maximum: 99,
+          description: 'signals and weights: docs/risk.md',
+        }),
+        reasons: Type.Array(Type.String()),
+        ruleIds: Type.Array(Type.String()),
+      },
+      {
+        title: 'RiskAssessment',
+        description: 'null for payments made before risk checks or without a card',
+      },
+    ),
+  ),
+  failureCode: Nullable(
+    Type.String({
+      description:
+        'why a failed payment failed: the decline code, or `blocked` by a risk rule or list',
+    }),
+  ),
+}
 
 export const ChargeResponse = Type.Object({
   paymentId: Type.String(),
@@ -82,6 +134,7 @@ export const ChargeResponse = Type.Object({
   installmentCount: Type.Integer(),
   threeDSecure: Type.Boolean(),
   authCode: Nullable(Type.String()),
+  ...RiskFields,
   correlationId: Type.Optional(Type.String()),
   challengeUrl: Type.Optional(Type.String()),
   metadata: Metadata,
@@ -211,6 +264,7 @@ export const PaymentResponse = Type.Object({
   threeDSecure: Type.Boolean(),
   authCode: Nullable(Type.String()),
   declineCode: Nullable(Type.String()),
+  ...RiskFields,
   refundAmount: Type.Integer(),
   refundableAmount: Type.Integer(),
   customerId: Nullable(Type.String()),

@@ -1,4 +1,5 @@
 import type { ColumnType, Insertable, Selectable } from 'kysely'
+import type { RiskAssessment, RiskFacts } from './risk-types.ts'
 
 export type SessionMode = 'payment' | 'card_update_only' | 'qr'
 export type SessionStatus = 'active' | 'completed' | 'expired' | 'cancelled'
@@ -97,6 +98,14 @@ export interface PaymentsTable {
   captured_minor: ColumnType<number, number | undefined, number>
   /** The payment link the payment was made through: its session's (migration 0252). */
   payment_link_id: ColumnType<string | null, string | null | undefined, string | null>
+  /** The vault token's fingerprint (migration 0290): velocity counts and block lists. */
+  card_fingerprint: ColumnType<string | null, string | null | undefined, string | null>
+  /** The buyer's IP when known (the hosted page's client, or the charge's `ip`). */
+  client_ip: ColumnType<string | null, string | null | undefined, string | null>
+  /** The risk check's decision (risk-port.ts RiskAssessment), null before it ran. */
+  risk: ColumnType<RiskAssessment | null, string | null | undefined, string | null>
+  /** The facts the risk check saw: the backtest replays rules over them. */
+  risk_facts: ColumnType<RiskFacts | null, string | null | undefined, string | null>
   created_at: Date
   authorized_at: Date | null
   completed_at: Date | null

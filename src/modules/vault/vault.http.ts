@@ -29,7 +29,7 @@ export function vaultRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const view = await tokenizeCard(deps, authOf(request).merchantId, request.body)
-        return reply.code(201).send(view)
+        return reply.code(201).send({ ...view, card: { fingerprint: view.fingerprint } })
       },
     )
 

@@ -14,6 +14,17 @@ export const TokenizeCardBody = Type.Object(
   { additionalProperties: false, title: 'TokenizeCard' },
 )
 
+/** What risk rules and block lists see of a card (CONTRACT.md "Risk"). */
+export const CardFacts = Type.Object(
+  {
+    fingerprint: Type.String({
+      description:
+        'keyed hash of the card number: equal for the same card within a merchant, not comparable across merchants',
+    }),
+  },
+  { title: 'CardFingerprint' },
+)
+
 const Brand = Type.Union([
   Type.Literal('visa'),
   Type.Literal('mastercard'),
@@ -33,6 +44,7 @@ export const CardTokenResponse = Type.Object(
     cardType: Type.Union([Type.Literal('credit'), Type.Literal('debit')]),
     expMonth: Type.Integer(),
     expYear: Type.Integer(),
+    card: CardFacts,
   },
   { title: 'CardToken' },
 )

@@ -39,6 +39,8 @@ export interface CardTokenView {
   cardType: CardType
   expMonth: number
   expYear: number
+  /** Keyed per merchant (vault.crypto.ts cardFingerprint): same card, same merchant, same value. */
+  fingerprint: string
 }
 
 export interface CardTokenInfo extends CardTokenView {
@@ -136,6 +138,7 @@ function rowToView(row: CardTokenRow): CardTokenView {
     cardType: row.card_type,
     expMonth: row.exp_month,
     expYear: row.exp_year,
+    fingerprint: row.fingerprint,
   }
 }
 

@@ -1,0 +1,111 @@
+import type { Deps } from '../../database.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { AppError } from '../../platform/errors.ts'
+import { binInfo } from '../acquirer/index.ts'
+import { getCustomer } from '../customers/index.ts'
+import { recordEvent } from '../events/index.ts'
+import { paymentEventData, paymentRowToPayment } from './payment-view.ts'
+import * as repo from './payments.repository.ts'
+import type { PaymentRow } from './payments.table.ts'
+import { riskPort, type RiskAssessment, type RiskFacts } from './risk-port.ts'
+
+// The risk check of a card charge (CONTRACT.md "Risk: rules, lists, reviews"), run after the
+// intent row is written and before the acquirer is called: gather the facts (velocity counts
+// include this payment), ask the installed risk port for a decision, and store both on the
+// row. A block fails the payment here, in one transaction with its `payment.failed` event
+// and the session's failed-attempt count, and answers 402 SVC-RISK-3701.
+
+const ALLOW: RiskAssessment = { decision: 'allow', score: 0, reasons: [], ruleIds: [] }
+
+export function riskBlockedError(paymentId: string): AppError {
+  return new AppError('SVC-RISK-3701', 402, 'payment blocked by a risk rule', undefined, {
+    paymentId,
+    declineCode: 'blocked',
+  })
+}
+
+async function emailOf(deps: Deps, merchantId: string, customerId: string | null) {
+  if (!customerId) return null
+  try {
+    return (await getCustomer(deps, merchantId, customerId)).email
+  } catch {
+    // An unknown customer id carries no email; the charge itself does not depend on it.
+    return null
+  }
+}
+
+export async function gatherFacts(deps: Deps, row: PaymentRow): Promise<RiskFacts> {
+  const bin = row.bin === null ? null : binInfo(row.bin)
+  const velocity = await repo.countVelocity(deps.db, {
+    merchantId: row.merchant_id,
+    fingerprint: row.card_fingerprint,
+    ip: row.client_ip,
+    customerId: row.customer_id,
+    now: deps.clock.now(),
+  })
+  const email = await emailOf(deps, row.merchant_id, row.customer_id)
+  return {
+    amount: row.amount,
+    installmentCount: row.installment_count,
+    card: {
+      brand: row.card_brand,
+      bin: row.bin,
+      binCountry: bin?.country ?? null,
+      funding: row.card_type,
+      fingerprint: row.card_fingerprint,
+    },
+    customer: { id: row.customer_id, email: email === null ? null : email.toLowerCase() },
+    ip: row.client_ip,
+    velocity,
+  }
+}
+
+/**
+ * Decides a `pending` card payment. Returns the row with its risk and, for require_3ds,
+ * threeDSecure forced on; throws 402 SVC-RISK-3701 after failing it on a block.
+ */
+export async function checkRisk(deps: Deps, row: PaymentRow): Promise<PaymentRow> {
+  const facts = await gatherFacts(deps, row)
+  const port = riskPort()
+  const assessment = port ? await port.assess(deps, row.merchant_id, facts) : ALLOW
+  const now = deps.clock.now()
+  if (assessment.decision === 'block') {
+    await transact(deps.db, async (tx) => {
+      const failed = await repo.transitionPayment(tx, row.merchant_id, row.id, ['pending'], {
+        status: 'failed',
+        decline_code: 'blocked',
+        risk: JSON.stringify(assessment),
+        risk_facts: JSON.stringify(facts),
+        completed_at: now,
+        updated_at: now,
+      })
+      if (!failed) return
+      if (failed.session_id) await repo.incrementSessionFailures(tx, failed.session_id)
+      await recordEvent(tx, {
+        merchantId: failed.merchant_id,
+        storeId: failed.store_id,
+        type: 'payment.failed',
+        resourceType: 'payment',
+        resourceId: failed.id,
+        data: paymentEventData(paymentRowToPayment(failed)),
+        callbackUrl: failed.callback_url,
+        at: now,
+      })
+    })
+    throw riskBlockedError(row.id)
+  }
+  const updated = await transact(deps.db, (tx) =>
+    repo.recordRisk(tx, row.merchant_id, row.id, {
+      risk: JSON.stringify(assessment),
+      risk_facts: JSON.stringify(facts),
+      three_d_secure: row.three_d_secure || assessment.decision === 'require_3ds',
+      updated_at: now,
+    }),
+  )
+  return updated ?? row
+}
+
+/** Whether the authorization captures at once: not while a review holds the payment. */
+export function capturesAtAuthorization(row: PaymentRow): boolean {
+  return row.capture_requested && row.risk?.decision !== 'review'
+}

@@ -1,0 +1,16 @@
+import type { Deps } from '../../database.ts'
+import * as repo from './payments.repository.ts'
+import type { RiskFacts } from './risk-port.ts'
+
+/** The stored facts of the merchant's card payments since `from`, newest first (backtests). */
+export async function riskFactsSince(
+  deps: Deps,
+  merchantId: string,
+  from: Date,
+  limit: number,
+): Promise<{ paymentId: string; amount: number; facts: RiskFacts }[]> {
+  const rows = await repo.findRiskFactsSince(deps.db, merchantId, from, limit)
+  return rows.flatMap((r) =>
+    r.risk_facts === null ? [] : [{ paymentId: r.id, amount: r.amount, facts: r.risk_facts }],
+  )
+}

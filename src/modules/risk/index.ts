@@ -1,0 +1,10 @@
+// Risk: card block lists, JSON Logic rules, the score, backtests and the review queue.
+import type { RiskPort } from '../payments/index.ts'
+import { openReview } from './reviews.service.ts'
+import { assessCharge } from './risk.service.ts'
+
+export { riskRoutes } from './risk.http.ts'
+export { riskReconcilers } from './risk.jobs.ts'
+
+/** What the payments module calls for each charge (installed by registerJobs, src/jobs.ts). */
+export const riskPortImpl: RiskPort = { assess: assessCharge, openReview }

@@ -1,0 +1,197 @@
+import type { Deps, Tx } from '../../database.ts'
+import { assert } from '../../platform/assert.ts'
+import { keysetCursor } from '../../platform/cursor.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { newId } from '../../platform/ids.ts'
+import { recordEvent } from '../events/index.ts'
+import { capturePayment, getPayment, voidPayment, type Payment } from '../payments/index.ts'
+import { riskError } from './risk.errors.ts'
+import * as repo from './risk.repository.ts'
+import type { ReviewClosedReason, ReviewRow, ReviewStatus } from './risk.table.ts'
+
+// The review queue (CONTRACT.md "Risk"): a charge a `review` rule matched is authorized but
+// not captured, and a review opens in the same transaction as the authorization (payments
+// calls openReview through its risk port). Approve captures (when the charge asked for
+// capture), reject voids, and the authorization's expiry closes the review as `expired`.
+// The payment's own action comes first (captures and voids are idempotent and serialised
+// by the payments module), then the review's conditional close with its `review.closed`
+// event: a retry after a crash in between finishes the close.
+
+export const REVIEWS_LIMIT_MAX = 100
+const REVIEWS_CURSOR = keysetCursor('risk_reviews', 'kurus/risk/reviews')
+
+export interface Review {
+  id: string
+  paymentId: string
+  status: ReviewStatus
+  closedReason: ReviewClosedReason | null
+  reasons: string[]
+  createdAt: Date
+  closedAt: Date | null
+}
+
+function reviewRowToReview(r: ReviewRow): Review {
+  return {
+    id: r.id,
+    paymentId: r.payment_id,
+    status: r.status,
+    closedReason: r.closed_reason,
+    reasons: r.reasons,
+    createdAt: r.created_at,
+    closedAt: r.closed_at,
+  }
+}
+
+function reviewEventData(r: Review) {
+  return {
+    id: r.id,
+    paymentId: r.paymentId,
+    status: r.status,
+    closedReason: r.closedReason,
+    reasons: r.reasons,
+    createdAt: r.createdAt.toISOString(),
+    closedAt: r.closedAt?.toISOString() ?? null,
+  }
+}
+
+/** Opens the review of a payment held at `authorized`, in the caller's transaction. */
+export async function openReview(
+  tx: Tx,
+  input: { merchantId: string; storeId: string; paymentId: string; reasons: string[]; at: Date },
+): Promise<void> {
+  const row = await repo.insertReview(tx, {
+    id: newId('rev'),
+    merchant_id: input.merchantId,
+    payment_id: input.paymentId,
+    status: 'open',
+    closed_reason: null,
+    reasons: JSON.stringify(input.reasons),
+    created_at: input.at,
+    closed_at: null,
+  })
+  if (!row) return // already opened (the reconciler and the charge both settled it)
+  await recordEvent(tx, {
+    merchantId: input.merchantId,
+    storeId: input.storeId,
+    type: 'review.opened',
+    resourceType: 'review',
+    resourceId: row.id,
+    data: reviewEventData(reviewRowToReview(row)),
+    at: input.at,
+  })
+}
+
+export async function getReview(deps: Deps, merchantId: string, id: string): Promise<Review> {
+  const row = await repo.findReviewById(deps.db, merchantId, id)
+  if (!row) throw riskError('review_not_found')
+  return reviewRowToReview(row)
+}
+
+export async function listReviews(
+  deps: Deps,
+  merchantId: string,
+  q: { status?: ReviewStatus | undefined; limit: number; cursor?: string | undefined },
+): Promise<{ items: Review[]; nextCursor: string | null }> {
+  assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= REVIEWS_LIMIT_MAX, 'limit')
+  const before =
+    q.cursor === undefined
+      ? undefined
+      : REVIEWS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
+  const rows = await repo.findReviewPage(deps.db, merchantId, q.status, before, q.limit + 1)
+  const page = rows.slice(0, q.limit)
+  const last = page.at(-1)
+  return {
+    items: page.map(reviewRowToReview),
+    nextCursor:
+      rows.length > q.limit && last
+        ? REVIEWS_CURSOR.encode(deps.config.masterKey, merchantId, {
+            createdAt: last.created_at,
+            id: last.id,
+          })
+        : null,
+  }
+}
+
+/** Closes an open review with its event; the one that finds it closed gets it as it is. */
+async function close(
+  deps: Deps,
+  review: ReviewRow,
+  payment: Payment,
+  reason: ReviewClosedReason,
+): Promise<Review> {
+  return transact(deps.db, async (tx) => {
+    const now = deps.clock.now()
+    const closed = await repo.closeReview(tx, review.id, reason, now)
+    if (!closed) {
+      const current = await repo.findReviewById(tx, review.merchant_id, review.id)
+      assert(current !== undefined, 'review vanished')
+      return reviewRowToReview(current)
+    }
+    const out = reviewRowToReview(closed)
+    await recordEvent(tx, {
+      merchantId: review.merchant_id,
+      storeId: payment.storeId,
+      type: 'review.closed',
+      resourceType: 'review',
+      resourceId: review.id,
+      data: reviewEventData(out),
+      at: now,
+    })
+    return out
+  })
+}
+
+async function openReviewFor(deps: Deps, merchantId: string, id: string, want: ReviewClosedReason) {
+  const row = await repo.findReviewById(deps.db, merchantId, id)
+  if (!row) throw riskError('review_not_found')
+  if (row.status === 'closed' && row.closed_reason !== want) throw riskError('review_closed')
+  return row
+}
+
+/** Approve: captures the payment when its charge asked for capture, then closes the review. */
+export async function approveReview(
+  deps: Deps,
+  merchantId: string,
+  id: string,
+): Promise<{ review: Review; payment: Payment }> {
+  const row = await openReviewFor(deps, merchantId, id, 'approved')
+  let payment: Payment = await getPayment(deps, merchantId, row.payment_id)
+  if (row.status === 'open' && payment.captureRequested && payment.status === 'authorized') {
+    payment = await capturePayment(deps, merchantId, row.payment_id, {})
+  }
+  const review = await close(deps, row, payment, 'approved')
+  return { review, payment }
+}
+
+/** Reject: voids the authorization, then closes the review. */
+export async function rejectReview(
+  deps: Deps,
+  merchantId: string,
+  id: string,
+): Promise<{ review: Review; payment: Payment }> {
+  const row = await openReviewFor(deps, merchantId, id, 'rejected')
+  let payment: Payment = await getPayment(deps, merchantId, row.payment_id)
+  if (row.status === 'open' && payment.status === 'authorized') {
+    payment = await voidPayment(deps, merchantId, row.payment_id, 'review_rejected')
+  }
+  const review = await close(deps, row, payment, 'rejected')
+  return { review, payment }
+}
+
+/**
+ * Closes as `expired` the open reviews whose authorization is gone: only reviews older than
+ * the authorization TTL are looked at (the payments module's expiry releases those), and a
+ * review whose payment is still `authorized` (its expiry has not run yet) waits for the next
+ * run. Returns how many closed.
+ */
+export async function expireReviews(deps: Deps, limit: number): Promise<number> {
+  const before = new Date(deps.clock.now().getTime() - deps.config.authorizationTtlMs)
+  let closed = 0
+  for (const row of await repo.findOpenReviewsBefore(deps.db, before, limit)) {
+    const payment = await getPayment(deps, row.merchant_id, row.payment_id)
+    if (payment.status === 'authorized') continue
+    const review = await close(deps, row, payment, 'expired')
+    if (review.closedReason === 'expired') closed++
+  }
+  return closed
+}

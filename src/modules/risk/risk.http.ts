@@ -1,0 +1,308 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Deps } from '../../database.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import type { Payment } from '../payments/index.ts'
+import {
+  AddListItemBody,
+  BacktestBody,
+  BacktestSchema,
+  CreateRuleBody,
+  EmptyBody,
+  ListItemList,
+  ListItemParams,
+  ListItemSchema,
+  ListParams,
+  PageQuery,
+  ReviewList,
+  ReviewListQuery,
+  ReviewParams,
+  ReviewSchema,
+  RuleList,
+  RuleParams,
+  RuleSchema,
+  UpdateRuleBody,
+} from './risk.schemas.ts'
+import {
+  addListItem,
+  backtestRule,
+  createRule,
+  deleteRule,
+  getRule,
+  listListItems,
+  listNamed,
+  listRules,
+  removeListItem,
+  updateRule,
+  type ListItem,
+  type Rule,
+} from './risk.service.ts'
+import {
+  approveReview,
+  getReview,
+  listReviews,
+  rejectReview,
+  type Review,
+} from './reviews.service.ts'
+
+const tags = ['risk']
+const NoContent = Type.Null({ description: 'No body' })
+
+function itemJson(i: ListItem) {
+  return { id: i.id, list: i.list, value: i.value, note: i.note, createdAt: isoZ(i.createdAt) }
+}
+
+function ruleJson(r: Rule) {
+  return {
+    id: r.id,
+    name: r.name,
+    action: r.action,
+    condition: r.condition,
+    enabled: r.enabled,
+    createdAt: isoZ(r.createdAt),
+    updatedAt: isoZ(r.updatedAt),
+  }
+}
+
+function reviewJson(r: Review, payment?: Payment) {
+  return {
+    id: r.id,
+    paymentId: r.paymentId,
+    status: r.status,
+    closedReason: r.closedReason,
+    reasons: r.reasons,
+    ...(payment ? { paymentStatus: payment.status } : {}),
+    createdAt: isoZ(r.createdAt),
+    closedAt: isoZ(r.closedAt),
+  }
+}
+
+/** Signed risk routes (merchant keys): block lists, rules, backtests and reviews. */
+export function riskRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/v1/risk/lists/:list/items',
+      {
+        schema: {
+          tags,
+          summary: 'Add a value to a block list',
+          description:
+            'A charge or hosted-page payment whose fact is on a list is blocked (402 SVC-RISK-3701).',
+          params: ListParams,
+          body: AddListItemBody,
+          response: { 201: ListItemSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const item = await addListItem(
+          deps,
+          authOf(request).merchantId,
+          listNamed(request.params.list),
+          request.body,
+        )
+        return reply.code(201).send(itemJson(item))
+      },
+    )
+
+    app.get(
+      '/v1/risk/lists/:list/items',
+      {
+        schema: {
+          tags,
+          summary: "A block list's values, newest first",
+          params: ListParams,
+          querystring: PageQuery,
+          response: { 200: ListItemList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const page = await listListItems(
+          deps,
+          authOf(request).merchantId,
+          listNamed(request.params.list),
+          request.query,
+        )
+        return { items: page.items.map(itemJson), nextCursor: page.nextCursor }
+      },
+    )
+
+    app.delete(
+      '/v1/risk/lists/:list/items/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Remove a value from a block list',
+          params: ListItemParams,
+          response: { 204: NoContent, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { list, id } = request.params
+        await removeListItem(deps, authOf(request).merchantId, listNamed(list), id)
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.post(
+      '/v1/risk/rules',
+      {
+        schema: {
+          tags,
+          summary: 'Create a risk rule (at most 100 per merchant)',
+          description:
+            'When `condition` (JSON Logic over the facts of docs/risk.md) holds for a charge, ' +
+            '`action` applies: block > require_3ds > review > allow.',
+          body: CreateRuleBody,
+          response: { 201: RuleSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const rule = await createRule(deps, authOf(request).merchantId, request.body)
+        return reply.code(201).send(ruleJson(rule))
+      },
+    )
+
+    app.get(
+      '/v1/risk/rules',
+      {
+        schema: {
+          tags,
+          summary: "The merchant's rules, oldest first",
+          response: { 200: RuleList, ...errorResponses },
+        },
+      },
+      async (request) => ({
+        items: (await listRules(deps, authOf(request).merchantId)).map(ruleJson),
+      }),
+    )
+
+    app.post(
+      '/v1/risk/rules/backtest',
+      {
+        schema: {
+          tags,
+          summary: 'Replay a condition over the last 30 days of card payments',
+          body: BacktestBody,
+          response: { 200: BacktestSchema, ...errorResponses },
+        },
+      },
+      async (request) => backtestRule(deps, authOf(request).merchantId, request.body.condition),
+    )
+
+    app.get(
+      '/v1/risk/rules/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Retrieve a rule',
+          params: RuleParams,
+          response: { 200: RuleSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        ruleJson(await getRule(deps, authOf(request).merchantId, request.params.id)),
+    )
+
+    app.patch(
+      '/v1/risk/rules/:id',
+      {
+        schema: {
+          tags,
+          summary: "Change a rule's name, condition or enabled flag",
+          params: RuleParams,
+          body: UpdateRuleBody,
+          response: { 200: RuleSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        ruleJson(
+          await updateRule(deps, authOf(request).merchantId, request.params.id, request.body),
+        ),
+    )
+
+    app.delete(
+      '/v1/risk/rules/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Delete a rule',
+          params: RuleParams,
+          response: { 204: NoContent, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        await deleteRule(deps, authOf(request).merchantId, request.params.id)
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.get(
+      '/v1/reviews',
+      {
+        schema: {
+          tags,
+          summary: 'Reviews, newest first',
+          querystring: ReviewListQuery,
+          response: { 200: ReviewList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const page = await listReviews(deps, authOf(request).merchantId, request.query)
+        return { items: page.items.map((r) => reviewJson(r)), nextCursor: page.nextCursor }
+      },
+    )
+
+    app.get(
+      '/v1/reviews/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Retrieve a review',
+          params: ReviewParams,
+          response: { 200: ReviewSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        reviewJson(await getReview(deps, authOf(request).merchantId, request.params.id)),
+    )
+
+    app.post(
+      '/v1/reviews/:id/approve',
+      {
+        config: { requireKyc: true },
+        schema: {
+          tags,
+          summary: 'Approve: captures the payment when its charge asked for capture',
+          params: ReviewParams,
+          body: EmptyBody,
+          response: { 200: ReviewSchema, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const out = await approveReview(deps, authOf(request).merchantId, request.params.id)
+        return reviewJson(out.review, out.payment)
+      },
+    )
+
+    app.post(
+      '/v1/reviews/:id/reject',
+      {
+        schema: {
+          tags,
+          summary: 'Reject: voids the authorization',
+          params: ReviewParams,
+          body: EmptyBody,
+          response: { 200: ReviewSchema, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const out = await rejectReview(deps, authOf(request).merchantId, request.params.id)
+        return reviewJson(out.review, out.payment)
+      },
+    )
+  }
+}
