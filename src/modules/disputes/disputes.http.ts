@@ -32,11 +32,19 @@ export function chargebackJson(c: Chargeback) {
     bankChargebackId: c.bankChargebackId,
     receivedAt: isoZ(c.receivedAt),
     resolvedAt: isoZ(c.resolvedAt),
+    evidenceDueBy: isoZ(c.evidenceDueBy),
+    resolution: c.resolution,
+    evidenceSubmittedAt: isoZ(c.evidenceSubmittedAt),
   }
 }
 
 function resolutionJson(c: Chargeback) {
-  return { chargebackId: c.id, status: c.status, resolvedAt: isoZ(c.resolvedAt) }
+  return {
+    chargebackId: c.id,
+    status: c.status,
+    resolution: c.resolution,
+    resolvedAt: isoZ(c.resolvedAt),
+  }
 }
 
 export function disputesRoutes(deps: Deps): FastifyPluginAsync {

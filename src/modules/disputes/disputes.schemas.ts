@@ -3,8 +3,18 @@ import { Timestamp } from '../../platform/http/schemas.ts'
 
 const Status = Type.Union([
   Type.Literal('received'),
+  Type.Literal('under_review'),
   Type.Literal('accepted'),
   Type.Literal('reversed'),
+])
+
+const ResolutionKind = Type.Union([
+  Type.Literal('accepted'),
+  Type.Literal('reversed'),
+  Type.Literal('won'),
+  Type.Literal('lost'),
+  Type.Literal('expired'),
+  Type.Null(),
 ])
 
 export const ChargebackSchema = Type.Object({
@@ -16,6 +26,9 @@ export const ChargebackSchema = Type.Object({
   bankChargebackId: Type.String(),
   receivedAt: Timestamp,
   resolvedAt: Type.Union([Timestamp, Type.Null()]),
+  evidenceDueBy: Timestamp,
+  resolution: ResolutionKind,
+  evidenceSubmittedAt: Type.Union([Timestamp, Type.Null()]),
 })
 
 export const ChargebackList = Type.Object({ items: Type.Array(ChargebackSchema) })
@@ -23,6 +36,7 @@ export const ChargebackList = Type.Object({ items: Type.Array(ChargebackSchema) 
 export const Resolution = Type.Object({
   chargebackId: Type.String(),
   status: Status,
+  resolution: ResolutionKind,
   resolvedAt: Type.Union([Timestamp, Type.Null()]),
 })
 

@@ -237,6 +237,7 @@ export const tr = {
   dash_refund_status_completed: 'Tamamlandı',
   dash_refund_status_failed: 'Başarısız',
   dash_cb_status_received: 'Açık',
+  dash_cb_status_under_review: 'İncelemede',
   dash_cb_status_accepted: 'Kabul edildi',
   dash_cb_status_reversed: 'Geri çevrildi',
   // Customers, subscriptions, invoices, chargebacks, payouts (helper dash).
@@ -954,6 +955,7 @@ export const en: Record<MessageKey, string> = {
   dash_refund_status_completed: 'Completed',
   dash_refund_status_failed: 'Failed',
   dash_cb_status_received: 'Open',
+  dash_cb_status_under_review: 'Under review',
   dash_cb_status_accepted: 'Accepted',
   dash_cb_status_reversed: 'Reversed',
   // Customers, subscriptions, invoices, chargebacks, payouts (helper dash).
