@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { eventsForResource } from '../../src/modules/events/index.ts'
+import { legsForPayment } from '../../src/modules/ledger/index.ts'
+import { PDF, PNG, upload, type FileBody } from '../files/_support.ts'
 import { startTestApp, type TestMerchant } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
 import { raise, type Cb } from './_support.ts'
@@ -88,4 +90,196 @@ test('KURUS_EVIDENCE_DAYS sets the deadline', async (t) => {
     new Date(cb.evidenceDueBy).getTime() - new Date(cb.receivedAt).getTime(),
     10 * DAY_MS,
   )
+})
+
+interface Evidence {
+  chargebackId: string
+  paymentId: string
+  status: string
+  evidenceDueBy: string
+  evidence: Record<string, unknown>
+  evidenceFileId: string | null
+  submittedAt: string | null
+  code?: string
+  message?: string
+}
+
+/** The merchant's own balance: reserve + available (GET /v1/balances). */
+async function balanceOf(m: TestMerchant): Promise<number> {
+  const res = await m.client.request<{
+    items: { ownerId: string; reserveMinor: number; availableMinor: number }[]
+  }>('GET', '/v1/balances')
+  assert.equal(res.status, 200)
+  const own = res.body.items.find((b) => b.ownerId === m.merchantId)
+  return own ? own.reserveMinor + own.availableMinor : 0
+}
+
+function evidence(m: TestMerchant, paymentId: string, cbid: string, body: object) {
+  return m.client.request<Evidence>(
+    'POST',
+    `/v1/payments/${paymentId}/chargebacks/${cbid}/evidence`,
+    { body },
+  )
+}
+
+async function disputed(m: TestMerchant, amount = 10_000, cbAmount = 4_000) {
+  const { res } = await charge(m.client, CARDS.frictionless, amount)
+  const paymentId = res.body.paymentId
+  const cb = await raise(m, paymentId, { amount: cbAmount })
+  assert.equal(cb.status, 201, JSON.stringify(cb.body))
+  return { paymentId, cbid: cb.body.id }
+}
+
+test('drafts are saved and merged; submit renders one PDF and moves to under_review', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { paymentId, cbid } = await disputed(m)
+  const file = await upload(m, PNG, { filename: 'receipt.png' })
+  assert.equal(file.status, 201)
+
+  const first = await evidence(m, paymentId, cbid, {
+    productDescription: 'Seramik kupa, 2 adet',
+    shippingTrackingNumber: 'YK-123456',
+  })
+  assert.equal(first.status, 200, JSON.stringify(first.body))
+  assert.equal(first.body.status, 'received')
+  assert.equal(first.body.submittedAt, null)
+  assert.equal(first.body.evidenceFileId, null)
+  const second = await evidence(m, paymentId, cbid, {
+    refundPolicy: '14 gün içinde iade',
+    shippingTrackingNumber: '',
+    fileIds: [file.body.id],
+  })
+  assert.equal(second.status, 200)
+  assert.deepEqual(second.body.evidence, {
+    productDescription: 'Seramik kupa, 2 adet',
+    refundPolicy: '14 gün içinde iade',
+    fileIds: [file.body.id],
+  })
+
+  // Another merchant's file, or one that does not exist: 400 naming it.
+  const other = await h.newMerchant()
+  const foreign = await upload(other, PDF)
+  const bad = await evidence(m, paymentId, cbid, { fileIds: [foreign.body.id] })
+  assert.equal(bad.status, 400)
+  assert.equal(bad.body.code, 'SVC-VAL-3001')
+  assert.match(bad.body.message ?? '', new RegExp(foreign.body.id))
+  const unknown = await evidence(m, paymentId, cbid, { zzz: 1 })
+  assert.equal(unknown.status, 400)
+
+  const submitted = await evidence(m, paymentId, cbid, {
+    customerCommunication: 'Alıcı teslim aldığını yazdı.',
+    submit: true,
+  })
+  assert.equal(submitted.status, 200, JSON.stringify(submitted.body))
+  assert.equal(submitted.body.status, 'under_review')
+  assert.match(String(submitted.body.submittedAt), /Z$/)
+  const pdfId = submitted.body.evidenceFileId
+  assert.ok(pdfId?.startsWith('file_'))
+  const facts = await m.client.request<FileBody>('GET', `/v1/files/${pdfId}`)
+  assert.equal(facts.body.type, 'pdf')
+  assert.equal(facts.body.purpose, 'dispute_evidence_submission')
+  const pdf = await m.client.request<Buffer>('GET', `/v1/files/${pdfId}/contents`)
+  assert.equal(pdf.status, 200)
+  assert.equal(Buffer.from(pdf.body).subarray(0, 5).toString(), '%PDF-')
+  // The other merchant cannot read it.
+  assert.equal((await other.client.request('GET', `/v1/files/${pdfId}`)).status, 404)
+
+  const cb = await chargebackOf(m, paymentId, cbid)
+  assert.equal(cb.status, 'under_review')
+  assert.equal(cb.evidenceSubmittedAt, submitted.body.submittedAt)
+  // Submitted: no more drafts, no second submission, no accept; reverse is still allowed.
+  const late = await evidence(m, paymentId, cbid, { uncategorizedText: 'x' })
+  assert.equal(late.status, 409)
+  assert.equal(late.body.code, 'SVC-STATE-3401')
+  const accept = await m.client.request<{ code: string }>(
+    'POST',
+    `/v1/payments/${paymentId}/chargebacks/${cbid}/accept`,
+    { body: {} },
+  )
+  assert.equal(accept.status, 409)
+  const types = (await eventsForResource(h.deps.db, m.merchantId, cbid)).map((e) => e.type)
+  assert.deepEqual(types, ['chargeback.received', 'chargeback.evidence_submitted'])
+  // Under review, the deadline no longer applies.
+  h.clock.set(new Date(new Date(cb.evidenceDueBy).getTime() + DAY_MS))
+  assert.equal((await reconcile(m))['disputes.expire_chargebacks'], 0)
+  assert.equal((await chargebackOf(m, paymentId, cbid)).status, 'under_review')
+})
+
+test('an empty submission is 400; another merchant cannot draft on the chargeback', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const other = await h.newMerchant()
+  const { paymentId, cbid } = await disputed(m)
+  const empty = await evidence(m, paymentId, cbid, { submit: true })
+  assert.equal(empty.status, 400)
+  assert.equal(empty.body.code, 'SVC-VAL-3001')
+  const foreign = await evidence(other, paymentId, cbid, { productDescription: 'x' })
+  assert.equal(foreign.status, 404)
+  assert.equal((await chargebackOf(m, paymentId, cbid)).status, 'received')
+})
+
+test('the sandbox bank: winning evidence reverses, losing evidence accepts', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const start = await balanceOf(m)
+  const win = await disputed(m, 10_000, 4_000)
+  const lose = await disputed(m, 8_000, 3_000)
+  const afterCharges = await balanceOf(m)
+  assert.ok(afterCharges > start)
+  const pending = await disputed(m, 6_000, 1_000)
+  const held = await balanceOf(m)
+  const refundable = async (id: string) =>
+    (await m.client.request<{ refundableAmount: number }>('GET', `/v1/payments/${id}`)).body
+      .refundableAmount
+  assert.equal(await refundable(win.paymentId), 6_000)
+
+  for (const [d, text] of [
+    [win, 'Teslimat kanıtı ektedir. winning_evidence'],
+    [lose, 'losing_evidence'],
+    [pending, 'no decision yet'],
+  ] as const) {
+    const res = await evidence(m, d.paymentId, d.cbid, { uncategorizedText: text, submit: true })
+    assert.equal(res.status, 200, JSON.stringify(res.body))
+  }
+  const ran = await reconcile(m)
+  assert.equal(ran['disputes.decide_evidence'], 2)
+
+  const won = await chargebackOf(m, win.paymentId, win.cbid)
+  assert.equal(won.status, 'reversed')
+  assert.equal(won.resolution, 'won')
+  const lost = await chargebackOf(m, lose.paymentId, lose.cbid)
+  assert.equal(lost.status, 'accepted')
+  assert.equal(lost.resolution, 'lost')
+  assert.equal((await chargebackOf(m, pending.paymentId, pending.cbid)).status, 'under_review')
+  // Won: the 4,000 comes back to the merchant and is refundable again; lost: it stays gone.
+  assert.equal(await balanceOf(m), held + 4_000)
+  assert.equal(await refundable(win.paymentId), 10_000)
+  assert.equal(await refundable(lose.paymentId), 5_000)
+  const legs = await legsForPayment(h.deps.db, m.merchantId, win.paymentId)
+  assert.equal(
+    legs.filter((l) => l.accountType === 'buyer_pending' && l.direction === 'DEBIT').length,
+    2,
+    'the capture and the mirror of the chargeback',
+  )
+  for (const d of [win, lose]) {
+    const types = (await eventsForResource(h.deps.db, m.merchantId, d.cbid)).map((e) => e.type)
+    assert.deepEqual(types, [
+      'chargeback.received',
+      'chargeback.evidence_submitted',
+      'chargeback.closed',
+    ])
+  }
+  assert.equal((await reconcile(m))['disputes.decide_evidence'], 0)
+
+  // The merchant may still reverse a chargeback under review (won outside the sandbox).
+  const rev = await m.client.request<{ status: string; resolution: string }>(
+    'POST',
+    `/v1/payments/${pending.paymentId}/chargebacks/${pending.cbid}/reverse`,
+    { body: {} },
+  )
+  assert.equal(rev.status, 200)
+  assert.equal(rev.body.status, 'reversed')
+  assert.equal(rev.body.resolution, 'reversed')
+  assert.equal(await balanceOf(m), held + 4_000 + 1_000)
 })

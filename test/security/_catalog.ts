@@ -406,6 +406,10 @@ export const CATALOG: Record<string, Make> = {
     params: await chargeback(w, m),
     body: {},
   }),
+  'POST /v1/payments/{id}/chargebacks/{cbid}/evidence': async (w, m) => ({
+    params: await chargeback(w, m),
+    body: { productDescription: 'Kupa', shippingTrackingNumber: 'YK-1' },
+  }),
   // transactions, events, exports
   'GET /v1/transactions/{id}': async (w, m) => ({ params: { id: await captured(w, m) } }),
   'GET /v1/transactions/{id}/ledger': async (w, m) => ({ params: { id: await captured(w, m) } }),

@@ -1,10 +1,11 @@
 import type { Deps } from '../../database.ts'
 import type { Reconciler } from '../../platform/jobs/queue.ts'
 import { expireOverdueChargebacks } from './disputes.service.ts'
+import { decideSubmittedEvidence } from './evidence.service.ts'
 
 /**
  * Every minute: chargebacks left unanswered past `evidenceDueBy` close as `accepted` with
- * `resolution: expired`.
+ * `resolution: expired`; in demo, the sandbox bank decides submitted evidence.
  */
 export function disputesReconcilers(deps: Deps): Reconciler[] {
   return [
@@ -13,5 +14,16 @@ export function disputesReconcilers(deps: Deps): Reconciler[] {
       cron: '* * * * *',
       run: () => expireOverdueChargebacks(deps),
     },
+    // The sandbox bank's decisions on submitted evidence: demo only (a live acquirer's dispute
+    // feed reports outcomes instead).
+    ...(deps.config.env === 'demo'
+      ? [
+          {
+            name: 'disputes.decide_evidence',
+            cron: '* * * * *',
+            run: () => decideSubmittedEvidence(deps),
+          },
+        ]
+      : []),
   ]
 }

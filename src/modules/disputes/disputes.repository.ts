@@ -101,14 +101,19 @@ export async function findOverdueChargebacks(db: Db, now: Date, limit: number) {
     .execute()
 }
 
-/** Submissions awaiting the bank's decision, oldest first (chargebacks_under_review_idx). */
-export async function findUnderReview(db: Db, limit: number) {
+/**
+ * Submissions awaiting the bank's decision, oldest first (chargebacks_under_review_idx);
+ * `offset` skips those the caller left undecided.
+ */
+export async function findUnderReview(db: Db, limit: number, offset: number) {
   return db
     .selectFrom('chargebacks')
-    .select(['id', 'merchant_id', 'payment_id'])
+    .select(['id', 'merchant_id', 'payment_id', 'evidence'])
     .where('status', '=', 'under_review')
     .orderBy('evidence_submitted_at')
+    .orderBy('id')
     .limit(limit)
+    .offset(offset)
     .execute()
 }
 

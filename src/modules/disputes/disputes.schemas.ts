@@ -55,3 +55,32 @@ export const RaiseBody = Type.Object(
   },
   { additionalProperties: false },
 )
+
+const EvidenceText = (maxLength: number) => Type.String({ maxLength })
+
+const EvidenceFields = {
+  productDescription: Type.Optional(EvidenceText(20_000)),
+  customerCommunication: Type.Optional(EvidenceText(20_000)),
+  shippingTrackingNumber: Type.Optional(EvidenceText(200)),
+  refundPolicy: Type.Optional(EvidenceText(20_000)),
+  uncategorizedText: Type.Optional(EvidenceText(20_000)),
+  fileIds: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 20, uniqueItems: true }),
+  ),
+}
+
+export const EvidenceBody = Type.Object(
+  { ...EvidenceFields, submit: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+)
+
+export const EvidenceSchema = Type.Object({
+  chargebackId: Type.String(),
+  paymentId: Type.String(),
+  status: Status,
+  evidenceDueBy: Timestamp,
+  evidence: Type.Object(EvidenceFields, { additionalProperties: false }),
+  /** The rendered evidence PDF (GET /v1/files/{id}/contents), once submitted. */
+  evidenceFileId: Type.Union([Type.String(), Type.Null()]),
+  submittedAt: Type.Union([Timestamp, Type.Null()]),
+})

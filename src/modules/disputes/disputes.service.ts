@@ -33,7 +33,7 @@ export interface Chargeback {
   evidenceSubmittedAt: Date | null
 }
 
-function toChargeback(row: ChargebackRow): Chargeback {
+export function toChargeback(row: ChargebackRow): Chargeback {
   return {
     id: row.id,
     paymentId: row.payment_id,
@@ -51,7 +51,7 @@ function toChargeback(row: ChargebackRow): Chargeback {
   }
 }
 
-async function emit(
+export async function emitChargeback(
   tx: Tx,
   cb: ChargebackRow,
   storeId: string,
@@ -129,13 +129,13 @@ export async function receiveChargeback(
       capturedMinor: before.capturedAmount,
       at: now,
     })
-    await emit(tx, row, before.storeId, before.callbackUrl, now)
+    await emitChargeback(tx, row, before.storeId, before.callbackUrl, now)
     return toChargeback(row)
   })
 }
 
 /** How a use case closes a chargeback: from which statuses, to what, and why. */
-interface Closing {
+export interface Closing {
   from: readonly ChargebackStatus[]
   to: 'accepted' | 'reversed'
   resolution: ChargebackResolution
@@ -144,7 +144,7 @@ interface Closing {
 }
 
 /** Closes a chargeback in one transaction: the conditional move, its ledger effect, the event. */
-async function close(
+export async function closeChargeback(
   deps: Deps,
   merchantId: string,
   paymentId: string,
@@ -168,14 +168,14 @@ async function close(
       await postChargebackReversal(tx, { merchantId, chargebackId, at: now })
       await releaseChargeback(tx, merchantId, paymentId, row.amount, now)
     }
-    await emit(tx, row, payment.storeId, payment.callbackUrl, now, closing.event)
+    await emitChargeback(tx, row, payment.storeId, payment.callbackUrl, now, closing.event)
     return toChargeback(row)
   })
 }
 
 /** The merchant accepts the loss: bookkeeping only (the money already went back). */
 export function acceptChargeback(deps: Deps, merchantId: string, paymentId: string, id: string) {
-  return close(deps, merchantId, paymentId, id, {
+  return closeChargeback(deps, merchantId, paymentId, id, {
     from: ['received'],
     to: 'accepted',
     resolution: 'accepted',
@@ -184,7 +184,7 @@ export function acceptChargeback(deps: Deps, merchantId: string, paymentId: stri
 
 /** Representment won (also while the evidence is under review): the received legs are undone. */
 export function reverseChargeback(deps: Deps, merchantId: string, paymentId: string, id: string) {
-  return close(deps, merchantId, paymentId, id, {
+  return closeChargeback(deps, merchantId, paymentId, id, {
     from: ['received', 'under_review'],
     to: 'reversed',
     resolution: 'reversed',
@@ -205,7 +205,7 @@ export async function expireOverdueChargebacks(deps: Deps): Promise<number> {
     const due = await repo.findOverdueChargebacks(deps.db, deps.clock.now(), BATCH)
     for (const cb of due) {
       try {
-        await close(deps, cb.merchant_id, cb.payment_id, cb.id, {
+        await closeChargeback(deps, cb.merchant_id, cb.payment_id, cb.id, {
           from: ['received'],
           to: 'accepted',
           resolution: 'expired',
