@@ -9,6 +9,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { legsForPayment } from '../../src/modules/ledger/index.ts'
+import { listMailbox } from '../../src/modules/mail/index.ts'
+import { listDashboardMembers } from '../../src/modules/merchants/index.ts'
 import { PDF, PNG, upload, type FileBody } from '../files/_support.ts'
 import { startTestApp, type TestMerchant } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
@@ -282,4 +284,51 @@ test('the sandbox bank: winning evidence reverses, losing evidence accepts', asy
   assert.equal(rev.body.status, 'reversed')
   assert.equal(rev.body.resolution, 'reversed')
   assert.equal(await balanceOf(m), held + 4_000 + 1_000)
+})
+
+test('the owners are emailed once, 2 days before the deadline', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant({ name: 'Kupa Dükkânı' })
+  const owners = (await listDashboardMembers(h.deps, m.merchantId)).filter(
+    (u) => u.role === 'owner',
+  )
+  assert.ok(owners.length >= 1)
+  const owner = owners[0]?.email ?? ''
+  const { paymentId, cbid } = await disputed(m, 10_000, 2_500)
+  const cb = await chargebackOf(m, paymentId, cbid)
+  const reminderAt = new Date(cb.evidenceDueBy).getTime() - 2 * DAY_MS
+  const mails = async () =>
+    (await listMailbox(h.deps, { to: owner })).filter((x) => x.subject.includes(cbid))
+
+  // The file's tests share one database: counts are of this chargeback's mails.
+  h.clock.set(new Date(reminderAt - 60_000))
+  await reconcile(m)
+  assert.equal((await mails()).length, 0)
+
+  h.clock.set(new Date(reminderAt + 60_000))
+  assert.ok(((await reconcile(m))['disputes.send_reminders'] ?? 0) >= 1)
+  const sent = await mails()
+  assert.equal(sent.length, 1)
+  assert.match(sent[0]?.text ?? '', new RegExp(cb.evidenceDueBy.replace(/\./g, '\\.')))
+  assert.match(sent[0]?.subject ?? '', /25,00 ₺/)
+
+  h.clock.set(new Date(reminderAt + DAY_MS))
+  await reconcile(m)
+  assert.equal((await mails()).length, 1, 'once')
+
+  // A chargeback answered in time is not reminded.
+  const answered = await disputed(m, 5_000, 500)
+  const info = await chargebackOf(m, answered.paymentId, answered.cbid)
+  const sub = await evidence(m, answered.paymentId, answered.cbid, {
+    productDescription: 'Kupa',
+    submit: true,
+  })
+  assert.equal(sub.status, 200)
+  h.clock.set(new Date(new Date(info.evidenceDueBy).getTime() - DAY_MS))
+  await reconcile(m)
+  assert.equal(
+    (await listMailbox(h.deps, { to: owner })).filter((x) => x.subject.includes(answered.cbid))
+      .length,
+    0,
+  )
 })

@@ -2,10 +2,11 @@ import type { Deps } from '../../database.ts'
 import type { Reconciler } from '../../platform/jobs/queue.ts'
 import { expireOverdueChargebacks } from './disputes.service.ts'
 import { decideSubmittedEvidence } from './evidence.service.ts'
+import { sendEvidenceReminders } from './reminders.service.ts'
 
 /**
  * Every minute: chargebacks left unanswered past `evidenceDueBy` close as `accepted` with
- * `resolution: expired`; in demo, the sandbox bank decides submitted evidence.
+ * `resolution: expired`; owners are reminded 2 days before; in demo, the sandbox bank decides submitted evidence.
  */
 export function disputesReconcilers(deps: Deps): Reconciler[] {
   return [
@@ -13,6 +14,11 @@ export function disputesReconcilers(deps: Deps): Reconciler[] {
       name: 'disputes.expire_chargebacks',
       cron: '* * * * *',
       run: () => expireOverdueChargebacks(deps),
+    },
+    {
+      name: 'disputes.send_reminders',
+      cron: '* * * * *',
+      run: () => sendEvidenceReminders(deps),
     },
     // The sandbox bank's decisions on submitted evidence: demo only (a live acquirer's dispute
     // feed reports outcomes instead).

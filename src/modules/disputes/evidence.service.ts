@@ -27,15 +27,14 @@ export interface EvidenceInput extends EvidenceDraft {
 }
 
 function merged(current: EvidenceDraft, input: EvidenceInput): EvidenceDraft {
-  const next: EvidenceDraft = { ...current }
+  const next: EvidenceDraft = {}
   for (const [key] of EVIDENCE_TEXTS) {
-    const value = input[key]
-    if (typeof value === 'string') {
-      if (value === '') delete next[key]
-      else next[key] = value as never
-    }
+    // A field given replaces the draft's; "" clears it; one left out keeps it.
+    const value = input[key] ?? current[key]
+    if (typeof value === 'string' && value !== '') next[key] = value as never
   }
-  if (input.fileIds !== undefined) next.fileIds = [...new Set(input.fileIds)]
+  const fileIds = input.fileIds ?? current.fileIds
+  if (fileIds !== undefined) next.fileIds = [...new Set(fileIds)]
   return next
 }
 
