@@ -332,3 +332,18 @@ test('the owners are emailed once, 2 days before the deadline', async (t) => {
     0,
   )
 })
+
+test('a reminder whose email failed is tried again at the next run', async (t) => {
+  // SMTP on a closed port: every send fails at once.
+  const h = await startTestApp(t, { env: { SMTP_URL: 'smtp://127.0.0.1:9' } })
+  const m = await h.newMerchant()
+  const { paymentId, cbid } = await disputed(m, 6_000, 600)
+  const cb = await chargebackOf(m, paymentId, cbid)
+  h.clock.set(new Date(new Date(cb.evidenceDueBy).getTime() - DAY_MS))
+  const failures = () =>
+    h.logs.filter((l) => l.includes('evidence reminder not sent') && l.includes(cbid)).length
+  assert.equal((await reconcile(m))['disputes.send_reminders'], 0)
+  assert.equal(failures(), 1)
+  await reconcile(m)
+  assert.equal(failures(), 2, 'released and tried again, once per run')
+})

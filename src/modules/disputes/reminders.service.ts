@@ -43,6 +43,9 @@ function compose(
 /** The reconciler: every open chargeback within 2 days of its deadline, reminded once. */
 export async function sendEvidenceReminders(deps: Deps): Promise<number> {
   let sent = 0
+  // A reminder whose send failed is released and would be fetched again: each is tried once
+  // per run, and a batch of nothing but tried ones ends the run.
+  const tried = new Set<string>()
   for (;;) {
     const now = deps.clock.now()
     const due = await repo.findReminderDue(
@@ -52,6 +55,8 @@ export async function sendEvidenceReminders(deps: Deps): Promise<number> {
       BATCH,
     )
     for (const cb of due) {
+      if (tried.has(cb.id)) continue
+      tried.add(cb.id)
       if (!(await repo.claimReminder(deps.db, cb.id, now))) continue
       try {
         const [merchant, members] = await Promise.all([
@@ -68,6 +73,6 @@ export async function sendEvidenceReminders(deps: Deps): Promise<number> {
         deps.log.warn({ err: error, chargebackId: cb.id }, 'evidence reminder not sent')
       }
     }
-    if (due.length < BATCH) return sent
+    if (due.length < BATCH || due.every((cb) => tried.has(cb.id))) return sent
   }
 }
