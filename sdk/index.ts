@@ -20,8 +20,10 @@ export interface KurusOptions {
 export interface RequestOptions {
   /** A JSON value, serialised once: the bytes signed are the bytes sent. */
   body?: unknown
-  /** Raw body bytes, sent and signed as given (for testing exotic payloads). */
-  rawBody?: string
+  /** Raw body bytes, sent and signed as given (file uploads, exotic payloads). */
+  rawBody?: string | Uint8Array
+  /** Content-Type of `rawBody`; default application/json. */
+  contentType?: string
   query?: Record<string, string | number | boolean | undefined>
   /** Sends Idempotency-Key; pass `true` for a fresh UUID v4. */
   idempotencyKey?: string | true
@@ -63,9 +65,12 @@ export function canonicalString(
   timestamp: string,
   method: string,
   path: string,
-  body: string,
+  body: string | Uint8Array,
 ): string {
-  const bodyHash = createHash('sha256').update(body, 'utf8').digest('hex')
+  const hash = createHash('sha256')
+  const bodyHash = (
+    typeof body === 'string' ? hash.update(body, 'utf8') : hash.update(body)
+  ).digest('hex')
   return `${timestamp}\n${method.toUpperCase()}\n${path}\n${bodyHash}`
 }
 
@@ -95,7 +100,7 @@ export function signedHeaders(
   keys: { publicKey: string; secretKey: string },
   method: string,
   path: string,
-  body: string,
+  body: string | Uint8Array,
   timestamp: string = timestampFor(new Date()),
 ): SignedHeaders {
   return {
@@ -121,14 +126,15 @@ export class Kurus {
     // Only the path is signed: a query written into `path` is sent, not signed.
     const [pathOnly = '', inlineQuery] = path.split(/\?(.*)/s)
     const cleanPath = pathOnly.length > 1 ? pathOnly.replace(/\/+$/, '') : pathOnly
-    const body = opts.rawBody ?? (opts.body === undefined ? '' : JSON.stringify(opts.body))
+    const body: string | Uint8Array =
+      opts.rawBody ?? (opts.body === undefined ? '' : JSON.stringify(opts.body))
     // A fresh timestamp per call: a retry is a new call, so a new signature.
     const timestamp = timestampFor(this.options.now?.() ?? new Date())
     const headers: Record<string, string> = {
       ...signedHeaders(this.options, upper, cleanPath, body, timestamp),
       accept: 'application/json',
     }
-    if (body !== '') headers['content-type'] = 'application/json'
+    if (body.length > 0) headers['content-type'] = opts.contentType ?? 'application/json'
     if (opts.idempotencyKey !== undefined) {
       headers['idempotency-key'] = opts.idempotencyKey === true ? randomUUID() : opts.idempotencyKey
     }
@@ -142,7 +148,8 @@ export class Kurus {
     const response = await doFetch(`${this.options.baseUrl}${cleanPath}${qs}`, {
       method: upper,
       headers,
-      ...(body !== '' ? { body } : {}),
+      // A Uint8Array over an ArrayBuffer is a BodyInit; copy views over shared memory.
+      ...(body.length > 0 ? { body: typeof body === 'string' ? body : new Uint8Array(body) } : {}),
     })
     const type = response.headers.get('content-type') ?? ''
     const parsed: unknown = type.includes('json')
@@ -286,6 +293,66 @@ export class Kurus {
       'GET',
       '/v1/payment-links',
       { query: q },
+    )
+  }
+
+  /**
+   * Uploads a file (multipart/form-data, signed over its exact bytes): PDF, PNG or JPEG by
+   * content, at most 5 MiB. Use its id in `fileIds` of chargeback evidence.
+   */
+  uploadFile(bytes: Uint8Array, opts: { purpose?: 'dispute_evidence'; filename?: string } = {}) {
+    const form = multipartForm(
+      { purpose: opts.purpose ?? 'dispute_evidence' },
+      { field: 'file', filename: opts.filename ?? 'evidence', bytes },
+    )
+    return this.call<KurusFile>('POST', '/v1/files', {
+      rawBody: form.body,
+      contentType: form.contentType,
+    })
+  }
+
+  getFile(fileId: string) {
+    return this.call<KurusFile>('GET', `/v1/files/${encodeURIComponent(fileId)}`)
+  }
+
+  /** The file's bytes. */
+  async getFileContents(fileId: string): Promise<Buffer> {
+    return this.call<Buffer>('GET', `/v1/files/${encodeURIComponent(fileId)}/contents`)
+  }
+
+  /** A payment's chargebacks, oldest first. */
+  listChargebacks(paymentId: string) {
+    return this.call<{ items: Chargeback[] }>(
+      'GET',
+      `/v1/payments/${encodeURIComponent(paymentId)}/chargebacks`,
+    )
+  }
+
+  /**
+   * Saves the chargeback's evidence draft (fields given replace the draft's); `submit: true`
+   * sends it: one evidence PDF is rendered and the chargeback goes `under_review`.
+   */
+  saveChargebackEvidence(paymentId: string, chargebackId: string, body: ChargebackEvidenceBody) {
+    return this.call<ChargebackEvidence>(
+      'POST',
+      `/v1/payments/${encodeURIComponent(paymentId)}/chargebacks/${encodeURIComponent(chargebackId)}/evidence`,
+      { body },
+    )
+  }
+
+  acceptChargeback(paymentId: string, chargebackId: string) {
+    return this.call<ChargebackResolution>(
+      'POST',
+      `/v1/payments/${encodeURIComponent(paymentId)}/chargebacks/${encodeURIComponent(chargebackId)}/accept`,
+      { body: {} },
+    )
+  }
+
+  reverseChargeback(paymentId: string, chargebackId: string) {
+    return this.call<ChargebackResolution>(
+      'POST',
+      `/v1/payments/${encodeURIComponent(paymentId)}/chargebacks/${encodeURIComponent(chargebackId)}/reverse`,
+      { body: {} },
     )
   }
 
@@ -578,4 +645,89 @@ export interface Payment {
   paymentLinkId: string | null
   createdAt: string
   completedAt: string | null
+}
+
+/** A multipart/form-data body: text fields, then one file part. */
+export function multipartForm(
+  fields: Record<string, string>,
+  file: { field: string; filename: string; bytes: Uint8Array; contentType?: string },
+): { body: Buffer; contentType: string } {
+  const boundary = `kurus-${randomUUID()}`
+  const quote = (s: string) => s.replace(/["\r\n]/g, '_')
+  const parts: Buffer[] = []
+  for (const [name, value] of Object.entries(fields)) {
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${quote(name)}"\r\n\r\n${value}\r\n`,
+      ),
+    )
+  }
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${quote(file.field)}"; ` +
+        `filename="${quote(file.filename)}"\r\n` +
+        `Content-Type: ${file.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+    ),
+    Buffer.from(file.bytes),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  )
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+export interface KurusFile {
+  id: string
+  purpose: 'dispute_evidence' | 'dispute_evidence_submission'
+  size: number
+  /** Read from the content: pdf, png or jpeg. */
+  type: 'pdf' | 'png' | 'jpeg'
+  sha256: string
+  createdAt: string
+}
+
+export type ChargebackStatus = 'received' | 'under_review' | 'accepted' | 'reversed'
+
+export interface Chargeback {
+  id: string
+  paymentId: string
+  amount: number
+  status: ChargebackStatus
+  reasonCode: string
+  bankChargebackId: string
+  receivedAt: string
+  resolvedAt: string | null
+  /** The deadline to submit evidence; unanswered past it, the chargeback closes as expired. */
+  evidenceDueBy: string
+  resolution: 'accepted' | 'reversed' | 'won' | 'lost' | 'expired' | null
+  evidenceSubmittedAt: string | null
+}
+
+export interface ChargebackResolution {
+  chargebackId: string
+  status: ChargebackStatus
+  resolution: Chargeback['resolution']
+  resolvedAt: string | null
+}
+
+export interface ChargebackEvidenceFields {
+  productDescription?: string
+  customerCommunication?: string
+  shippingTrackingNumber?: string
+  refundPolicy?: string
+  uncategorizedText?: string
+  /** Ids of uploaded files (`POST /v1/files`). */
+  fileIds?: string[]
+}
+
+export interface ChargebackEvidenceBody extends ChargebackEvidenceFields {
+  submit?: boolean
+}
+
+export interface ChargebackEvidence {
+  chargebackId: string
+  status: ChargebackStatus
+  evidenceDueBy: string
+  evidence: ChargebackEvidenceFields
+  /** The rendered evidence PDF, once submitted. */
+  evidenceFileId: string | null
+  submittedAt: string | null
 }

@@ -40,6 +40,7 @@ import {
 } from './modules/webhooks/index.ts'
 import { devMailboxRoutes } from './modules/mail/index.ts'
 import { disputesRoutes, disputesSandboxRoutes } from './modules/disputes/index.ts'
+import { filesRoutes } from './modules/files/index.ts'
 import { operatorRoutes } from './modules/operator/index.ts'
 import { vaultRoutes } from './modules/vault/index.ts'
 import { reportsRoutes, transactionsRoutes } from './modules/transactions/index.ts'
@@ -285,6 +286,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       reportsRoutes(deps),
       customersRoutes(deps),
       disputesRoutes(deps),
+      filesRoutes(deps),
       payoutsRoutes(deps),
       subscriptionsRoutes(deps),
       invoicesRoutes(deps),

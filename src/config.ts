@@ -68,6 +68,8 @@ export interface Config {
   readonly exportsQueuedMax: number
   /** An authorization not finished (captured in full, or voided) within this is released. */
   readonly authorizationTtlMs: number
+  /** Days a merchant has to answer a chargeback with evidence (CONTRACT.md "Dispute evidence"). */
+  readonly evidenceDays: number
 }
 
 export class ConfigError extends Error {
@@ -281,6 +283,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsToken: metricsTokenFrom(env),
     otelExporterOtlpEndpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] || undefined,
     exportsQueuedMax: intFrom(env, 'KURUS_EXPORTS_QUEUED_MAX', 5, 1, 1000),
+    // Card schemes give the acquirer a few weeks; the merchant gets the first week of it.
+    evidenceDays: intFrom(env, 'KURUS_EVIDENCE_DAYS', 7, 3, 60),
     // Card schemes let an issuer drop an authorization after about a week; we release first.
     authorizationTtlMs: durationMs(
       env['KURUS_AUTHORIZATION_TTL'],

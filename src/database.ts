@@ -4,6 +4,7 @@ import type { Clock } from './platform/clock.ts'
 import type { JobQueue } from './platform/jobs/queue.ts'
 import type { Logger } from './platform/logger.ts'
 import type { DisputesTables } from './modules/disputes/disputes.table.ts'
+import type { FilesTables } from './modules/files/files.table.ts'
 import type { EventsTables } from './modules/events/events.table.ts'
 import type { GatewayTables } from './modules/gateway/gateway.table.ts'
 import type { LedgerTables } from './modules/ledger/ledger.table.ts'
@@ -30,6 +31,7 @@ export type Database = MerchantsTables &
   WebhooksTables &
   MailTables &
   DisputesTables &
+  FilesTables &
   GatewayTables &
   LedgerTables &
   EventsTables &

@@ -15,6 +15,7 @@ export type IdPrefix =
   | 'inv'
   | 'exp'
   | 'cbk'
+  | 'file'
   | 'rfn'
   | 'drf'
   | 'tok'

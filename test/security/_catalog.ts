@@ -4,7 +4,7 @@
 // request. Add an entry in the same change that adds a route.
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import type { KurusResponse } from '../../sdk/index.ts'
+import { multipartForm, type KurusResponse } from '../../sdk/index.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
 import { fillPath, MUTATING, type RouteInfo } from './_routes.ts'
@@ -321,6 +321,22 @@ function invoiceBody(storeId: string) {
   }
 }
 
+/** An uploaded evidence file (a signed multipart request). */
+export async function evidenceFile(m: Actor): Promise<string> {
+  const form = multipartForm(
+    { purpose: 'dispute_evidence' },
+    { field: 'file', filename: 'e.pdf', bytes: Buffer.from('%PDF-1.4\n%%EOF\n') },
+  )
+  const body = expectOk(
+    await m.client.request<{ id: string }>('POST', '/v1/files', {
+      rawBody: form.body,
+      contentType: form.contentType,
+    }),
+    'upload',
+  )
+  return body.id
+}
+
 export async function paymentLink(m: Actor): Promise<{ id: string; url: string }> {
   return expectOk(
     await m.client.request<{ id: string; url: string }>('POST', '/v1/payment-links', {
@@ -463,6 +479,10 @@ export const CATALOG: Record<string, Make> = {
     params: await chargeback(w, m),
     body: {},
   }),
+  'POST /v1/payments/{id}/chargebacks/{cbid}/evidence': async (w, m) => ({
+    params: await chargeback(w, m),
+    body: { productDescription: 'Kupa', shippingTrackingNumber: 'YK-1' },
+  }),
   // transactions, events, exports
   'GET /v1/transactions/{id}': async (w, m) => ({ params: { id: await captured(w, m) } }),
   'GET /v1/transactions/{id}/ledger': async (w, m) => ({ params: { id: await captured(w, m) } }),
@@ -580,6 +600,9 @@ export const CATALOG: Record<string, Make> = {
     params: { id: (await invoice(m)).id },
     body: {},
   }),
+  // files (multipart uploads: test/files/_support.ts)
+  'GET /v1/files/{id}': async (_w, m) => ({ params: { id: await evidenceFile(m) } }),
+  'GET /v1/files/{id}/contents': async (_w, m) => ({ params: { id: await evidenceFile(m) } }),
   // payment links
   'GET /v1/payment-links/{id}': async (_w, m) => ({ params: { id: (await paymentLink(m)).id } }),
   'POST /v1/payment-links/{id}/deactivate': async (_w, m) => ({

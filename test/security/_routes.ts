@@ -52,6 +52,8 @@ export interface RouteInfo {
   /** In the OpenAPI document (hidden routes are not). */
   documented: boolean
   body: JsonSchema | undefined
+  /** The request body's documented media types (`application/json`, `multipart/form-data`). */
+  consumes: string[]
   query: JsonSchema | undefined
   /** Declared success statuses with their response schemas. */
   responses: Record<string, JsonSchema | undefined>
@@ -146,6 +148,7 @@ export function routeTable(fastify: FastifyInstance): RouteInfo[] {
       cls: classify(path),
       documented: op !== undefined,
       body: op?.requestBody?.content?.['application/json']?.schema,
+      consumes: Object.keys(op?.requestBody?.content ?? {}),
       query: op ? queryFromParameters(op) : undefined,
       responses,
     })

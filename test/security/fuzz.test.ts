@@ -183,7 +183,11 @@ test('fuzzing every route of the route table', async (t) => {
       for (const type of ['text/plain', 'application/xml', 'multipart/form-data; boundary=x']) {
         const res = await send(route, { path, body: '{}', contentType: type })
         check(route, res, `content-type ${type}`)
-        if (json) assert.equal(res.status, 415, `${route.key} as ${type}: ${res.text}`)
+        // A route documenting the media type (file uploads take multipart) parses it instead.
+        const documented = route.consumes.some((c) => type.startsWith(c))
+        if (json && !documented) {
+          assert.equal(res.status, 415, `${route.key} as ${type}: ${res.text}`)
+        }
       }
       check(route, await send(route, { path, body: '{}', contentType: null }), 'no content-type')
       // Unknown fields: 400 with "unknown field" where nothing else is required.

@@ -45,9 +45,10 @@ import { idParam, keysetPager } from './list-pages.ts'
 
 const PAGE_SIZE = 25
 type Status = Chargeback['status']
-const STATUSES: readonly Status[] = ['received', 'accepted', 'reversed']
+const STATUSES: readonly Status[] = ['received', 'under_review', 'accepted', 'reversed']
 const TONES: Readonly<Record<Status, BadgeTone>> = {
   received: 'warning',
+  under_review: 'info',
   accepted: 'neutral',
   reversed: 'success',
 }

@@ -8,6 +8,8 @@ import {
   ChargebackParams,
   ChargebackSchema,
   EmptyBody,
+  EvidenceBody,
+  EvidenceSchema,
   PaymentParams,
   RaiseBody,
   Resolution,
@@ -19,6 +21,7 @@ import {
   reverseChargeback,
   type Chargeback,
 } from './disputes.service.ts'
+import { saveEvidence } from './evidence.service.ts'
 
 const tags = ['disputes']
 
@@ -32,11 +35,31 @@ export function chargebackJson(c: Chargeback) {
     bankChargebackId: c.bankChargebackId,
     receivedAt: isoZ(c.receivedAt),
     resolvedAt: isoZ(c.resolvedAt),
+    evidenceDueBy: isoZ(c.evidenceDueBy),
+    resolution: c.resolution,
+    evidenceSubmittedAt: isoZ(c.evidenceSubmittedAt),
+  }
+}
+
+function evidenceJson(c: Chargeback) {
+  return {
+    chargebackId: c.id,
+    paymentId: c.paymentId,
+    status: c.status,
+    evidenceDueBy: isoZ(c.evidenceDueBy),
+    evidence: c.evidence,
+    evidenceFileId: c.evidenceFileId,
+    submittedAt: isoZ(c.evidenceSubmittedAt),
   }
 }
 
 function resolutionJson(c: Chargeback) {
-  return { chargebackId: c.id, status: c.status, resolvedAt: isoZ(c.resolvedAt) }
+  return {
+    chargebackId: c.id,
+    status: c.status,
+    resolution: c.resolution,
+    resolvedAt: isoZ(c.resolvedAt),
+  }
 }
 
 export function disputesRoutes(deps: Deps): FastifyPluginAsync {
@@ -76,6 +99,29 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
             authOf(request).merchantId,
             request.params.id,
             request.params.cbid,
+          ),
+        ),
+    )
+    app.post(
+      '/v1/payments/:id/chargebacks/:cbid/evidence',
+      {
+        schema: {
+          tags,
+          summary:
+            'Save the evidence draft; submit: true renders the evidence PDF and sends it (under_review)',
+          params: ChargebackParams,
+          body: EvidenceBody,
+          response: { 200: EvidenceSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        evidenceJson(
+          await saveEvidence(
+            deps,
+            authOf(request).merchantId,
+            request.params.id,
+            request.params.cbid,
+            request.body,
           ),
         ),
     )

@@ -1,6 +1,12 @@
 import { sql } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
-import type { ChargebackRow, ChargebackStatus, NewChargeback } from './disputes.table.ts'
+import type {
+  ChargebackResolution,
+  ChargebackRow,
+  ChargebackStatus,
+  EvidenceDraft,
+  NewChargeback,
+} from './disputes.table.ts'
 
 export async function insertChargeback(tx: Tx, row: NewChargeback): Promise<void> {
   await tx.insertInto('chargebacks').values(row).execute()
@@ -37,20 +43,117 @@ export function lockChargeback(
     .executeTakeFirst()
 }
 
-/** The state machine's write: only from `received`, so two resolutions cannot both win. */
-export function resolveChargeback(
+/**
+ * The state machine's write: only from one of `from` (CHARGEBACK_TRANSITIONS), so two moves
+ * of one chargeback cannot both win.
+ */
+export function moveChargeback(
   tx: Tx,
   chargebackId: string,
-  to: Exclude<ChargebackStatus, 'received'>,
-  at: Date,
+  from: readonly ChargebackStatus[],
+  to: ChargebackStatus,
+  set: {
+    resolvedAt?: Date
+    resolution?: ChargebackResolution
+    evidenceFileId?: string
+    evidenceSubmittedAt?: Date
+  },
 ): Promise<ChargebackRow | undefined> {
   return tx
     .updateTable('chargebacks')
-    .set({ status: to, resolved_at: at })
+    .set({
+      status: to,
+      ...(set.resolvedAt ? { resolved_at: set.resolvedAt } : {}),
+      ...(set.resolution ? { resolution: set.resolution } : {}),
+      ...(set.evidenceFileId ? { evidence_file_id: set.evidenceFileId } : {}),
+      ...(set.evidenceSubmittedAt ? { evidence_submitted_at: set.evidenceSubmittedAt } : {}),
+    })
+    .where('id', '=', chargebackId)
+    .where('status', 'in', from)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Saves the evidence draft of a chargeback still open (`received`). */
+export function updateEvidenceDraft(
+  tx: Tx,
+  chargebackId: string,
+  evidence: EvidenceDraft,
+): Promise<ChargebackRow | undefined> {
+  return tx
+    .updateTable('chargebacks')
+    .set({ evidence: JSON.stringify(evidence) })
     .where('id', '=', chargebackId)
     .where('status', '=', 'received')
     .returningAll()
     .executeTakeFirst()
+}
+
+/** Open chargebacks past their deadline, across merchants (chargebacks_open_due_idx). */
+export async function findOverdueChargebacks(db: Db, now: Date, limit: number) {
+  return db
+    .selectFrom('chargebacks')
+    .select(['id', 'merchant_id', 'payment_id'])
+    .where('status', '=', 'received')
+    .where('evidence_due_by', '<=', now)
+    .orderBy('evidence_due_by')
+    .limit(limit)
+    .execute()
+}
+
+/**
+ * Submissions awaiting the bank's decision, oldest first (chargebacks_under_review_idx);
+ * `offset` skips those the caller left undecided.
+ */
+export async function findUnderReview(db: Db, limit: number, offset: number) {
+  return db
+    .selectFrom('chargebacks')
+    .select(['id', 'merchant_id', 'payment_id', 'evidence'])
+    .where('status', '=', 'under_review')
+    .orderBy('evidence_submitted_at')
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute()
+}
+
+/**
+ * Open chargebacks whose deadline is within `before` and whose owners were not reminded yet
+ * (chargebacks_open_due_idx).
+ */
+export async function findReminderDue(db: Db, before: Date, now: Date, limit: number) {
+  return db
+    .selectFrom('chargebacks')
+    .selectAll()
+    .where('status', '=', 'received')
+    .where('evidence_due_by', '<=', before)
+    .where('evidence_due_by', '>', now)
+    .where('reminder_sent_at', 'is', null)
+    .orderBy('evidence_due_by')
+    .limit(limit)
+    .execute()
+}
+
+/** Claims the reminder: one process sends it, once (conditional on reminder_sent_at null). */
+export async function claimReminder(db: Db, chargebackId: string, at: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('chargebacks')
+    .set({ reminder_sent_at: at })
+    .where('id', '=', chargebackId)
+    .where('reminder_sent_at', 'is', null)
+    .where('status', '=', 'received')
+    .returning('id')
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Gives the reminder back when sending failed, so the next run tries again. */
+export async function releaseReminder(db: Db, chargebackId: string): Promise<void> {
+  await db
+    .updateTable('chargebacks')
+    .set({ reminder_sent_at: null })
+    .where('id', '=', chargebackId)
+    .execute()
 }
 
 export async function countChargebacksByPayments(
@@ -68,7 +171,7 @@ export async function countChargebacksByPayments(
     .execute()
 }
 
-/** Chargebacks still open (received, not yet accepted or reversed): how many, how much. */
+/** Chargebacks still open (received or under review): how many, how much. */
 export function sumOpenChargebacks(
   db: Db,
   merchantId: string,
@@ -80,7 +183,7 @@ export function sumOpenChargebacks(
       sql<number>`coalesce(sum(amount), 0)::bigint`.as('amount_minor'),
     ])
     .where('merchant_id', '=', merchantId)
-    .where('status', '=', 'received')
+    .where('status', 'in', ['received', 'under_review'])
     .executeTakeFirst()
 }
 

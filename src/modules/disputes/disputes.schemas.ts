@@ -3,8 +3,18 @@ import { Timestamp } from '../../platform/http/schemas.ts'
 
 const Status = Type.Union([
   Type.Literal('received'),
+  Type.Literal('under_review'),
   Type.Literal('accepted'),
   Type.Literal('reversed'),
+])
+
+const ResolutionKind = Type.Union([
+  Type.Literal('accepted'),
+  Type.Literal('reversed'),
+  Type.Literal('won'),
+  Type.Literal('lost'),
+  Type.Literal('expired'),
+  Type.Null(),
 ])
 
 export const ChargebackSchema = Type.Object({
@@ -16,6 +26,9 @@ export const ChargebackSchema = Type.Object({
   bankChargebackId: Type.String(),
   receivedAt: Timestamp,
   resolvedAt: Type.Union([Timestamp, Type.Null()]),
+  evidenceDueBy: Timestamp,
+  resolution: ResolutionKind,
+  evidenceSubmittedAt: Type.Union([Timestamp, Type.Null()]),
 })
 
 export const ChargebackList = Type.Object({ items: Type.Array(ChargebackSchema) })
@@ -23,6 +36,7 @@ export const ChargebackList = Type.Object({ items: Type.Array(ChargebackSchema) 
 export const Resolution = Type.Object({
   chargebackId: Type.String(),
   status: Status,
+  resolution: ResolutionKind,
   resolvedAt: Type.Union([Timestamp, Type.Null()]),
 })
 
@@ -41,3 +55,32 @@ export const RaiseBody = Type.Object(
   },
   { additionalProperties: false },
 )
+
+const EvidenceText = (maxLength: number) => Type.String({ maxLength })
+
+const EvidenceFields = {
+  productDescription: Type.Optional(EvidenceText(20_000)),
+  customerCommunication: Type.Optional(EvidenceText(20_000)),
+  shippingTrackingNumber: Type.Optional(EvidenceText(200)),
+  refundPolicy: Type.Optional(EvidenceText(20_000)),
+  uncategorizedText: Type.Optional(EvidenceText(20_000)),
+  fileIds: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 20, uniqueItems: true }),
+  ),
+}
+
+export const EvidenceBody = Type.Object(
+  { ...EvidenceFields, submit: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+)
+
+export const EvidenceSchema = Type.Object({
+  chargebackId: Type.String(),
+  paymentId: Type.String(),
+  status: Status,
+  evidenceDueBy: Timestamp,
+  evidence: Type.Object(EvidenceFields, { additionalProperties: false }),
+  /** The rendered evidence PDF (GET /v1/files/{id}/contents), once submitted. */
+  evidenceFileId: Type.Union([Type.String(), Type.Null()]),
+  submittedAt: Type.Union([Timestamp, Type.Null()]),
+})

@@ -1,5 +1,7 @@
 import type { Deps, Tx } from '../../database.ts'
+import { assert } from '../../platform/assert.ts'
 import { keysetCursor } from '../../platform/cursor.ts'
+import { AppError } from '../../platform/errors.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
@@ -7,7 +9,13 @@ import { postChargeback, postChargebackReversal } from '../ledger/index.ts'
 import { getPayment, holdChargeback, releaseChargeback } from '../payments/index.ts'
 import { disputesError } from './disputes.errors.ts'
 import * as repo from './disputes.repository.ts'
-import type { ChargebackRow, ChargebackStatus } from './disputes.table.ts'
+import {
+  canMoveChargeback,
+  type ChargebackResolution,
+  type ChargebackRow,
+  type ChargebackStatus,
+  type EvidenceDraft,
+} from './disputes.table.ts'
 
 export interface Chargeback {
   id: string
@@ -18,9 +26,14 @@ export interface Chargeback {
   bankChargebackId: string
   receivedAt: Date
   resolvedAt: Date | null
+  evidenceDueBy: Date
+  resolution: ChargebackResolution | null
+  evidence: EvidenceDraft
+  evidenceFileId: string | null
+  evidenceSubmittedAt: Date | null
 }
 
-function toChargeback(row: ChargebackRow): Chargeback {
+export function toChargeback(row: ChargebackRow): Chargeback {
   return {
     id: row.id,
     paymentId: row.payment_id,
@@ -30,20 +43,26 @@ function toChargeback(row: ChargebackRow): Chargeback {
     bankChargebackId: row.bank_chargeback_id,
     receivedAt: row.received_at,
     resolvedAt: row.resolved_at,
+    evidenceDueBy: row.evidence_due_by,
+    resolution: row.resolution,
+    evidence: row.evidence,
+    evidenceFileId: row.evidence_file_id,
+    evidenceSubmittedAt: row.evidence_submitted_at,
   }
 }
 
-async function emit(
+export async function emitChargeback(
   tx: Tx,
   cb: ChargebackRow,
   storeId: string,
   callbackUrl: string | null,
   at: Date,
+  type: string = `chargeback.${cb.status}`,
 ) {
   await recordEvent(tx, {
     merchantId: cb.merchant_id,
     storeId,
-    type: `chargeback.${cb.status}`,
+    type,
     resourceType: 'chargeback',
     resourceId: cb.id,
     data: {
@@ -55,6 +74,9 @@ async function emit(
       bankChargebackId: cb.bank_chargeback_id,
       receivedAt: cb.received_at.toISOString(),
       resolvedAt: cb.resolved_at?.toISOString() ?? null,
+      evidenceDueBy: cb.evidence_due_by.toISOString(),
+      resolution: cb.resolution,
+      evidenceSubmittedAt: cb.evidence_submitted_at?.toISOString() ?? null,
     },
     callbackUrl,
     at,
@@ -78,6 +100,12 @@ export async function receiveChargeback(
     const now = deps.clock.now()
     const { before, amount } = await holdChargeback(tx, merchantId, paymentId, input.amount, now)
     const row: ChargebackRow = {
+      evidence_due_by: dueBy(deps, now),
+      resolution: null,
+      evidence: {},
+      evidence_file_id: null,
+      evidence_submitted_at: null,
+      reminder_sent_at: null,
       id: chargebackId,
       merchant_id: merchantId,
       payment_id: paymentId,
@@ -89,7 +117,7 @@ export async function receiveChargeback(
       received_at: now,
       resolved_at: null,
     }
-    await repo.insertChargeback(tx, row)
+    await repo.insertChargeback(tx, { ...row, evidence: JSON.stringify(row.evidence) })
     await postChargeback(tx, {
       merchantId,
       paymentId,
@@ -101,44 +129,95 @@ export async function receiveChargeback(
       capturedMinor: before.capturedAmount,
       at: now,
     })
-    await emit(tx, row, before.storeId, before.callbackUrl, now)
+    await emitChargeback(tx, row, before.storeId, before.callbackUrl, now)
     return toChargeback(row)
   })
 }
 
-async function resolve(
+/** How a use case closes a chargeback: from which statuses, to what, and why. */
+export interface Closing {
+  from: readonly ChargebackStatus[]
+  to: 'accepted' | 'reversed'
+  resolution: ChargebackResolution
+  /** The event: `chargeback.accepted|reversed` for the merchant's own calls. */
+  event?: string
+}
+
+/** Closes a chargeback in one transaction: the conditional move, its ledger effect, the event. */
+export async function closeChargeback(
   deps: Deps,
   merchantId: string,
   paymentId: string,
   chargebackId: string,
-  to: 'accepted' | 'reversed',
+  closing: Closing,
 ): Promise<Chargeback> {
+  for (const from of closing.from) assert(canMoveChargeback(from, closing.to), 'transition')
   const payment = await getPayment(deps, merchantId, paymentId)
   return transact(deps.db, async (tx) => {
     const now = deps.clock.now()
     const current = await repo.lockChargeback(tx, merchantId, paymentId, chargebackId)
     if (!current) throw disputesError('chargeback_not_found')
-    const row = await repo.resolveChargeback(tx, chargebackId, to, now)
+    const row = await repo.moveChargeback(tx, chargebackId, closing.from, closing.to, {
+      resolvedAt: now,
+      resolution: closing.resolution,
+    })
     if (!row) throw disputesError('chargeback_resolved')
-    if (to === 'reversed') {
+    if (closing.to === 'reversed') {
       // Representment won: the exact mirror of the received legs, and the amount is
       // refundable (and disputable) again.
       await postChargebackReversal(tx, { merchantId, chargebackId, at: now })
       await releaseChargeback(tx, merchantId, paymentId, row.amount, now)
     }
-    await emit(tx, row, payment.storeId, payment.callbackUrl, now)
+    await emitChargeback(tx, row, payment.storeId, payment.callbackUrl, now, closing.event)
     return toChargeback(row)
   })
 }
 
 /** The merchant accepts the loss: bookkeeping only (the money already went back). */
 export function acceptChargeback(deps: Deps, merchantId: string, paymentId: string, id: string) {
-  return resolve(deps, merchantId, paymentId, id, 'accepted')
+  return closeChargeback(deps, merchantId, paymentId, id, {
+    from: ['received'],
+    to: 'accepted',
+    resolution: 'accepted',
+  })
 }
 
-/** Representment won: the received legs are undone. */
+/** Representment won (also while the evidence is under review): the received legs are undone. */
 export function reverseChargeback(deps: Deps, merchantId: string, paymentId: string, id: string) {
-  return resolve(deps, merchantId, paymentId, id, 'reversed')
+  return closeChargeback(deps, merchantId, paymentId, id, {
+    from: ['received', 'under_review'],
+    to: 'reversed',
+    resolution: 'reversed',
+  })
+}
+
+const BATCH = 100
+
+/**
+ * The deadline reconciler: every chargeback still `received` past its `evidenceDueBy` is
+ * closed `accepted` with `resolution: expired` (bookkeeping only, like an accept) and
+ * `chargeback.closed` is recorded. Each one in its own transaction, conditional on
+ * `received`, so a merchant's submit racing the deadline either wins or gets 409.
+ */
+export async function expireOverdueChargebacks(deps: Deps): Promise<number> {
+  let moved = 0
+  for (;;) {
+    const due = await repo.findOverdueChargebacks(deps.db, deps.clock.now(), BATCH)
+    for (const cb of due) {
+      try {
+        await closeChargeback(deps, cb.merchant_id, cb.payment_id, cb.id, {
+          from: ['received'],
+          to: 'accepted',
+          resolution: 'expired',
+          event: 'chargeback.closed',
+        })
+        moved++
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 409) throw error
+      }
+    }
+    if (due.length < BATCH) return moved
+  }
 }
 
 /** One chargeback of the merchant by its id (404 for another merchant's or none). */
@@ -148,15 +227,14 @@ export async function getChargeback(deps: Deps, merchantId: string, id: string) 
   return toChargeback(row)
 }
 
-/**
- * How long the merchant has to answer a chargeback (CONTRACT.md "Dispute evidence":
- * received + 7 days). Until chargebacks store their own `evidenceDueBy`, it is worked out here,
- * in one place.
- */
-export const EVIDENCE_DAYS = 7
+/** How long the merchant has to answer a chargeback: received + KURUS_EVIDENCE_DAYS. */
+function dueBy(deps: Deps, receivedAt: Date): Date {
+  return new Date(receivedAt.getTime() + deps.config.evidenceDays * 86_400_000)
+}
 
-export function evidenceDueBy(cb: Pick<Chargeback, 'receivedAt'>): Date {
-  return new Date(cb.receivedAt.getTime() + EVIDENCE_DAYS * 24 * 3600_000)
+/** The deadline to answer (stored on the chargeback since migration 0300). */
+export function evidenceDueBy(cb: Pick<Chargeback, 'evidenceDueBy'>): Date {
+  return cb.evidenceDueBy
 }
 
 const CHARGEBACKS_CURSOR = keysetCursor('chargebacks', 'kurus/disputes/list')
@@ -212,7 +290,7 @@ export async function countChargebacks(
   return new Map(rows.map((r) => [r.payment_id, r.n]))
 }
 
-/** The merchant's chargebacks still open (received): how many and how much (dashboard). */
+/** The merchant's chargebacks still open (received or under review): count and amount (dashboard). */
 export async function openChargebackFigures(
   deps: Deps,
   merchantId: string,

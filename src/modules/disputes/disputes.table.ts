@@ -1,6 +1,25 @@
-import type { Insertable, Selectable } from 'kysely'
+import type { ColumnType, Insertable, Selectable } from 'kysely'
 
-export type ChargebackStatus = 'received' | 'accepted' | 'reversed'
+export type ChargebackStatus = 'received' | 'under_review' | 'accepted' | 'reversed'
+
+/**
+ * How a closed chargeback was closed: by the merchant (`accepted`, `reversed` through the
+ * API), by the bank's decision on submitted evidence (`won`, `lost`), or by the deadline
+ * passing unanswered (`expired`).
+ */
+export type ChargebackResolution = 'accepted' | 'reversed' | 'won' | 'lost' | 'expired'
+
+/** The merchant's evidence draft: what it will submit (texts and file ids). */
+export interface EvidenceDraft {
+  productDescription?: string
+  customerCommunication?: string
+  shippingTrackingNumber?: string
+  refundPolicy?: string
+  uncategorizedText?: string
+  fileIds?: string[]
+}
+
+type Json<T> = ColumnType<T, string | undefined, string>
 
 export interface ChargebacksTable {
   id: string
@@ -12,6 +31,15 @@ export interface ChargebacksTable {
   bank_chargeback_id: string
   received_at: Date
   resolved_at: Date | null
+  /** received_at + KURUS_EVIDENCE_DAYS (migration 0300). */
+  evidence_due_by: Date
+  resolution: ColumnType<ChargebackResolution | null, ChargebackResolution | null | undefined>
+  evidence: Json<EvidenceDraft>
+  /** The rendered evidence PDF (a `file_…` of modules/files), once submitted. */
+  evidence_file_id: ColumnType<string | null, string | null | undefined>
+  evidence_submitted_at: ColumnType<Date | null, Date | null | undefined>
+  /** When the deadline reminder went to the merchant's owners (sent once). */
+  reminder_sent_at: ColumnType<Date | null, Date | null | undefined>
 }
 
 export interface DisputesTables {
@@ -20,3 +48,22 @@ export interface DisputesTables {
 
 export type ChargebackRow = Selectable<ChargebacksTable>
 export type NewChargeback = Insertable<ChargebacksTable>
+
+/**
+ * The chargeback state machine, in one place: which status may follow which. Every write is
+ * conditional on the `from` status it read (repository `moveChargeback`), so of two
+ * concurrent moves one wins and the other gets 409.
+ * - received → under_review (evidence submitted), accepted (merchant accepts, or the deadline
+ *   passes), reversed (the merchant reverses it: representment won outside the API);
+ * - under_review → reversed (the bank decides for the merchant) or accepted (against).
+ */
+export const CHARGEBACK_TRANSITIONS: Record<ChargebackStatus, readonly ChargebackStatus[]> = {
+  received: ['under_review', 'accepted', 'reversed'],
+  under_review: ['reversed', 'accepted'],
+  accepted: [],
+  reversed: [],
+}
+
+export function canMoveChargeback(from: ChargebackStatus, to: ChargebackStatus): boolean {
+  return CHARGEBACK_TRANSITIONS[from].includes(to)
+}

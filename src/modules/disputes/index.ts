@@ -1,5 +1,6 @@
 // Disputes: bank-raised chargebacks and their resolution.
 export { disputesRoutes, disputesSandboxRoutes } from './disputes.http.ts'
+export { disputesReconcilers } from './disputes.jobs.ts'
 export {
   acceptChargeback,
   reverseChargeback,

@@ -118,7 +118,12 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
     if (MUTATING.has(request.method)) {
       await rejectReplay(replays, pending, header(request, 'idempotency-key'))
     }
-    if (request.rawBody?.length) request.body = parseJsonBody(request.rawBody)
+    if (request.rawBody?.length) {
+      // JSON, or what a route-scoped collector registered (multipart uploads): parsed only now,
+      // after the signature over these exact bytes is verified.
+      const parse = request.rawBodyParser
+      request.body = parse ? await parse(request.rawBody, request) : parseJsonBody(request.rawBody)
+    }
   })
 
   app.addHook('preHandler', async (request, reply) => {

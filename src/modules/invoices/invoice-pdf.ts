@@ -15,6 +15,9 @@ import type { InvoiceStatus } from './invoices.table.ts'
 const FONT_REGULAR = fileURLToPath(new URL('./fonts/DejaVuSansCondensed.ttf', import.meta.url))
 const FONT_BOLD = fileURLToPath(new URL('./fonts/DejaVuSansCondensed-Bold.ttf', import.meta.url))
 
+/** The embedded fonts, for other documents set the same way (the dispute evidence PDF). */
+export const PDF_FONT_FILES = { regular: FONT_REGULAR, bold: FONT_BOLD } as const
+
 const MARGIN = 50
 const INK = '#111827'
 const MUTED = '#4b5563'

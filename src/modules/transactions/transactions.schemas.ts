@@ -95,6 +95,7 @@ export const TransactionChargeback = Type.Object({
   amount: Type.Integer(),
   status: Type.Union([
     Type.Literal('received'),
+    Type.Literal('under_review'),
     Type.Literal('accepted'),
     Type.Literal('reversed'),
   ]),

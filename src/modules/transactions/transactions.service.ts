@@ -41,7 +41,7 @@ export interface TransactionRefund {
 export interface TransactionChargeback {
   chargebackId: string
   amount: number
-  status: 'received' | 'accepted' | 'reversed'
+  status: 'received' | 'under_review' | 'accepted' | 'reversed'
   reasonCode: string
   receivedAt: Date
 }

@@ -45,7 +45,11 @@ export function toAppError(error: FastifyError | Error): AppError {
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('SVC-VAL-3003', 413, 'request body is larger than 1 MiB')
+      return new AppError(
+        'SVC-VAL-3003',
+        413,
+        'request body is larger than the limit (1 MiB; 5 MiB for a file upload)',
+      )
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('SVC-VAL-3004', 415, 'request body must be application/json')
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { AppError } from '../errors.ts'
 import { JSON_DEPTH_MAX, jsonNestingExceeds } from '../json.ts'
 
@@ -11,6 +11,11 @@ declare module 'fastify' {
      * the parser itself (unsigned contexts) or right after authentication (the signed API).
      */
     bodyParseFailed?: boolean
+    /**
+     * Set by a route-scoped collector (`collectRawUnparsed`): how to read `rawBody` once the
+     * signature over it is verified. Absent: it is JSON (`parseJsonBody`).
+     */
+    rawBodyParser?: (bytes: Buffer, request: FastifyRequest) => Promise<unknown>
   }
 }
 
@@ -72,6 +77,30 @@ export function collectJsonUnparsed(ctx: FastifyInstance): void {
     { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES },
     (request, body, done) => {
       request.rawBody = body as Buffer
+      done(null, undefined)
+    },
+  )
+}
+
+/**
+ * For a signed route that takes another media type (multipart/form-data for file uploads):
+ * the body is collected whole, up to `bodyLimitBytes` (beyond: 413 before the rest is read),
+ * and not parsed. The gateway verifies the signature over `request.rawBody` and only then
+ * calls `parse`, so, as with JSON, an unauthenticated sender's bytes reach no parser. Register
+ * it in the route's own plugin: other routes keep refusing the media type with 415.
+ */
+export function collectRawUnparsed(
+  ctx: FastifyInstance,
+  mediaType: RegExp,
+  bodyLimitBytes: number,
+  parse: (bytes: Buffer, request: FastifyRequest) => Promise<unknown>,
+): void {
+  ctx.addContentTypeParser(
+    mediaType,
+    { parseAs: 'buffer', bodyLimit: bodyLimitBytes },
+    (request, body, done) => {
+      request.rawBody = body as Buffer
+      request.rawBodyParser = parse
       done(null, undefined)
     },
   )

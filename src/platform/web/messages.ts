@@ -237,6 +237,7 @@ export const tr = {
   dash_refund_status_completed: 'Tamamlandı',
   dash_refund_status_failed: 'Başarısız',
   dash_cb_status_received: 'Açık',
+  dash_cb_status_under_review: 'İncelemede',
   dash_cb_status_accepted: 'Kabul edildi',
   dash_cb_status_reversed: 'Geri çevrildi',
   // Customers, subscriptions, invoices, chargebacks, payouts (helper dash).
@@ -335,7 +336,7 @@ export const tr = {
   dash_cb_actions_hint:
     'Kabul etmek, tutarın alıcıda kalmasını kabul etmektir. Geri çevirme, banka itirazınızı kabul ettiyse kullanılır: tutar yeniden iade edilebilir olur.',
   dash_cb_evidence_note:
-    'Kanıt yükleme ve gönderme formu, kanıt API’si eklendiğinde bu sayfaya gelecek.',
+    'Kanıtları son tarihten önce API ile gönderin: dosyalar POST /v1/files, metinler ve gönderim POST /v1/payments/{id}/chargebacks/{cbid}/evidence. Gönderilmeyen ters ibraz son tarihte kabul edilmiş sayılır.',
   dash_cb_back: 'Ters ibrazlara dön',
   dash_done_cb_accept: 'Ters ibraz kabul edildi.',
   dash_done_cb_reverse: 'Ters ibraz geri çevrildi; tutar yeniden iade edilebilir.',
@@ -954,6 +955,7 @@ export const en: Record<MessageKey, string> = {
   dash_refund_status_completed: 'Completed',
   dash_refund_status_failed: 'Failed',
   dash_cb_status_received: 'Open',
+  dash_cb_status_under_review: 'Under review',
   dash_cb_status_accepted: 'Accepted',
   dash_cb_status_reversed: 'Reversed',
   // Customers, subscriptions, invoices, chargebacks, payouts (helper dash).
@@ -1052,7 +1054,7 @@ export const en: Record<MessageKey, string> = {
   dash_cb_actions_hint:
     'Accepting means the amount stays with the buyer. Mark it reversed when the bank upheld your representment: the amount becomes refundable again.',
   dash_cb_evidence_note:
-    'The form to upload and submit evidence comes to this page with the evidence API.',
+    'Submit evidence through the API before the deadline: files with POST /v1/files, texts and the submission with POST /v1/payments/{id}/chargebacks/{cbid}/evidence. Unanswered, the chargeback closes as accepted at the deadline.',
   dash_cb_back: 'Back to chargebacks',
   dash_done_cb_accept: 'Chargeback accepted.',
   dash_done_cb_reverse: 'Chargeback reversed; the amount is refundable again.',

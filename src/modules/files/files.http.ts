@@ -1,0 +1,110 @@
+import type { FastifyPluginAsync } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Deps } from '../../database.ts'
+import { AppError } from '../../platform/errors.ts'
+import { authOf } from '../../platform/http/auth.ts'
+import { collectRawUnparsed } from '../../platform/http/raw-body.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
+import { parseUploadForm } from './files.multipart.ts'
+import { ContentsResponse, FileParams, FileSchema, UploadForm } from './files.schemas.ts'
+import {
+  FILE_SIZE_MAX_BYTES,
+  getFile,
+  getFileContents,
+  uploadFile,
+  type StoredFile,
+} from './files.service.ts'
+import { MEDIA_TYPES } from './files.sniff.ts'
+
+const tags = ['files']
+const MULTIPART = /^multipart\/form-data(;.*)?$/i
+/** Room for the form around a 5 MiB file (boundaries, part headers, the purpose field). */
+const FORM_OVERHEAD_BYTES = 64 * 1024
+
+export function fileJson(f: StoredFile) {
+  return {
+    id: f.id,
+    purpose: f.purpose,
+    size: f.size,
+    type: f.type,
+    sha256: f.sha256,
+    createdAt: isoZ(f.createdAt),
+  }
+}
+
+/**
+ * Files (signed). Only this plugin's routes take multipart/form-data: the body is collected
+ * whole (the signature covers its exact bytes) and parsed after the gateway verified it.
+ */
+export function filesRoutes(deps: Deps): FastifyPluginAsync {
+  return async (plain) => {
+    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    collectRawUnparsed(
+      app,
+      MULTIPART,
+      FILE_SIZE_MAX_BYTES + FORM_OVERHEAD_BYTES,
+      (bytes, request) => parseUploadForm(bytes, request.headers['content-type'] ?? ''),
+    )
+    app.post(
+      '/v1/files',
+      {
+        schema: {
+          tags,
+          summary: 'Upload a file (dispute evidence): PDF, PNG or JPEG by content, up to 5 MiB',
+          consumes: ['multipart/form-data'],
+          body: { content: { 'multipart/form-data': { schema: UploadForm } } },
+          response: { 201: FileSchema, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        if (!MULTIPART.test(request.headers['content-type'] ?? '')) {
+          throw new AppError('SVC-VAL-3004', 415, 'request body must be multipart/form-data')
+        }
+        const form = request.body as { purpose: 'dispute_evidence'; file: string }
+        const file = await uploadFile(deps, authOf(request).merchantId, {
+          purpose: form.purpose,
+          bytes: Buffer.from(form.file, 'latin1'),
+        })
+        return reply.code(201).send(fileJson(file))
+      },
+    )
+    app.get(
+      '/v1/files/:id',
+      {
+        schema: {
+          tags,
+          summary: "A file's facts",
+          params: FileParams,
+          response: { 200: FileSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        fileJson(await getFile(deps, authOf(request).merchantId, request.params.id)),
+    )
+    app.get(
+      '/v1/files/:id/contents',
+      {
+        schema: {
+          tags,
+          summary: "A file's bytes",
+          params: FileParams,
+          response: { 200: ContentsResponse, ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { file, bytes } = await getFileContents(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+        )
+        return reply
+          .type(MEDIA_TYPES[file.type])
+          .header('content-disposition', `attachment; filename="${file.id}.${file.type}"`)
+          .header('content-length', String(bytes.length))
+          .header('cache-control', 'private, no-store')
+          .header('x-content-type-options', 'nosniff')
+          .send(bytes)
+      },
+    )
+  }
+}
