@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import {
+  appendFileSync,
   existsSync,
   globSync,
   mkdtempSync,
@@ -156,39 +157,85 @@ function readTimings(): Timings {
   }
 }
 
-/** Longest first: last run's wall time in ms, else its size in bytes (about as many ms here). */
-function longestFirst(backend: Backend, list: string[]): string[] {
+/** A file's weight: its last wall time in ms, else its size in bytes (about as many ms). */
+function weigher(backend: Backend): (file: string) => number {
   const last = readTimings()
-  const weight = (f: string) => last[`${backend}:${relative(root, resolve(f))}`] ?? statSync(f).size
-  return [...list].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b))
+  return (f) => last[`${backend}:${relative(root, resolve(f))}`] ?? statSync(f).size
 }
 
-interface FileTiming {
-  file: string
+/**
+ * Files that keep a process of their own: those with hooks for the whole file (`before` /
+ * `after` at the top level, the browser files), which would run at the ends of a shared
+ * process rather than of the file.
+ */
+function ownProcess(file: string): boolean {
+  return /^(before|after)\(/m.test(readFileSync(file, 'utf8'))
+}
+
+interface Group {
+  id: string
+  files: string[]
+  weight: number
+}
+
+// Test files per process. Each process pays about 4 s of CPU to start (importing the code,
+// V8 warming up on the first app: docs/testing.md); files in one process pay it once and run
+// one after another, each on a database and app of its own (test/helpers/app.ts). Enough
+// groups per slot that the slots end together.
+const GROUPS_PER_SLOT = 4
+
+/** The pass's processes, heaviest first: files spread over groups of about equal weight. */
+function plan(backend: Backend, list: string[], slots: number): Group[] {
+  const weight = weigher(backend)
+  const alone = list.filter(ownProcess)
+  const shared = list.filter((f) => !ownProcess(f)).sort((a, b) => weight(b) - weight(a))
+  const count = Math.max(1, Math.min(shared.length, slots * GROUPS_PER_SLOT))
+  const groups: Group[] = Array.from({ length: count }, (_, i) => ({
+    id: `g${i + 1}`,
+    files: [],
+    weight: 0,
+  }))
+  for (const file of shared) {
+    const lightest = groups.reduce((a, b) => (b.weight < a.weight ? b : a))
+    lightest.files.push(file)
+    lightest.weight += weight(file)
+  }
+  return [
+    ...alone.map((f, i) => ({ id: `p${i + 1}`, files: [f], weight: weight(f) })),
+    ...groups.filter((g) => g.files.length > 0),
+  ].sort((a, b) => b.weight - a.weight)
+}
+
+interface ProcessTiming {
+  group: string
   wallMs: number
   cpuMs: number
 }
 
-function reportTimings(backend: Backend, path: string): void {
-  if (!existsSync(path)) return
-  const rows = readFileSync(path, 'utf8')
+function jsonLines<T>(path: string): T[] {
+  if (!existsSync(path)) return []
+  return readFileSync(path, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as FileTiming)
+    .map((l) => JSON.parse(l) as T)
+}
+
+function reportTimings(backend: Backend, filesPath: string, processesPath: string): void {
+  const files = jsonLines<{ file: string; wallMs: number }>(filesPath)
+  const processes = jsonLines<ProcessTiming>(processesPath)
   const cache = readTimings()
-  for (const r of rows) cache[`${backend}:${relative(root, r.file)}`] = r.wallMs
+  for (const r of files) cache[`${backend}:${relative(root, r.file)}`] = r.wallMs
   // Aside and renamed: runs in other worktrees share the file.
   writeFileSync(join(work, 'timings.json'), JSON.stringify(cache))
   renameSync(join(work, 'timings.json'), TIMINGS_CACHE)
-  const cpu = rows.reduce((s, r) => s + r.cpuMs, 0)
-  const slowest = rows.sort((a, b) => b.wallMs - a.wallMs).slice(0, 8)
+  const cpu = processes.reduce((sum, r) => sum + r.cpuMs, 0)
+  const slowest = files.sort((a, b) => b.wallMs - a.wallMs).slice(0, 8)
   process.stdout.write(
-    `\nslowest files on ${backend} (wall s / CPU s; all files: CPU ${s(cpu)} s):\n`,
+    `\nslowest files on ${backend} (wall s of their tests; ${processes.length} processes used ` +
+      `${s(cpu)} s of CPU):\n`,
   )
   for (const r of slowest) {
-    process.stdout.write(
-      `  ${s(r.wallMs).padStart(6)} ${s(r.cpuMs).padStart(6)}  ${relative(root, r.file)}\n`,
-    )
+    process.stdout.write(`  ${s(r.wallMs).padStart(6)}  ${relative(root, r.file)}\n`)
   }
 }
 
@@ -232,47 +279,72 @@ async function runSuite(
   env: Record<string, string>,
 ): Promise<Counts> {
   const n = concurrency(backend)
+  const groups = plan(backend, list, n)
   process.stdout.write(
-    `\n=== test suite on ${backend} (${list.length} files, ${n} at a time) ===\n`,
+    `\n=== test suite on ${backend} (${list.length} files in ${groups.length} processes, ` +
+      `${n} at a time) ===\n`,
   )
-  const tap = join(work, `${backend}.tap`)
-  const timings = join(work, `${backend}.timings.jsonl`)
+  const filesPath = join(work, `${backend}.files.jsonl`)
+  const processesPath = join(work, `${backend}.processes.jsonl`)
   const timer = pathToFileURL(join(root, 'scripts/test-timing.ts')).href
-  const child = spawn(
-    process.execPath,
-    [
-      // The runner hands its own V8 flags to each test file's process.
-      ...V8_FLAGS,
-      '--test',
-      `--test-concurrency=${n}`,
-      '--test-reporter=spec',
-      '--test-reporter-destination=stdout',
-      '--test-reporter=tap',
-      `--test-reporter-destination=${tap}`,
-      ...longestFirst(backend, list),
-    ],
-    {
-      stdio: 'inherit',
-      env: {
-        ...process.env,
-        ...env,
-        KURUS_TEST_DB: backend,
-        KURUS_TEST_TIMINGS: timings,
-        NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import=${timer}`.trim(),
-        // V8's code cache of every module (src, node_modules, the type-stripped TypeScript):
-        // each test file is a new process that would otherwise compile them all again.
-        NODE_COMPILE_CACHE:
-          process.env['NODE_COMPILE_CACHE'] ?? join(tmpdir(), 'kurus-node-compile-cache'),
+  const reporter = pathToFileURL(join(root, 'scripts/test-files-reporter.ts')).href
+  const totals: Counts = { pass: 0, fail: 0 }
+  const queue = [...groups]
+  const runGroup = async (group: Group) => {
+    const tap = join(work, `${backend}.${group.id}.tap`)
+    const child = spawn(
+      process.execPath,
+      [
+        // The runner hands its own V8 flags to each test process.
+        ...V8_FLAGS,
+        '--test',
+        '--test-isolation=none',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${tap}`,
+        `--test-reporter=${reporter}`,
+        `--test-reporter-destination=${join(work, `${backend}.${group.id}.files.jsonl`)}`,
+        ...group.files,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          ...env,
+          KURUS_TEST_DB: backend,
+          KURUS_TEST_GROUP: group.id,
+          KURUS_TEST_TIMINGS: processesPath,
+          NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import=${timer}`.trim(),
+          // V8's code cache of every module (src, node_modules, the type-stripped TypeScript):
+          // each test process would otherwise compile them all again.
+          NODE_COMPILE_CACHE:
+            process.env['NODE_COMPILE_CACHE'] ?? join(tmpdir(), 'kurus-node-compile-cache'),
+        },
       },
-    },
+    )
+    // A process's report is printed whole when it ends, not interleaved with the others'.
+    const out: Buffer[] = []
+    child.stdout.on('data', (b: Buffer) => out.push(b))
+    child.stderr.on('data', (b: Buffer) => out.push(b))
+    const status = await new Promise<number | null>((done) => child.on('close', done))
+    process.stdout.write(Buffer.concat(out))
+    const text = existsSync(tap) ? readFileSync(tap, 'utf8') : ''
+    const count = (name: string) =>
+      Number(new RegExp(`^# ${name} (\\d+)`, 'm').exec(text)?.[1] ?? 0)
+    const fail = count('fail') + count('cancelled')
+    totals.pass += count('pass')
+    totals.fail += status !== 0 && fail === 0 ? 1 : fail
+    const files = join(work, `${backend}.${group.id}.files.jsonl`)
+    if (existsSync(files)) appendFileSync(filesPath, readFileSync(files))
+  }
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      for (let group = queue.shift(); group; group = queue.shift()) await runGroup(group)
+    }),
   )
-  const status = await new Promise<number | null>((done) => child.on('exit', done))
-  reportTimings(backend, timings)
-  const text = existsSync(tap) ? readFileSync(tap, 'utf8') : ''
-  const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)`, 'm').exec(text)?.[1] ?? 0)
-  const counts = { pass: count('pass'), fail: count('fail') + count('cancelled') }
-  if (status !== 0 && counts.fail === 0) counts.fail = 1
-  return counts
+  reportTimings(backend, filesPath, processesPath)
+  return totals
 }
 
 async function main(): Promise<number> {

@@ -12,8 +12,10 @@ import { createTestDatabase, type TestDatabase } from './db.ts'
 // Starts the real app on a loopback port over this file's own database, so tests go through
 // HTTP exactly as a merchant's server does. Every log line is kept for the card-data scans.
 
-// One database per test file (node:test runs each file in its own process): tests in a file
-// share it and keep apart by using merchants of their own. Dropped when the file ends.
+// One database per test file: tests in a file share it and keep apart by using merchants of
+// their own. Dropped when the file ends. `npm test` runs several files one after another in
+// one process (scripts/test.ts, docs/testing.md), so "the file ends" is when a test of another
+// file first asks for an app: see enterFile.
 let shared: Promise<TestDatabase> | undefined
 function fileDatabase(): Promise<TestDatabase> {
   shared ??= createTestDatabase()
@@ -31,12 +33,28 @@ function fileDatabase(): Promise<TestDatabase> {
 let sharedApp:
   { built: Promise<Built>; lent: boolean; lend(clock: TestClock, logs: string[]): void } | undefined
 
-after(async () => {
+async function closeFileResources(): Promise<void> {
   const app = sharedApp
+  const database = shared
   sharedApp = undefined
+  shared = undefined
   if (app) await (await app.built.catch(() => undefined))?.app.fastify.close()
-  if (shared) await (await shared).drop()
-})
+  if (database) await (await database).drop()
+}
+
+after(closeFileResources)
+
+// The file whose tests hold the database and the shared app. Files of one process run one
+// after another, so when a test of another file arrives the previous file is done: its app
+// and database go, and the new file starts from a fresh database as if in a process of its
+// own (what the previous file left — rows, jobs, a moved clock — is never seen).
+let currentFile: string | undefined
+async function enterFile(t: TestContext): Promise<void> {
+  const file = t.filePath
+  if (file === currentFile) return
+  if (currentFile !== undefined) await closeFileResources()
+  currentFile = file
+}
 
 export const OPERATOR_TOKEN = 'test-operator-token-0123456789'
 
@@ -80,6 +98,7 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
+  await enterFile(t)
   if (takesDefaults(options) && process.env['KURUS_TEST_APP_PER_TEST'] !== '1') {
     sharedApp ??= shareApp()
     if (!sharedApp.lent) {
