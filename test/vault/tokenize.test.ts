@@ -29,8 +29,12 @@ test('every test card tokenizes with its brand, type, bin and last4', async (t) 
     assert.equal(res.status, 201, card.number)
     const expYear = h.clock.now().getUTCFullYear() + 3
     assert.match(String(res.body['cardToken']), /^tok_[0-9a-z]{24}$/)
+    // The card's fingerprint (docs/risk.md): a keyed hash, 32 bytes in base64url.
+    const fingerprint = (res.body['card'] as { fingerprint?: string } | undefined)?.fingerprint
+    assert.match(String(fingerprint), /^[A-Za-z0-9_-]{43}$/)
     assert.deepEqual(res.body, {
       cardToken: res.body['cardToken'],
+      card: { fingerprint },
       last4: card.number.slice(-4),
       bin: card.number.slice(0, 6),
       brand: card.brand,
