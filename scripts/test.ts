@@ -28,7 +28,8 @@ import { urlForDatabase } from '../test/helpers/db.ts'
 // Redis rate-limiter test runs when it is set, and CI refuses to run without it.
 // Usage: npm test [-- <test files or globs>]
 // TEST_POSTGRES=all|marked overrides which files the PostgreSQL pass runs; TEST_CONCURRENCY
-// the number of test files run at once (default: the machine's cores).
+// the number of test processes run at once (default: the machine's cores; each runs a group
+// of files one after another, see plan()).
 
 const root = resolve(import.meta.dirname, '..')
 const argv = process.argv.slice(2)
