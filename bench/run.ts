@@ -358,6 +358,13 @@ async function sqlBaseline(url: string, seconds: number) {
   return { txPerS: latencies.length / seconds, p50: q(0.5), p99: q(0.99) }
 }
 
+const VELOCITY_FACTS = [
+  'velocity.cardAttempts1h',
+  'velocity.cardDeclines24h',
+  'velocity.ipAttempts1h',
+  'velocity.customerAmount24h',
+] as const
+
 async function main(): Promise<void> {
   const dbName = `kurus_bench_${process.pid}`
   await admin((c) => c.query(`create database ${dbName}`))
@@ -527,6 +534,46 @@ async function main(): Promise<void> {
       `hot account (1 merchant)  ${hotRate.toFixed(0)} payments/s  ratio ${hotRatio.toFixed(2)} of spread`,
     )
 
+    // Issue 26: the same spread of charges with 20 enabled rules per merchant, none of which
+    // matches (so every rule is evaluated on every charge and the charges still go through):
+    // half on the card, amount and BIN, half on the velocity facts (their counts run). Compared
+    // with the same spread measured just before, on the same database and warm server (the
+    // first spread above ran on a colder one).
+    const plain = await charges(
+      base,
+      await openSessions(base, merchants, Math.ceil(chargeRate * SECONDS * 1.2)),
+      { connections: 16 },
+    )
+    const plainRate = plain.requests.total / plain.elapsedS
+    log(
+      `same, just before rules   ${plainRate.toFixed(0)} payments/s  p50 ${plain.latency.p50} ms  p99 ${plain.latency.p99} ms  non2xx ${plain.non2xx}`,
+    )
+    await pool(merchants, 4, async (keys) => {
+      for (let i = 0; i < 20; i++) {
+        const fact = i % 2 === 0 ? 'amount' : VELOCITY_FACTS[i % VELOCITY_FACTS.length]
+        await signed(base, keys, 'POST', '/v1/risk/rules', {
+          name: `bench rule ${i}`,
+          action: i % 3 === 0 ? 'block' : i % 3 === 1 ? 'review' : 'require_3ds',
+          condition: {
+            and: [
+              { '>': [{ var: fact }, 1_000_000_000 + i] },
+              { '!=': [{ var: 'card.bin' }, '000000'] },
+            ],
+          },
+        })
+      }
+    })
+    const ruled = await charges(
+      base,
+      await openSessions(base, merchants, Math.ceil(chargeRate * SECONDS * 1.2)),
+      { connections: 16 },
+    )
+    const ruledRate = ruled.requests.total / ruled.elapsedS
+    const rulesCost = 1 - ruledRate / plainRate
+    log(
+      `with 20 rules / merchant  ${ruledRate.toFixed(0)} payments/s  p50 ${ruled.latency.p50} ms  p99 ${ruled.latency.p99} ms  non2xx ${ruled.non2xx}  cost ${(rulesCost * 100).toFixed(1)}% of the rate without`,
+    )
+
     const targets: [string, boolean, string][] = [
       [
         'payments/s >= 0.4 × SQL rate',
@@ -544,6 +591,11 @@ async function main(): Promise<void> {
         `${reads.requests.average.toFixed(0)} vs ${(0.25 * helloRate).toFixed(0)}`,
       ],
       ['hot-account ratio >= 0.9', hotRatio >= 0.9, hotRatio.toFixed(2)],
+      [
+        '20 enabled risk rules cost < 10% of charge throughput',
+        rulesCost < 0.1 && ruled.non2xx === 0,
+        `${ruledRate.toFixed(0)} vs ${plainRate.toFixed(0)} payments/s, non2xx ${ruled.non2xx}`,
+      ],
       [
         'serves normal traffic within 1 s after the overload',
         recovery.firstOkMs <= 1000 && recovery.non2xx === 0 && recovery.errors === 0,
@@ -571,6 +623,13 @@ async function main(): Promise<void> {
       overload: { offered: overloadRate, codes, recoveryMs, timeouts: overload.timeouts },
       recovery,
       hot: { rate: hotRate, ratio: hotRatio },
+      rules: {
+        rate: ruledRate,
+        without: plainRate,
+        cost: rulesCost,
+        p99: ruled.latency.p99,
+        non2xx: ruled.non2xx,
+      },
       targets: targets.map(([name, ok, detail]) => ({ name, ok, detail })),
     })
   } finally {
