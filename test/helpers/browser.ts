@@ -31,3 +31,13 @@ export function testBrowser(): Promise<Browser> {
   const endpoint = process.env[BROWSER_ENDPOINT_ENV]
   return endpoint ? chromium.connect(endpoint) : chromium.launch(CHROMIUM)
 }
+
+/**
+ * For a route handler's catch: a request still in flight when its test closed the context
+ * (the page went on, the test ended) fails with "…has been closed" or "…disposed"; that is the
+ * end of the test, not a fault of the page. Anything else is rethrown.
+ */
+export function unlessClosed(error: unknown): void {
+  if (/has been closed|has been disposed|Target closed/i.test(String(error))) return
+  throw error
+}

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext } from 'playwright-core'
-import { testBrowser } from '../helpers/browser.ts'
+import { testBrowser, unlessClosed } from '../helpers/browser.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
 import { activatedInvoice, eventTypes, getInvoice } from './_support.ts'
@@ -42,11 +42,15 @@ async function buyerContext(
     (url) => url.origin === checkoutOrigin,
     async (route) => {
       const url = new URL(route.request().url())
-      const response = await route.fetch({
-        url: h.url + url.pathname + url.search,
-        maxRedirects: 0,
-      })
-      await route.fulfill({ response })
+      try {
+        const response = await route.fetch({
+          url: h.url + url.pathname + url.search,
+          maxRedirects: 0,
+        })
+        await route.fulfill({ response })
+      } catch (error) {
+        unlessClosed(error)
+      }
     },
   )
   const problems: string[] = []

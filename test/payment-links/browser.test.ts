@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext } from 'playwright-core'
 import type { PaymentLink } from '../../sdk/index.ts'
-import { testBrowser } from '../helpers/browser.ts'
+import { testBrowser, unlessClosed } from '../helpers/browser.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
 import { runsBackendIndependentChecks } from '../helpers/db.ts'
@@ -49,9 +49,16 @@ async function buyerContext(
       problems.push(`request to another origin: ${url.href}`)
       return route.abort()
     }
-    const response = await route.fetch({ url: h.url + url.pathname + url.search, maxRedirects: 0 })
-    bytes.n += (await response.body()).length
-    return route.fulfill({ response })
+    try {
+      const response = await route.fetch({
+        url: h.url + url.pathname + url.search,
+        maxRedirects: 0,
+      })
+      bytes.n += (await response.body()).length
+      await route.fulfill({ response })
+    } catch (error) {
+      unlessClosed(error)
+    }
   })
   context.on('weberror', (e) => problems.push(`pageerror: ${e.error().message}`))
   context.on('console', (m) => {

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { testBrowser } from '../helpers/browser.ts'
+import { testBrowser, unlessClosed } from '../helpers/browser.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
 import { eventTypes, getSub, reconcile, subscribed } from './_support.ts'
@@ -61,11 +61,15 @@ async function openContext(
   })
   // Fetched and fulfilled (not re-targeted) so the browser keeps the checkout host as origin.
   await context.route(`${CHECKOUT_HOST}/**`, async (route) => {
-    const response = await route.fetch({
-      url: route.request().url().replace(CHECKOUT_HOST, h.url),
-      maxRedirects: 0,
-    })
-    await route.fulfill({ response })
+    try {
+      const response = await route.fetch({
+        url: route.request().url().replace(CHECKOUT_HOST, h.url),
+        maxRedirects: 0,
+      })
+      await route.fulfill({ response })
+    } catch (error) {
+      unlessClosed(error)
+    }
   })
   const page = await context.newPage()
   const requests: string[] = []
