@@ -1,3 +1,4 @@
+import { stateMachine } from '../../platform/state-machine.ts'
 import type { ColumnType, Insertable, Selectable } from 'kysely'
 
 export type ChargebackStatus = 'received' | 'under_review' | 'accepted' | 'reversed'
@@ -57,13 +58,9 @@ export type NewChargeback = Insertable<ChargebacksTable>
  *   passes), reversed (the merchant reverses it: representment won outside the API);
  * - under_review → reversed (the bank decides for the merchant) or accepted (against).
  */
-export const CHARGEBACK_TRANSITIONS: Record<ChargebackStatus, readonly ChargebackStatus[]> = {
+export const CHARGEBACKS = stateMachine<ChargebackStatus>({
   received: ['under_review', 'accepted', 'reversed'],
   under_review: ['reversed', 'accepted'],
   accepted: [],
   reversed: [],
-}
-
-export function canMoveChargeback(from: ChargebackStatus, to: ChargebackStatus): boolean {
-  return CHARGEBACK_TRANSITIONS[from].includes(to)
-}
+})
