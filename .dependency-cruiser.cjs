@@ -46,10 +46,11 @@ module.exports = {
     },
     {
       name: 'database-reads-tables-only',
-      comment: 'database.ts composes the table types and nothing else of a module.',
+      comment:
+        'database.ts composes the table types and the ports Deps carries (a *.port.ts that imports nothing of ours), nothing else of a module.',
       severity: 'error',
       from: { path: '^src/database\\.ts$' },
-      to: { path: '^src/modules/', pathNot: '^src/modules/[^/]+/[^/]+\\.table\\.ts$' },
+      to: { path: '^src/modules/', pathNot: '^src/modules/[^/]+/[^/]+\\.(table|port)\\.ts$' },
     },
     {
       name: 'http-sees-services-only',

@@ -9,6 +9,7 @@
 // Knobs: BENCH_DATABASE_URL (an admin URL; default postgres://postgres@127.0.0.1:5432/test),
 // BENCH_CAPTURES (default 200250: legs ≈ 5 × captures, less the settlements not due yet),
 // BENCH_NO_APPEND=1.
+import { sandboxBank } from '../src/modules/acquirer/index.ts'
 import { execFileSync } from 'node:child_process'
 import { appendFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
@@ -170,7 +171,15 @@ async function openDeps(database: string): Promise<{ deps: Deps; close(): Promis
   )
   jobs.define({ name: 'transactions.build_export', handler: async () => undefined })
   return {
-    deps: { db: handle.db, readDb: handle.db, clock: systemClock, config, log, jobs },
+    deps: {
+      db: handle.db,
+      readDb: handle.db,
+      clock: systemClock,
+      config,
+      log,
+      jobs,
+      acquirer: sandboxBank,
+    },
     close: async () => {
       await jobs.stop()
       await handle.close()

@@ -7,6 +7,7 @@
 // Knobs: BENCH_DATABASE_URL (an admin URL; default postgres://postgres@127.0.0.1:5432/test),
 // BENCH_ROWS (default 100000), BENCH_EXPLAIN=1 (also print the EXPLAIN plans of the list
 // queries over the seeded rows, as in docs/transactions.md), BENCH_NO_APPEND=1.
+import { sandboxBank } from '../src/modules/acquirer/index.ts'
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, existsSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
@@ -264,7 +265,15 @@ async function openDeps(database: string): Promise<{ deps: Deps; close(): Promis
   // The build job is run directly; the queue only has to accept the enqueue.
   jobs.define({ name: 'transactions.build_export', handler: async () => undefined })
   return {
-    deps: { db: handle.db, readDb: handle.db, clock: systemClock, config, log, jobs },
+    deps: {
+      db: handle.db,
+      readDb: handle.db,
+      clock: systemClock,
+      config,
+      log,
+      jobs,
+      acquirer: sandboxBank,
+    },
     close: async () => {
       await jobs.stop()
       await handle.close()

@@ -9,6 +9,7 @@
 // Usage: npx node bench/renewals.ts
 // Knobs: BENCH_DATABASE_URL (an admin URL; default postgres://postgres@127.0.0.1:5432/test),
 // BENCH_SUBSCRIPTIONS (default 10000), BENCH_NO_APPEND=1.
+import { sandboxBank } from '../src/modules/acquirer/index.ts'
 import { appendFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -67,7 +68,10 @@ async function worker(clock: TestClock): Promise<Worker> {
   )
   // Renewals enqueue nothing; the queue only has to exist in Deps.
   const jobs = new JobQueue(handle.raw, log)
-  return { deps: { db: handle.db, readDb: handle.db, clock, config, log, jobs }, handle }
+  return {
+    deps: { db: handle.db, readDb: handle.db, clock, config, log, jobs, acquirer: sandboxBank },
+    handle,
+  }
 }
 
 async function inParallel<T>(items: T[], lanes: number, fn: (item: T) => Promise<void>) {

@@ -1,3 +1,4 @@
+import { sandboxBank } from './modules/acquirer/index.ts'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import Fastify, {
   type FastifyBaseLogger,
@@ -106,7 +107,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     config.databasePoolSize,
   )
   if (read.separate) log.info('list, search and export queries read from DATABASE_READ_URL')
-  const deps: Deps = { db, readDb: read.db, clock, config, log, jobs }
+  const deps: Deps = { db, readDb: read.db, clock, config, log, jobs, acquirer: sandboxBank }
   registerJobs(jobs, deps)
   await jobs.start()
   if (options.runWorker) await jobs.work()

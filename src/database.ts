@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
+import type { Acquirer } from './modules/acquirer/acquirer.port.ts'
 import type { Config } from './config.ts'
 import type { Clock } from './platform/clock.ts'
 import type { JobQueue } from './platform/jobs/queue.ts'
@@ -66,4 +67,6 @@ export interface Deps {
   readonly log: Logger
   /** Enqueue background work inside a transaction: deps.jobs.enqueue(tx, name, data). */
   readonly jobs: JobQueue
+  /** The card acquirer payments go through (the sandbox bank; tests may pass their own). */
+  readonly acquirer: Acquirer<Deps>
 }

@@ -1,3 +1,4 @@
+import { sandboxBank } from './modules/acquirer/index.ts'
 import type { Kysely } from 'kysely'
 import { ConfigError, type Config } from './config.ts'
 import { buildApp, type App } from './app.ts'
@@ -89,7 +90,15 @@ export async function startWorker(
   const jobs = new JobQueue(database.raw, log)
   // Exports are built here: their payment search reads from the replica when there is one.
   const read = connectReadDatabase(database, config.databaseReadUrl, config.databasePoolSize)
-  const deps: Deps = { db: database.db, readDb: read.db, clock: systemClock, config, log, jobs }
+  const deps: Deps = {
+    db: database.db,
+    readDb: read.db,
+    clock: systemClock,
+    config,
+    log,
+    jobs,
+    acquirer: sandboxBank,
+  }
   registerJobs(jobs, deps)
   await jobs.start()
   await jobs.work(options.concurrency ?? 2)

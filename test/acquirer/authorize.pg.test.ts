@@ -1,10 +1,10 @@
 // Goal: the acquirer authorizes, captures, voids and refunds each CONTRACT test card as the
 // table says, once per paymentId / refundId however often it is called.
-// Method: cards tokenized over HTTP, then getAcquirer() called through h.deps; the bank's
+// Method: cards tokenized over HTTP, then sandboxBank called through h.deps; the bank's
 // own table is counted to prove one operation per id.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { binInfo, getAcquirer, type AuthorizeResult } from '../../src/modules/acquirer/index.ts'
+import { binInfo, sandboxBank, type AuthorizeResult } from '../../src/modules/acquirer/index.ts'
 import { revokeCardToken } from '../../src/modules/vault/index.ts'
 import { transact } from '../../src/platform/db/transaction.ts'
 import { AppError } from '../../src/platform/errors.ts'
@@ -12,7 +12,7 @@ import { newId } from '../../src/platform/ids.ts'
 import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'
 import { ALL_CARDS, CARDS, tokenize } from '../vault/_cards.ts'
 
-const acquirer = getAcquirer()
+const acquirer = sandboxBank
 
 const isAppError = (code: string, status: number) => (e: unknown) =>
   e instanceof AppError && e.code === code && e.status === status

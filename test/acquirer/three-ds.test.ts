@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { SignJWT, UnsecuredJWT, decodeJwt } from 'jose'
-import { getAcquirer } from '../../src/modules/acquirer/index.ts'
+import { sandboxBank } from '../../src/modules/acquirer/index.ts'
 import { AppError } from '../../src/platform/errors.ts'
 import { newId } from '../../src/platform/ids.ts'
 import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'
 import { CARDS, tokenize } from '../vault/_cards.ts'
 
-const acquirer = getAcquirer()
+const acquirer = sandboxBank
 
 const is3dsError = (e: unknown) =>
   e instanceof AppError && e.code === 'SVC-3DS-3601' && e.status === 400

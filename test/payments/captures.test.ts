@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { getAcquirer } from '../../src/modules/acquirer/index.ts'
+import { sandboxBank } from '../../src/modules/acquirer/index.ts'
 import { auditBooks } from '../../src/modules/audit/index.ts'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { apportionCapture } from '../../src/modules/ledger/index.ts'
@@ -405,7 +405,7 @@ test('a partial capture whose request died after the bank captured is finished a
     values (${captureId}, ${m.merchantId}, ${id}, 2500, 69, false, 'pending', now())`.execute(
     h.deps.db,
   )
-  await getAcquirer().capture(h.deps, {
+  await sandboxBank.capture(h.deps, {
     paymentId: id,
     reference: reference ?? '',
     captureId,

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { getAcquirer } from '../../src/modules/acquirer/index.ts'
+import { sandboxBank } from '../../src/modules/acquirer/index.ts'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { legsForPayment } from '../../src/modules/ledger/index.ts'
 import { startTestApp } from '../helpers/app.ts'
@@ -100,7 +100,7 @@ test('a capture that died after the bank captured is finished as a capture, neve
       from payments where id = ${id}`.execute(h.deps.db)
     const reference = row.rows[0]?.acquirer_reference ?? ''
     // The full capture's id is derived from the payment's (cap_ + its random part).
-    await getAcquirer().capture(h.deps, {
+    await sandboxBank.capture(h.deps, {
       paymentId: id,
       reference,
       captureId: `cap_${id.slice(4)}`,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
-import { getAcquirer } from '../../src/modules/acquirer/index.ts'
+import { sandboxBank } from '../../src/modules/acquirer/index.ts'
 import { detokenize } from '../../src/modules/vault/index.ts'
 import { newId } from '../../src/platform/ids.ts'
 import { startTestApp } from '../helpers/app.ts'
@@ -14,7 +14,7 @@ import { ALL_CARDS, cardBody } from './_cards.ts'
 test('no PAN in any table, response or log', async (t) => {
   const h = await startTestApp(t)
   const m = await h.newMerchant()
-  const acquirer = getAcquirer()
+  const acquirer = sandboxBank
   const responses: string[] = []
 
   for (const card of ALL_CARDS) {

@@ -1,7 +1,5 @@
-import type { Deps } from '../../database.ts'
-
 // The port between the payment flows and a card acquirer. Callers know only this interface;
-// which bank sits behind it is decided in index.ts.
+// which bank sits behind it is the app's choice (Deps.acquirer, set in app.ts and server.ts).
 // Every operation is keyed by our ids (paymentId, refundId) so a retry after a lost answer
 // is safe: the acquirer never authorizes or refunds twice for one id.
 
@@ -13,9 +11,14 @@ export type AuthorizeResult =
 
 export type ThreeDsStart = { kind: 'frictionless' } | { kind: 'challenge'; correlationId: string }
 
-export interface Acquirer {
+/**
+ * `D` is what the caller passes on each call (the services' Deps). The port is generic so it
+ * names no root type: Deps itself carries the acquirer (`deps.acquirer`), which is how tests
+ * and a second acquirer plug in.
+ */
+export interface Acquirer<D> {
   start3ds(
-    deps: Deps,
+    deps: D,
     p: {
       paymentId: string
       merchantId: string
@@ -27,16 +30,16 @@ export interface Acquirer {
   ): Promise<ThreeDsStart>
   /** The ACS: checks the buyer's OTP and signs the outcome as `pares` (compact JWS). */
   completeChallenge(
-    deps: Deps,
+    deps: D,
     p: { paymentId: string; merchantId: string; correlationId: string; otp: string },
   ): Promise<{ pares: string; correlationId: string }>
   /** 400 SVC-3DS-3601 for a forged, expired or mismatched pares. */
   verifyPares(
-    deps: Deps,
+    deps: D,
     p: { paymentId: string; correlationId: string; pares: string },
   ): Promise<{ authenticated: boolean }>
   authorize(
-    deps: Deps,
+    deps: D,
     p: {
       paymentId: string
       merchantId: string
@@ -46,23 +49,23 @@ export interface Acquirer {
       capture: boolean
     },
   ): Promise<AuthorizeResult>
-  inquire(deps: Deps, p: { paymentId: string }): Promise<AuthorizeResult>
+  inquire(deps: D, p: { paymentId: string }): Promise<AuthorizeResult>
   /**
    * One capture of the authorization, keyed by our capture id (a retry is a no-op). Several
    * may follow one another up to the authorized amount; `final` releases the rest.
    */
   capture(
-    deps: Deps,
+    deps: D,
     p: { paymentId: string; reference: string; captureId: string; amount: number; final: boolean },
   ): Promise<void>
   /** Releases the uncaptured rest of the authorization (all of it when nothing is captured). */
-  void(deps: Deps, p: { paymentId: string; reference: string }): Promise<void>
+  void(deps: D, p: { paymentId: string; reference: string }): Promise<void>
   refund(
-    deps: Deps,
+    deps: D,
     p: { paymentId: string; refundId: string; reference: string; amount: number },
   ): Promise<{ status: 'completed' | 'pending'; bankRefundId: string }>
   refundStatus(
-    deps: Deps,
+    deps: D,
     p: { refundId: string },
   ): Promise<{ status: 'completed' | 'pending' | 'failed'; bankRefundId: string }>
 }

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto'
+import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { safeEqual } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
@@ -104,7 +105,7 @@ function assertAmount(amount: number): void {
   assert(amount > 0, 'amount must be positive')
 }
 
-export const sandboxBank: Acquirer = {
+export const sandboxBank: Acquirer<Deps> = {
   async start3ds(deps, p) {
     assertAmount(p.amount)
     // Called once per payment by the charge path; a repeat (after a crash) detokenizes again,

@@ -2,7 +2,6 @@ import type { Deps } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
 import { AppError, isNotFound, isValidationError, type FieldIssue } from '../../platform/errors.ts'
 import { isUuidV4 } from '../../platform/ids.ts'
-import { getAcquirer } from '../acquirer/index.ts'
 import { attachCardToCustomer } from '../customers/index.ts'
 import { assertKycApproved, getMerchant } from '../merchants/index.ts'
 import {
@@ -376,7 +375,7 @@ export async function submitChallenge(
 ): Promise<{ redirectUrl: string }> {
   const { payment, session } = await loadChallenge(deps, paymentId, input.correlationId)
   if (payment.status !== 'pending_3ds') throw checkoutError('challenge_done')
-  const { pares, correlationId } = await getAcquirer().completeChallenge(deps, {
+  const { pares, correlationId } = await deps.acquirer.completeChallenge(deps, {
     paymentId,
     merchantId: payment.merchantId,
     correlationId: input.correlationId,

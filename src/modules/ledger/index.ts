@@ -9,25 +9,30 @@ export {
 } from './ledger.postings.ts'
 export type { Share } from './ledger.postings.ts'
 export {
-  allPaymentsLedgerTotals,
-  balancesFor,
-  checkLedger,
-  legsForPayment,
-  listUnsettledReserveCredits,
-  ownerBalance,
-  paymentLedgerTotals,
   postCapture,
   postChargeback,
   postChargebackReversal,
+  postRefund,
+  postSettlement,
+} from './ledger.service.ts'
+export {
+  listUnsettledReserveCredits,
   postPayoutCreated,
   postPayoutFailed,
   postPayoutPaid,
   postPayoutsCreated,
-  postRefund,
-  postSettlement,
   settleReserveCredit,
-} from './ledger.service.ts'
-export type { LegView, OwnerBalance, PaymentLedgerTotals, ReserveCredit } from './ledger.service.ts'
+} from './settlement.service.ts'
+export type { ReserveCredit } from './settlement.service.ts'
+export {
+  allPaymentsLedgerTotals,
+  balancesFor,
+  checkLedger,
+  legsForPayment,
+  ownerBalance,
+  paymentLedgerTotals,
+} from './ledger-reads.service.ts'
+export type { LegView, OwnerBalance, PaymentLedgerTotals } from './ledger-reads.service.ts'
 // Balance transactions and finance reports (issue 27): read-only views of an owner's legs.
 export {
   balanceBefore,

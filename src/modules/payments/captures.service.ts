@@ -1,10 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
-import { getAcquirer } from '../acquirer/index.ts'
+import { OutcomeSignal } from '../../platform/outcome-signal.ts'
 import { captureStepCommission } from '../ledger/index.ts'
 import { emit, fullCaptureId, postCaptureLegs, saveCardIfAsked } from './charge.service.ts'
 import { paymentsError } from './payments.errors.ts'
@@ -24,9 +23,12 @@ const OPEN: readonly PaymentStatus[] = ['authorized', 'partially_captured']
 
 // A claimed capture or void is taken over after this long: its request is assumed dead.
 const ACTION_STALE_MS = 60_000
-// A request that finds the payment claimed waits for the claim to go, within bounds.
+// A request that finds the payment claimed waits for the claim to go, within bounds: woken
+// when a request of this process settles the claim, else it re-reads every CLAIM_RECHECK_MS
+// (the claim's holder may be another API process).
 const CLAIM_WAIT_MS_MAX = 5_000
-const CLAIM_POLL_MS = 20
+const CLAIM_RECHECK_MS = 100
+const claimSettled = new OutcomeSignal()
 
 export interface CaptureInput {
   /** Kuruş; omitted = the whole uncaptured remainder. */
@@ -138,8 +140,9 @@ async function waitWhileClaimed(
     const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
     if (!row) throw paymentsError('payment_not_found')
     if (row.action_in_flight === null || !isOpen(row.status)) return true
-    if (performance.now() >= deadline) return false
-    await sleep(CLAIM_POLL_MS)
+    const left = deadline - performance.now()
+    if (left <= 0) return false
+    await claimSettled.wait(paymentId, Math.min(left, CLAIM_RECHECK_MS))
   }
 }
 
@@ -147,7 +150,7 @@ async function waitWhileClaimed(
 async function performCapture(deps: Deps, row: PaymentRow, capture: CaptureRow): Promise<void> {
   assert(row.acquirer_reference, `payment ${row.id} is authorized without a bank reference`)
   try {
-    await getAcquirer().capture(deps, {
+    await deps.acquirer.capture(deps, {
       paymentId: row.id,
       reference: row.acquirer_reference,
       captureId: capture.id,
@@ -208,7 +211,7 @@ async function finishCapture(tx: Tx, claimed: PaymentRow, captureId: string, now
 async function performVoid(deps: Deps, row: PaymentRow): Promise<void> {
   assert(row.acquirer_reference, `payment ${row.id} is authorized without a bank reference`)
   try {
-    await getAcquirer().void(deps, { paymentId: row.id, reference: row.acquirer_reference })
+    await deps.acquirer.void(deps, { paymentId: row.id, reference: row.acquirer_reference })
   } catch (error) {
     await transact(deps.db, async (tx) => {
       const current = await repo.lockPaymentById(tx, row.merchant_id, row.id)
@@ -260,8 +263,13 @@ async function finishVoid(tx: Tx, claimed: PaymentRow, now: Date): Promise<void>
 
 /** Performs a claim; true when it was a dead request's action (the caller goes on). */
 async function perform(deps: Deps, claim: Claim & { kind: 'capture' | 'void' }) {
-  if (claim.kind === 'capture') await performCapture(deps, claim.row, claim.capture)
-  else await performVoid(deps, claim.row)
+  try {
+    if (claim.kind === 'capture') await performCapture(deps, claim.row, claim.capture)
+    else await performVoid(deps, claim.row)
+  } finally {
+    // Settled (or given back) and committed: whoever waits on this payment looks again now.
+    claimSettled.notify(claim.row.id)
+  }
   return claim.takenOver
 }
 

@@ -8,7 +8,7 @@ import { newId } from '../../platform/ids.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { countPaymentOutcome } from '../../platform/metrics.ts'
 import { stableStringify } from '../../platform/json.ts'
-import { binInfo, getAcquirer, type AuthorizeResult } from '../acquirer/index.ts'
+import { binInfo, type AuthorizeResult } from '../acquirer/index.ts'
 import { recordEvent } from '../events/index.ts'
 import { postCapture, type Share } from '../ledger/index.ts'
 import { attachCardToCustomer } from '../customers/index.ts'
@@ -176,7 +176,7 @@ export async function chargeCard(
   // Lists and rules (risk-check.ts): a block throws 402 here; require_3ds forces the challenge.
   intent = await checkRisk(deps, intent)
 
-  const acquirer = getAcquirer()
+  const acquirer = deps.acquirer
   if (intent.three_d_secure) {
     const start = await acquirer.start3ds(deps, {
       paymentId,
@@ -214,7 +214,7 @@ export async function authorizeAndSettle(
 ): Promise<Payment> {
   const row = intent ?? (await repo.findPaymentById(deps.db, merchantId, paymentId))
   if (!row?.card_token) throw paymentsError('payment_not_found')
-  const result = await getAcquirer().authorize(deps, {
+  const result = await deps.acquirer.authorize(deps, {
     paymentId,
     merchantId,
     cardToken: row.card_token,

@@ -3,7 +3,6 @@ import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { stableStringify } from '../../platform/json.ts'
-import { getAcquirer } from '../acquirer/index.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { getCardToken } from '../vault/index.ts'
 import { settleAuthorization, sharesFor } from './charge.service.ts'
@@ -82,7 +81,7 @@ export async function chargeSavedCard(deps: Deps, input: SavedCardCharge): Promi
     if (!winner) throw error
     return paymentRowToPayment(winner)
   }
-  const result = await getAcquirer().authorize(deps, {
+  const result = await deps.acquirer.authorize(deps, {
     paymentId,
     merchantId: input.merchantId,
     cardToken: token.cardToken,

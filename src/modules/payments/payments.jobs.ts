@@ -1,6 +1,5 @@
 import type { Deps } from '../../database.ts'
 import type { Reconciler } from '../../platform/jobs/queue.ts'
-import { getAcquirer } from '../acquirer/index.ts'
 import { settleAuthorization } from './charge.service.ts'
 import * as repo from './payments.repository.ts'
 import { expireAuthorizations, finishStaleActions } from './captures.service.ts'
@@ -21,7 +20,7 @@ export async function reconcilePendingPayments(deps: Deps): Promise<number> {
   const rows = await repo.findUnsettledPayments(deps.db, abandonedBefore, BATCH)
   let moved = 0
   for (const row of rows) {
-    const answer = await getAcquirer().inquire(deps, { paymentId: row.id })
+    const answer = await deps.acquirer.inquire(deps, { paymentId: row.id })
     if (answer.status === 'unknown') continue
     const settled = await settleAuthorization(
       deps,

@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises'
+import { OutcomeSignal } from '../../platform/outcome-signal.ts'
 import type { Deps } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { mergeMetadata } from '../../platform/metadata.ts'
-import { binInfo, getAcquirer } from '../acquirer/index.ts'
+import { binInfo } from '../acquirer/index.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { authorizeAndSettle, emit } from './charge.service.ts'
 import { computeCommission } from './commission.ts'
@@ -57,16 +57,21 @@ export async function getPublicStatus(deps: Deps, paymentId: string) {
   return { paymentId: row.id, status: row.status }
 }
 
-// A duplicate 3DS submit that lost the race waits for the winner's outcome, within bounds.
+// A duplicate 3DS submit that lost the race waits for the winner's outcome, within bounds:
+// woken when the winner (in this process) has recorded it, else it re-reads every
+// DUPLICATE_RECHECK_MS (the winner may be another API process).
 const DUPLICATE_WAIT_MS_MAX = 5_000
-const DUPLICATE_POLL_MS = 50
+const DUPLICATE_RECHECK_MS = 100
+const outcomeRecorded = new OutcomeSignal()
 
 async function waitForOutcome(deps: Deps, merchantId: string, paymentId: string) {
-  for (let waited = 0; ; waited += DUPLICATE_POLL_MS) {
+  const deadline = performance.now() + DUPLICATE_WAIT_MS_MAX
+  for (;;) {
     const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
     if (!row) throw paymentsError('payment_not_found')
-    if (row.status !== 'pending' || waited >= DUPLICATE_WAIT_MS_MAX) return paymentRowToPayment(row)
-    await sleep(DUPLICATE_POLL_MS)
+    const left = deadline - performance.now()
+    if (row.status !== 'pending' || left <= 0) return paymentRowToPayment(row)
+    await outcomeRecorded.wait(paymentId, Math.min(left, DUPLICATE_RECHECK_MS))
   }
 }
 
@@ -91,7 +96,7 @@ export async function complete3ds(
   if (!row.correlation_id || row.correlation_id !== input.correlationId) {
     throw new AppError('SVC-3DS-3601', 400, 'correlationId does not match this payment')
   }
-  const { authenticated } = await getAcquirer().verifyPares(deps, {
+  const { authenticated } = await deps.acquirer.verifyPares(deps, {
     paymentId,
     correlationId: input.correlationId,
     pares: input.pares,
@@ -112,8 +117,12 @@ export async function complete3ds(
     return moved
   })
   if (!claimed) return answerFor(await waitForOutcome(deps, merchantId, paymentId))
-  if (!authenticated) throw declinedError(paymentId, 'authentication_failed')
-  return authorizeAndSettle(deps, merchantId, paymentId)
+  try {
+    if (!authenticated) throw declinedError(paymentId, 'authentication_failed')
+    return await authorizeAndSettle(deps, merchantId, paymentId)
+  } finally {
+    outcomeRecorded.notify(paymentId)
+  }
 }
 
 export interface InstallmentOption {
@@ -158,7 +167,7 @@ export async function sandboxSolveChallenge(
   const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
   if (!row) throw paymentsError('payment_not_found')
   if (row.status !== 'pending_3ds' || !row.correlation_id) throw paymentsError('not_pending_3ds')
-  return getAcquirer().completeChallenge(deps, {
+  return deps.acquirer.completeChallenge(deps, {
     paymentId,
     merchantId,
     correlationId: row.correlation_id,

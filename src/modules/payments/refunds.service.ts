@@ -4,7 +4,6 @@ import { validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
-import { getAcquirer } from '../acquirer/index.ts'
 import { recordEvent } from '../events/index.ts'
 import { postRefund, refundStepCommission } from '../ledger/index.ts'
 import { emit } from './charge.service.ts'
@@ -151,7 +150,7 @@ export async function refundPayment(
 async function pushRefund(deps: Deps, payment: PaymentRow, refundId: string): Promise<void> {
   const refund = await repo.findRefundById(deps.db, refundId)
   if (refund?.status !== 'pending' || !payment.acquirer_reference) return
-  const acquirer = getAcquirer()
+  const acquirer = deps.acquirer
   const answer = await acquirer.refund(deps, {
     paymentId: payment.id,
     refundId,
@@ -297,7 +296,7 @@ export async function listRefunds(deps: Deps, merchantId: string, paymentId: str
 export async function reconcileRefunds(deps: Deps): Promise<number> {
   const pending = await repo.findPendingRefunds(deps.db, deps.clock.now(), 200)
   let moved = 0
-  const acquirer = getAcquirer()
+  const acquirer = deps.acquirer
   for (const refund of pending) {
     const payment = await repo.findPaymentById(deps.db, refund.merchant_id, refund.payment_id)
     if (!payment?.acquirer_reference) continue
