@@ -12,3 +12,5 @@ export {
   openChargebackFigures,
 } from './disputes.service.ts'
 export type { Chargeback } from './disputes.service.ts'
+export { saveEvidence, type EvidenceInput } from './evidence.service.ts'
+export { EVIDENCE_TEXTS } from './evidence-pdf.ts'
