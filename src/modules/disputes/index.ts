@@ -12,5 +12,4 @@ export {
   openChargebackFigures,
 } from './disputes.service.ts'
 export type { Chargeback } from './disputes.service.ts'
-export { saveEvidence, type EvidenceInput } from './evidence.service.ts'
-export { EVIDENCE_TEXTS } from './evidence-pdf.ts'
+export { saveEvidence } from './evidence.service.ts'
