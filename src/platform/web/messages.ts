@@ -870,6 +870,15 @@ export const tr = {
   dash_done_ev_submit: 'Kanıtlar gönderildi; ters ibraz incelemede.',
   dash_done_ev_file: 'Dosya kanıtlara eklendi.',
   dash_done_ev_file_remove: 'Dosya kanıtlardan çıkarıldı.',
+  dash_drf_all: 'Tüm toplu ödeme taslakları',
+  dash_po_details: 'Hakediş ödemesi',
+  dash_po_failure: 'Hata kodu',
+  dash_po_reference: 'Sizin referansınız',
+  dash_po_draft: 'Toplu ödeme taslağı',
+  dash_po_id: 'Ödeme no',
+  dash_po_title: '{amount} tutarlı hakediş ödemesi',
+  dash_inv_activate: 'E-postasız etkinleştir',
+  dash_done_inv_activate: 'Fatura etkinleştirildi; ödeme linki açık, e-posta gönderilmedi.',
 }
 
 export type MessageKey = keyof typeof tr
@@ -1744,4 +1753,13 @@ export const en: Record<MessageKey, string> = {
   dash_done_ev_submit: 'Evidence submitted; the chargeback is under review.',
   dash_done_ev_file: 'File added to the evidence.',
   dash_done_ev_file_remove: 'File removed from the evidence.',
+  dash_drf_all: 'All bulk payout drafts',
+  dash_po_details: 'Payout',
+  dash_po_failure: 'Failure code',
+  dash_po_reference: 'Your reference',
+  dash_po_draft: 'Bulk payout draft',
+  dash_po_id: 'Payout ID',
+  dash_po_title: 'Payout of {amount}',
+  dash_inv_activate: 'Activate without email',
+  dash_done_inv_activate: 'Invoice activated; its payment link is open and no email was sent.',
 }
