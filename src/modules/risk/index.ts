@@ -7,9 +7,7 @@ export { riskRoutes } from './risk.http.ts'
 export { riskReconcilers } from './risk.jobs.ts'
 export { FACTS as RISK_FACTS } from './risk.conditions.ts'
 export {
-  LIST_LIMIT_MAX,
   LIST_NAMES,
-  RULES_MAX,
   addListItem,
   backtestRule,
   createRule,
@@ -21,18 +19,16 @@ export {
   removeListItem,
   updateRule,
   type Backtest,
-  type ListItem,
   type Rule,
 } from './risk.service.ts'
 export {
-  REVIEWS_LIMIT_MAX,
   approveReview,
   getReview,
   listReviews,
   rejectReview,
   type Review,
 } from './reviews.service.ts'
-export type { ReviewClosedReason, RiskAction, RiskListName } from './risk.table.ts'
+export type { RiskAction, RiskListName } from './risk.table.ts'
 
 /** What the payments module calls for each charge (installed by registerJobs, src/jobs.ts). */
 export const riskPortImpl: RiskPort = { assess: assessCharge, openReview }
