@@ -1,6 +1,6 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { keysetCursor } from '../../platform/cursor.ts'
+import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { isNotFound, validationError } from '../../platform/errors.ts'
 import { newId, newUuid } from '../../platform/ids.ts'
@@ -264,23 +264,11 @@ export async function listDrafts(
   q: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: Draft[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= 100, 'limit')
-  const before =
-    q.cursor === undefined
-      ? undefined
-      : DRAFTS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
-  const rows = await repo.findDraftPage(deps.readDb, merchantId, before, q.limit + 1)
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  return {
-    items: page.map(draftRowToDraft),
-    nextCursor:
-      rows.length > q.limit && last
-        ? DRAFTS_CURSOR.encode(deps.config.masterKey, merchantId, {
-            createdAt: last.created_at,
-            id: last.id,
-          })
-        : null,
-  }
+  return DRAFTS_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    fetch: (before, limit) => repo.findDraftPage(deps.readDb, merchantId, before, limit),
+    view: (rows) => rows.map(draftRowToDraft),
+    position: byCreatedAt,
+  })
 }
 
 /** draft → cancelled; cancelling a cancelled draft answers the same; an approved one is 409. */
