@@ -433,7 +433,7 @@ async function listPage(
   const manage = ctx.can('risk.manage')
   const token = csrfToken(ctx.request, ctx.reply)
   const content = markup`${riskTabs(lang, 'lists')}
-    <div class="actions" role="group" aria-label="${t(lang, 'dash_risk_lists_title')}">
+    <div class="actions tabs" role="group" aria-label="${t(lang, 'dash_risk_lists_title')}">
       ${LIST_NAMES.map((l) =>
         l === list
           ? markup`<a class="button button-primary" href="${BASE}/risk/lists/${l}" aria-current="page">${listLabel(lang, l)}</a>`
