@@ -5,7 +5,8 @@
 // then capture / void what the API then reports, audited; a closed review offers no action
 // and a forged decision is refused with its reason; only owners and admins decide (finance,
 // support, viewer: no buttons, forged POST 403); no CSRF token changes nothing; another
-// merchant's review is the 404 page. The payment's own page shows the same risk panel.
+// merchant's review is the 404 page. The payment's own page shows the same risk panel, and the
+// overview the number of open reviews.
 // Method: the real app over HTTP, a cookie-jar client, the signed API to make and check data.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -54,6 +55,8 @@ test('the queue, a review with its risk panel; approve captures and reject voids
   const first = await held(m, 12_345)
   const second = await held(m, 20_000)
   const web = await signedIn(h, m)
+  const overview = await web.get('/dashboard')
+  assert.match(blockText(overview.text, 'reviews', 'li'), /Bekleyen incelemeler 2$/)
 
   const list = await web.get('/dashboard/reviews')
   assert.equal(list.status, 200)
@@ -116,6 +119,8 @@ test('the queue, a review with its risk panel; approve captures and reject voids
 
   const open = await web.get('/dashboard/reviews')
   assert.match(open.text, /Bekleyen inceleme yok/)
+  const emptied = await web.get('/dashboard')
+  assert.match(blockText(emptied.text, 'reviews', 'li'), /Bekleyen incelemeler 0$/)
   const closed = await web.get('/dashboard/reviews?status=closed')
   const closedRows = tableText(closed.text, 'reviews-table')
   assert.ok(closedRows.includes('Onaylandı') && closedRows.includes('Reddedildi'), closedRows)

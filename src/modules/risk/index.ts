@@ -23,6 +23,7 @@ export {
 } from './risk.service.ts'
 export {
   approveReview,
+  countOpenReviews,
   getReview,
   listReviews,
   rejectReview,

@@ -879,6 +879,7 @@ export const tr = {
   dash_po_title: '{amount} tutarlı hakediş ödemesi',
   dash_inv_activate: 'E-postasız etkinleştir',
   dash_done_inv_activate: 'Fatura etkinleştirildi; ödeme linki açık, e-posta gönderilmedi.',
+  dash_fig_reviews: 'Bekleyen incelemeler',
 }
 
 export type MessageKey = keyof typeof tr
@@ -1762,4 +1763,5 @@ export const en: Record<MessageKey, string> = {
   dash_po_title: 'Payout of {amount}',
   dash_inv_activate: 'Activate without email',
   dash_done_inv_activate: 'Invoice activated; its payment link is open and no email was sent.',
+  dash_fig_reviews: 'Reviews waiting',
 }
