@@ -2,7 +2,8 @@
 // English, at 1280 px and at 360 px. Starts the real app on a throwaway embedded database,
 // makes a demo merchant and its data through the operator and signed APIs, then drives
 // Debian's chromium (playwright-core) through the pages.
-// Usage: npx node scripts/dashboard-screenshots.ts   (chromium at /usr/bin/chromium)
+// Usage: npx node scripts/dashboard-screenshots.ts [name…]   (chromium at /usr/bin/chromium)
+// With names (e.g. `reviews review`), only those pages are taken again.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +15,9 @@ import { Kurus } from '../sdk/index.ts'
 
 const OUT = fileURLToPath(new URL('../docs/dashboard/', import.meta.url))
 const OPERATOR_TOKEN = 'screenshots-operator-token-0123456789'
+
+const only = process.argv.slice(2)
+const wanted = (name: string) => only.length === 0 || only.includes(name)
 
 const dataDir = mkdtempSync(join(tmpdir(), 'kurus-shots-'))
 const config = loadConfig(
@@ -143,6 +147,39 @@ try {
       { rail: 'eft', dest: 'TR00', holderName: 'Ali Veli', amountMinor: 10_000, currency: 'TRY' },
     ],
   })
+  // A review rule that holds only this amount, a held payment, a block list entry; made after
+  // the other payments so no other charge is held.
+  const rule = await made<{ id: string }>('/v1/risk/rules', {
+    name: 'Tam 615 TL',
+    action: 'review',
+    condition: { '==': [{ var: 'amount' }, 61_500] },
+  })
+  await pay(61_500, '5890040000000016')
+  const reviews = await client.request<{ items: { id: string }[] }>('GET', '/v1/reviews')
+  const reviewId = reviews.body.items[0]?.id ?? ''
+  await made('/v1/risk/lists/email/items', {
+    value: 'dolandirici@example.com',
+    note: 'iki ters ibraz',
+  })
+  // A second draft, approved: the payout page's payout (the first stays awaiting approval).
+  const paid = await made<{ draftId: string }>('/v1/payout-drafts', {
+    storeId: merchant.storeId,
+    rows: [
+      {
+        rail: 'fast',
+        dest: 'TR330006100519786457841326',
+        holderName: 'Mehmet Demir',
+        amountMinor: 25_000,
+        currency: 'TRY',
+      },
+    ],
+  })
+  const approved = await client.request('POST', `/v1/payout-drafts/${paid.draftId}/approve`, {
+    body: {},
+  })
+  if (approved.status !== 200) throw new Error(`approve: ${JSON.stringify(approved.body)}`)
+  const payouts = await client.request<{ items: { id: string }[] }>('GET', '/v1/payouts')
+  const payoutId = payouts.body.items[0]?.id ?? ''
   // Webhook endpoints are managed through the dashboard API (a dashboard user's JWT).
   const login = await fetch(`${base}/v1/dashboard/login`, {
     method: 'POST',
@@ -178,6 +215,12 @@ try {
       ['chargeback', `/dashboard/chargebacks/${chargeback.id}`],
       ['payouts', '/dashboard/payouts'],
       ['payout-draft', `/dashboard/payouts/drafts/${draft.draftId}`],
+      ['payout', `/dashboard/payouts/${payoutId}`],
+      ['reviews', '/dashboard/reviews'],
+      ['review', `/dashboard/reviews/${reviewId}`],
+      ['risk-rules', '/dashboard/risk/rules'],
+      ['risk-rule', `/dashboard/risk/rules/${rule.id}`],
+      ['risk-list', '/dashboard/risk/lists/email'],
       ['developers', '/dashboard/developers'],
       ['team', '/dashboard/settings'],
       ['audit-log', '/dashboard/settings/audit-log'],
@@ -190,12 +233,14 @@ try {
         const context = await browser.newContext({ viewport: { width, height }, locale: lang })
         const page = await context.newPage()
         await page.goto(`${base}/dashboard/login?lang=${lang}`)
-        await page.screenshot({ path: join(OUT, `login-${lang}-${width}.png`) })
+        if (wanted('login')) {
+          await page.screenshot({ path: join(OUT, `login-${lang}-${width}.png`) })
+        }
         await page.locator('input[name="email"]').fill(merchant.dashboard.email)
         await page.locator('input[name="password"]').fill(merchant.dashboard.password)
         await page.locator('button[type="submit"]').click()
         await page.waitForURL(`${base}/dashboard`)
-        for (const [name, path] of pages.slice(1)) {
+        for (const [name, path] of pages.slice(1).filter(([name]) => wanted(name))) {
           await page.goto(base + path)
           if (name === 'overview') await page.locator('#volume-chart canvas').first().waitFor()
           await page.screenshot({ path: join(OUT, `${name}-${lang}-${width}.png`), fullPage: true })

@@ -458,6 +458,34 @@ if (runsBackendIndependentChecks()) {
     await t.test(
       'every dashboard page at 360 and 1280 px: no sideways scroll, axe clean',
       async () => {
+        // Data for the risk, evidence and payout pages, made here (after the flows above) so
+        // the rule holds only this charge: an amount no other step uses.
+        const rule = await m.client.request<{ id: string }>('POST', '/v1/risk/rules', {
+          body: {
+            name: 'Tam 777 TL',
+            action: 'review',
+            condition: { '==': [{ var: 'amount' }, 77_700] },
+          },
+        })
+        assert.equal(rule.status, 201)
+        const held = await paidPayment(m, 77_700)
+        const reviews = await m.client.request<{ items: { id: string; paymentId: string }[] }>(
+          'GET',
+          '/v1/reviews?status=open',
+        )
+        const reviewId = reviews.body.items.find((r) => r.paymentId === held.paymentId)?.id ?? ''
+        const listed = await m.client.request('POST', '/v1/risk/lists/email/items', {
+          body: { value: 'dolandirici@example.com', note: 'iki ters ibraz' },
+        })
+        assert.equal(listed.status, 201)
+        const open = await m.client.request<{ id: string }>(
+          'POST',
+          `/v1/sandbox/payments/${big.paymentId}/chargebacks`,
+          { body: { amount: 1_000 } },
+        )
+        assert.equal(open.status, 201)
+        const payouts = await m.client.request<{ items: { id: string }[] }>('GET', '/v1/payouts')
+        const payoutId = payouts.body.items[0]?.id ?? ''
         const state = await w.context.storageState()
         const pages = [
           '/dashboard',
@@ -487,9 +515,16 @@ if (runsBackendIndependentChecks()) {
           '/dashboard/chargebacks',
           `/dashboard/chargebacks/${section.chargebackId}`,
           '/dashboard/reviews',
+          `/dashboard/reviews/${reviewId}`,
+          '/dashboard/risk/rules',
+          `/dashboard/risk/rules/${rule.body.id}`,
+          '/dashboard/risk/lists/email',
+          `/dashboard/chargebacks/${open.body.id}`,
           '/dashboard/payouts',
           '/dashboard/payouts/drafts/new',
           `/dashboard/payouts/drafts/${draftId}`,
+          '/dashboard/payouts/drafts',
+          `/dashboard/payouts/${payoutId}`,
           '/dashboard/reports',
           '/dashboard/no-such-page',
         ]

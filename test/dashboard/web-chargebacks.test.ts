@@ -3,8 +3,8 @@
 // Reverse change what the API then reports (a reversed amount is refundable again), each
 // audited; a resolved chargeback offers no action and a forged one is refused with its reason;
 // finance may act, viewer and developer may not; a forged POST without CSRF token changes
-// nothing; another merchant's chargeback is the 404 page. The page carries no evidence form
-// (that comes with the evidence API) but says so.
+// nothing; another merchant's chargeback is the 404 page. The evidence form is
+// web-evidence.test.ts's.
 // Method: the real app over HTTP, a cookie-jar client, the signed API to check results.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -71,8 +71,7 @@ test('the list shows the deadline; accept and reverse are what the API then repo
   assert.equal(detail.status, 200)
   assert.equal(textOf(detail.text, 'deadline'), due)
   assert.match(detail.text, new RegExp(`href="/dashboard/payments/${paymentId}"`))
-  assert.match(detail.text, /id="evidence-note"/)
-  assert.doesNotMatch(detail.text, /name="(productDescription|uncategorizedText)"/)
+  assert.match(detail.text, /id="evidence-form"/)
 
   const accepted = await web.submit(`/dashboard/chargebacks/${first.id}/accept`, {}, detail)
   assert.equal(accepted.status, 303)

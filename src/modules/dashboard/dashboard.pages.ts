@@ -195,7 +195,10 @@ async function errorPage(
   const shown: ErrorStatus =
     status === 403 || status === 404 || status === 429 || status === 409 || status === 400
       ? status
-      : 500
+      : // A body over a route's limit (an evidence upload): the bad-request page, not a 500.
+        status === 413
+        ? 400
+        : 500
   const { heading, content } = errorContent(lang, shown, request.id, BASE)
   const session = request.dashSession
   if (session?.stage === 'active') {

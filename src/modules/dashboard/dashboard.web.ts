@@ -298,6 +298,7 @@ export function redirect(reply: FastifyReply, location: string): FastifyReply {
 const ERROR_KEYS: Partial<Record<string, MessageKey>> = {
   'SVC-STATE-3401': 'dash_err_state',
   'SVC-VAL-3001': 'dash_err_invalid',
+  'SVC-VAL-3003': 'dash_err_too_large',
   'SVC-KYC-3101': 'dash_err_kyc',
   'SVC-PAY-3501': 'dash_err_declined',
   'SVC-RES-3301': 'dash_err_not_found',

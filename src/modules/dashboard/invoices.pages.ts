@@ -22,6 +22,7 @@ import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
 import {
+  activateInvoice,
   cancelInvoice,
   createInvoice,
   getInvoice,
@@ -51,8 +52,9 @@ import { idParam, keysetPager } from './list-pages.ts'
 // /dashboard/invoices: the list (status filter, keyset pages), /dashboard/invoices/new: the
 // create form with line items, and /dashboard/invoices/{id}: lines, buyer, the public link,
 // the PDF and Send / Cancel as the state and the role allow. Everything is the invoices
-// module's createInvoice / sendInvoice / cancelInvoice / merchantInvoicePdf, as the API's
-// (send needs an approved KYC there, and here).
+// module's createInvoice / sendInvoice / activateInvoice / cancelInvoice / merchantInvoicePdf,
+// as the API's (send and activate need an approved KYC there, and here). Activate opens the
+// public link without an email, for a merchant who shares the link itself.
 
 const PAGE_SIZE = 25
 /** Line rows on the create form (blank rows are left out); the form works without script. */
@@ -246,6 +248,11 @@ function actionsPanel(ctx: PageContext, i: Invoice): SafeHtml {
           label: t(lang, 'dash_inv_send'),
           variant: 'primary',
         }),
+        postButton({
+          action: `${BASE}/invoices/${i.id}/activate`,
+          csrfToken: token,
+          label: t(lang, 'dash_inv_activate'),
+        }),
       )
     }
     if (!['paid', 'expired', 'cancelled'].includes(i.status)) {
@@ -413,14 +420,16 @@ export function invoicesPages(deps: Deps): FastifyPluginAsync {
     const act = async (
       ctx: PageContext,
       id: string,
-      action: 'send' | 'cancel',
+      action: 'send' | 'activate' | 'cancel',
     ): Promise<FastifyReply> => {
       const { merchantId, userId } = ctx.member
       const result = await attempt(async () => {
         if (action === 'cancel') return cancelInvoice(deps, merchantId, id)
-        // As the API's route: the buyer will be asked to pay, so KYC must be approved.
+        // As the API's routes: the buyer will be asked to pay, so KYC must be approved.
         await assertKycApproved(deps, merchantId)
-        return sendInvoice(deps, merchantId, id)
+        return action === 'send'
+          ? sendInvoice(deps, merchantId, id)
+          : activateInvoice(deps, merchantId, id)
       })
       if (!result.ok) {
         if (result.error.status === 404) throw result.error
@@ -433,16 +442,16 @@ export function invoicesPages(deps: Deps): FastifyPluginAsync {
         target: id,
         details: { status: result.value.status },
       })
-      setFlash(
-        deps,
-        ctx.reply,
-        'success',
-        action === 'send' ? 'dash_done_inv_send' : 'dash_done_inv_cancel',
-      )
+      const done = {
+        send: 'dash_done_inv_send',
+        activate: 'dash_done_inv_activate',
+        cancel: 'dash_done_inv_cancel',
+      } as const
+      setFlash(deps, ctx.reply, 'success', done[action])
       return redirect(ctx.reply, `${BASE}/invoices/${id}`)
     }
 
-    for (const action of ['send', 'cancel'] as const) {
+    for (const action of ['send', 'activate', 'cancel'] as const) {
       app.post(`/invoices/:id/${action}`, async (request, reply) =>
         act(allow(deps, request, reply, 'customers.manage'), idParam(request), action),
       )

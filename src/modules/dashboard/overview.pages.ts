@@ -14,8 +14,8 @@ import { t, type Lang } from '../../platform/web/i18n.ts'
 import { allow, renderPage } from './dashboard.web.ts'
 import { merchantOverview, type PeriodFigures } from './overview.service.ts'
 
-// /dashboard: today's and the last 30 days' figures, refunds, open chargebacks and balances,
-// and a 30-day volume chart (uPlot, from our origin) with the same numbers in a table.
+// /dashboard: today's and the last 30 days' figures, refunds, open chargebacks and reviews,
+// balances, and a 30-day volume chart (uPlot, from our origin) with the same numbers in a table.
 
 function figure(label: string, value: string, sub?: string, id?: string): SafeHtml {
   return markup`<li class="figure" ${id ? markup`id="${id}"` : ''}>
@@ -64,6 +64,7 @@ export function overviewPages(deps: Deps): FastifyPluginAsync {
               formatMoney(o.openChargebacks.amountMinor, lang),
               'chargebacks',
             )}
+            ${figure(t(lang, 'dash_fig_reviews'), formatNumber(o.openReviews, lang), undefined, 'reviews')}
             ${figure(t(lang, 'dash_fig_available'), formatMoney(o.availableMinor, lang), undefined, 'available')}
             ${figure(t(lang, 'dash_fig_reserved'), formatMoney(o.reservedMinor, lang), undefined, 'reserved')}
           </ul>`,

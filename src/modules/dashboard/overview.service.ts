@@ -6,6 +6,7 @@ import {
   startOfIstanbulDay,
 } from '../../platform/web/format.ts'
 import { openChargebackFigures } from '../disputes/index.ts'
+import { countOpenReviews } from '../risk/index.ts'
 import { balancesFor } from '../ledger/index.ts'
 import { completedRefundFigures, dailyPaymentFigures, type DayFigures } from '../payments/index.ts'
 
@@ -28,6 +29,7 @@ export interface Overview {
   last30: PeriodFigures
   refunds30: { count: number; amountMinor: number }
   openChargebacks: { count: number; amountMinor: number }
+  openReviews: number
   availableMinor: number
   reservedMinor: number
   /** One entry per day, oldest first, zero-filled. */
@@ -60,10 +62,11 @@ export async function merchantOverview(deps: Deps, merchantId: string): Promise<
   const from = istanbulDayStart(keys[0] ?? '') ?? startOfIstanbulDay(now)
   // The end of today: payments created "now" in a moved test clock still count.
   const to = new Date(startOfIstanbulDay(now).getTime() + DAY_MS)
-  const [daily, refunds30, openChargebacks, balances] = await Promise.all([
+  const [daily, refunds30, openChargebacks, openReviews, balances] = await Promise.all([
     dailyPaymentFigures(deps, merchantId, { from, to, timeZone: TIME_ZONE }),
     completedRefundFigures(deps, merchantId, { from, to }),
     openChargebackFigures(deps, merchantId),
+    countOpenReviews(deps, merchantId),
     balancesFor(deps.db, merchantId),
   ])
   const byDay = new Map(daily.map((d) => [d.day, d]))
@@ -77,6 +80,7 @@ export async function merchantOverview(deps: Deps, merchantId: string): Promise<
     last30: period(days),
     refunds30,
     openChargebacks,
+    openReviews,
     availableMinor: balances.reduce((a, b) => a + b.availableMinor, 0),
     reservedMinor: balances.reduce((a, b) => a + b.reserveMinor, 0),
     days,

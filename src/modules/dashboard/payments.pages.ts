@@ -35,8 +35,11 @@ import {
   getPayment,
   refundPayment,
   voidPayment,
+  getPaymentRiskFacts,
   type Payment,
+  type RiskFacts,
 } from '../payments/index.ts'
+import { listRules, type Rule } from '../risk/index.ts'
 import {
   createExport,
   getExport,
@@ -57,6 +60,7 @@ import {
   setFlash,
   type PageContext,
 } from './dashboard.web.ts'
+import { riskDetails } from './risk-view.ts'
 import { formFields, liraInput, parseLira, queryFields } from './forms.ts'
 
 // /dashboard/payments: the list (filters, one search box, keyset pages, CSV export through
@@ -320,14 +324,18 @@ interface DetailData {
   legs: Awaited<ReturnType<typeof getTransactionLedger>>
   events: { type: string; at: Date; resourceId: string }[]
   customerEmail: string | undefined
+  riskFacts: RiskFacts | null
+  rules: Rule[]
 }
 
 async function loadDetail(deps: Deps, merchantId: string, id: string): Promise<DetailData> {
   // getTransaction is the read model's detail (a 404 for another merchant's id, as the API).
   const tx = await getTransaction(deps, merchantId, id)
-  const [payment, legs] = await Promise.all([
+  const [payment, legs, riskFacts, rules] = await Promise.all([
     getPayment(deps, merchantId, id),
     getTransactionLedger(deps, merchantId, id),
+    getPaymentRiskFacts(deps, merchantId, id),
+    listRules(deps, merchantId),
   ])
   const resources = [id, ...tx.refunds.map((r) => r.refundId)]
   const events = (
@@ -345,6 +353,8 @@ async function loadDetail(deps: Deps, merchantId: string, id: string): Promise<D
     legs,
     events,
     customerEmail: payment.customerId ? emails.get(payment.customerId) : undefined,
+    riskFacts,
+    rules,
   }
 }
 
@@ -453,6 +463,11 @@ async function detailPage(
     ${section({ title: t(lang, 'dash_pay_amounts'), id: 'amounts-heading', body: amounts })}
     ${actionsPanel(ctx, p, problem?.refundAmount)}
     ${section({ title: t(lang, 'dash_pay_details'), id: 'details-heading', body: about })}
+    ${section({
+      title: t(lang, 'dash_risk_title'),
+      id: 'risk-heading',
+      body: riskDetails(lang, p.risk, d.riskFacts, d.rules),
+    })}
     ${section({ title: t(lang, 'dash_pay_timeline'), id: 'timeline-heading', body: timeline })}
     ${section({
       title: t(lang, 'dash_pay_refunds'),

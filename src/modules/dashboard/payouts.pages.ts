@@ -24,8 +24,11 @@ import {
   getBalances,
   getDraft,
   listPayouts,
+  getPayout,
+  listDrafts,
   listRecentDrafts,
   parseDraftCsv,
+  type Draft,
   type DraftStatus,
   type PayoutStatus,
 } from '../payouts/index.ts'
@@ -48,7 +51,9 @@ import { idParam, keysetPager } from './list-pages.ts'
 // of payout rows pasted into a text area (no multipart in the stack yet; see
 // docs/dashboard.md) → /dashboard/payouts/drafts/{id}: the per-row report, Approve (needs an
 // approved KYC, as the API's route) and Cancel. All through the payouts module's createDraft /
-// getDraft / approveDraft / cancelDraft / listPayouts / getBalances, as the API.
+// getDraft / approveDraft / cancelDraft / listPayouts / getBalances, as the API;
+// /dashboard/payouts/{id}: one payout with its status timeline (getPayout);
+// /dashboard/payouts/drafts: every draft in keyset pages (listDrafts).
 
 const PAGE_SIZE = 25
 const STATUSES: readonly PayoutStatus[] = ['pending', 'processing', 'paid', 'failed']
@@ -70,6 +75,26 @@ function payoutBadge(lang: Lang, status: PayoutStatus): SafeHtml {
 
 function draftBadge(lang: Lang, status: DraftStatus): SafeHtml {
   return badge(t(lang, `dash_drf_status_${status}`), DRAFT_TONES[status])
+}
+
+function draftsTable(lang: Lang, drafts: readonly Draft[]): SafeHtml {
+  return dataTable({
+    caption: t(lang, 'dash_drf_latest'),
+    id: 'drafts-table',
+    columns: [
+      { label: t(lang, 'dash_col_created') },
+      { label: t(lang, 'dash_col_status') },
+      { label: t(lang, 'dash_drf_rows'), numeric: true },
+      { label: t(lang, 'dash_drf_valid_total'), numeric: true },
+    ],
+    rows: drafts.map((d) => [
+      markup`<a href="${BASE}/payouts/drafts/${d.id}">${formatDate(d.createdAt, lang, 'datetime')}</a>`,
+      draftBadge(lang, d.status),
+      `${formatNumber(d.validCount, lang)} / ${formatNumber(d.rowCount, lang)}`,
+      formatMoney(d.validTotalMinor, lang),
+    ]),
+    empty: t(lang, 'dash_none'),
+  })
 }
 
 async function ownerNames(deps: Deps, merchantId: string, ids: readonly string[]) {
@@ -146,23 +171,8 @@ async function mainPage(deps: Deps, ctx: PageContext) {
       ${section({
         title: t(lang, 'dash_drf_latest'),
         id: 'drafts-heading',
-        body: dataTable({
-          caption: t(lang, 'dash_drf_latest'),
-          id: 'drafts-table',
-          columns: [
-            { label: t(lang, 'dash_col_created') },
-            { label: t(lang, 'dash_col_status') },
-            { label: t(lang, 'dash_drf_rows'), numeric: true },
-            { label: t(lang, 'dash_drf_valid_total'), numeric: true },
-          ],
-          rows: drafts.map((d) => [
-            markup`<a href="${BASE}/payouts/drafts/${d.id}">${formatDate(d.createdAt, lang, 'datetime')}</a>`,
-            draftBadge(lang, d.status),
-            `${formatNumber(d.validCount, lang)} / ${formatNumber(d.rowCount, lang)}`,
-            money(d.validTotalMinor),
-          ]),
-          empty: t(lang, 'dash_none'),
-        }),
+        body: markup`${draftsTable(lang, drafts)}
+          ${drafts.length ? markup`<p><a href="${BASE}/payouts/drafts">${t(lang, 'dash_drf_all')}</a></p>` : ''}`,
       })}
       ${section({
         title: t(lang, 'dash_po_list'),
@@ -193,7 +203,7 @@ async function mainPage(deps: Deps, ctx: PageContext) {
               { label: t(lang, 'dash_po_rail') },
             ],
             rows: items.map((p) => [
-              formatDate(p.createdAt, lang, 'datetime'),
+              markup`<a href="${BASE}/payouts/${p.id}">${formatDate(p.createdAt, lang, 'datetime')}</a>`,
               money(p.amountMinor),
               payoutBadge(lang, p.status),
               p.holderName,
@@ -333,10 +343,113 @@ async function draftPage(deps: Deps, ctx: PageContext, id: string, problem?: App
   })
 }
 
+/** Every draft of the merchant, newest first, in keyset pages. */
+async function draftsPage(deps: Deps, ctx: PageContext) {
+  const { lang } = ctx
+  const cursor = queryFields(ctx.request).optional('after', 2048)
+  const result = await attempt(() =>
+    listDrafts(deps, ctx.member.merchantId, { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }),
+  )
+  const { items, nextCursor } = result.ok ? result.value : { items: [], nextCursor: null }
+  return renderPage(ctx, {
+    heading: t(lang, 'dash_drf_all'),
+    section: 'payouts',
+    headingAside: markup`<a class="button button-secondary" href="${BASE}/payouts">${t(lang, 'dash_po_back')}</a>`,
+    ...(result.ok
+      ? {}
+      : {
+          status: result.error.status,
+          flash: { kind: 'error', text: refusalText(lang, result.error) },
+        }),
+    content: markup`${draftsTable(lang, items)}
+      ${keysetPager(lang, `${BASE}/payouts/drafts`, {}, cursor, nextCursor)}`,
+  })
+}
+
+/** One payout: amounts, where it goes, and its status timeline. */
+async function payoutPage(deps: Deps, ctx: PageContext, id: string) {
+  const { lang } = ctx
+  const { merchantId } = ctx.member
+  // Another merchant's (or no) payout is the service's 404: the 404 page.
+  const p = await getPayout(deps, { merchantId, submerchantId: null }, id)
+  const names = p.submerchantId
+    ? await ownerNames(deps, merchantId, [p.submerchantId])
+    : new Map<string, string>()
+  const when = (d: Date | null) => (d ? formatDate(d, lang, 'datetime') : '—')
+  const steps: [string, Date | null][] = [
+    [t(lang, 'dash_po_status_pending'), p.createdAt],
+    [t(lang, 'dash_po_status_processing'), p.processingAt],
+    ...(p.status === 'failed'
+      ? ([[t(lang, 'dash_po_status_failed'), p.failedAt]] as [string, Date | null][])
+      : ([[t(lang, 'dash_po_status_paid'), p.paidAt]] as [string, Date | null][])),
+  ]
+  const content = markup`
+    ${section({
+      title: t(lang, 'dash_po_details'),
+      id: 'payout-heading',
+      body: facts([
+        [
+          t(lang, 'dash_col_amount'),
+          markup`<span id="payout-amount">${formatMoney(p.amountMinor, lang)}</span>`,
+        ],
+        [
+          t(lang, 'dash_col_status'),
+          markup`<span id="payout-status">${payoutBadge(lang, p.status)}</span>`,
+        ],
+        [
+          t(lang, 'dash_col_owner'),
+          p.submerchantId
+            ? markup`${names.get(p.submerchantId) ?? ''} <span class="mono">${p.submerchantId}</span>`
+            : t(lang, 'dash_po_owner_merchant'),
+        ],
+        [t(lang, 'dash_po_holder'), p.holderName],
+        [t(lang, 'dash_po_dest'), markup`<span class="mono">${p.destMasked}</span>`],
+        [t(lang, 'dash_po_rail'), p.rail.toUpperCase()],
+        [t(lang, 'dash_po_failure'), p.failureCode ?? '—'],
+        [t(lang, 'dash_po_reference'), p.clientReference ?? '—'],
+        [
+          t(lang, 'dash_po_draft'),
+          p.draftId
+            ? markup`<a class="mono" href="${BASE}/payouts/drafts/${p.draftId}">${p.draftId}</a>`
+            : '—',
+        ],
+        [t(lang, 'dash_po_id'), markup`<span class="mono">${p.id}</span>`],
+      ]),
+    })}
+    ${section({
+      title: t(lang, 'dash_pay_timeline'),
+      id: 'timeline-heading',
+      body: markup`<ol class="timeline" id="payout-timeline">
+        ${steps.map(([label, at]) => markup`<li>${label} · ${when(at)}</li>`)}
+      </ol>`,
+    })}
+    ${section({
+      title: t(lang, 'dash_pay_metadata'),
+      id: 'metadata-heading',
+      body: Object.keys(p.metadata).length
+        ? facts(Object.entries(p.metadata))
+        : markup`<p class="muted">${t(lang, 'dash_none')}</p>`,
+    })}`
+  return renderPage(ctx, {
+    heading: t(lang, 'dash_po_title', { amount: formatMoney(p.amountMinor, lang) }),
+    section: 'payouts',
+    headingAside: markup`<a class="button button-secondary" href="${BASE}/payouts">${t(lang, 'dash_po_back')}</a>`,
+    content,
+  })
+}
+
 export function payoutsPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     app.get('/payouts', async (request, reply) =>
       mainPage(deps, allow(deps, request, reply, 'read')),
+    )
+
+    app.get('/payouts/drafts', async (request, reply) =>
+      draftsPage(deps, allow(deps, request, reply, 'read')),
+    )
+
+    app.get('/payouts/:id', async (request, reply) =>
+      payoutPage(deps, allow(deps, request, reply, 'read'), idParam(request)),
     )
 
     app.get('/payouts/drafts/new', async (request, reply) =>

@@ -17,6 +17,12 @@ export type Permission =
   | 'customers.manage'
   /** Create and deactivate payment links (a way to take money: owners and admins). */
   | 'payment_links.manage'
+  /**
+   * Risk rules and block lists: create, change, enable or disable, delete, backtest; add and
+   * remove list entries. They decide who may pay the merchant at all, as payment links decide
+   * how: owners and admins.
+   */
+  | 'risk.manage'
   /** Upload, approve and cancel payout drafts. */
   | 'payouts.manage'
   | 'reports.manage'
@@ -33,6 +39,7 @@ const EVERYTHING: readonly Permission[] = [
   'payments.capture_void',
   'customers.manage',
   'payment_links.manage',
+  'risk.manage',
   'payouts.manage',
   'reports.manage',
   'developers.keys',

@@ -9,15 +9,14 @@ import { overviewPages } from './overview.pages.ts'
 import { paymentLinksPages } from './payment-links.pages.ts'
 import { paymentsPages } from './payments.pages.ts'
 import { payoutsPages } from './payouts.pages.ts'
-import { placeholderPages } from './placeholder.pages.ts'
 import { reportsPages } from './reports.pages.ts'
+import { reviewsPages } from './reviews.pages.ts'
 import { settingsPages } from './settings.pages.ts'
 import { subscriptionsPages } from './subscriptions.pages.ts'
 
 // THE list of the dashboard's sections: the navigation is drawn from it in this order, and
 // each section's pages are registered from it. Adding a section = one entry here plus its
-// `<name>.pages.ts` (see README.md). Sections whose pages are not built yet show a page that
-// says so (placeholder.pages.ts), so the navigation is complete from the start.
+// `<name>.pages.ts` (see README.md).
 
 export interface Section {
   id: string
@@ -25,10 +24,6 @@ export interface Section {
   label: MessageKey
   href: string
   pages: (deps: Deps) => FastifyPluginAsync
-}
-
-function soon(id: string, label: MessageKey, path: string): Section {
-  return { id, label, href: `/dashboard/${path}`, pages: placeholderPages(id, label, `/${path}`) }
 }
 
 export const SECTIONS: readonly Section[] = [
@@ -59,7 +54,7 @@ export const SECTIONS: readonly Section[] = [
     href: '/dashboard/chargebacks',
     pages: chargebacksPages,
   },
-  soon('reviews', 'dash_nav_reviews', 'reviews'),
+  { id: 'reviews', label: 'dash_nav_reviews', href: '/dashboard/reviews', pages: reviewsPages },
   { id: 'payouts', label: 'dash_nav_payouts', href: '/dashboard/payouts', pages: payoutsPages },
   { id: 'reports', label: 'dash_nav_reports', href: '/dashboard/reports', pages: reportsPages },
   {

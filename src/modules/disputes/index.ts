@@ -12,3 +12,4 @@ export {
   openChargebackFigures,
 } from './disputes.service.ts'
 export type { Chargeback } from './disputes.service.ts'
+export { saveEvidence } from './evidence.service.ts'

@@ -1,3 +1,11 @@
 // Files: uploads (dispute evidence) and files the platform renders, in the merchant's scope.
 export { filesRoutes } from './files.http.ts'
-export { getFiles, storeFile } from './files.service.ts'
+export { parseUploadForm } from './files.multipart.ts'
+export {
+  FILE_SIZE_MAX_BYTES,
+  getFileContents,
+  getFiles,
+  storeFile,
+  uploadFile,
+  type StoredFile,
+} from './files.service.ts'

@@ -11,6 +11,7 @@ export {
   listInvoices,
   reencryptInvoicePublicHashes,
   sendInvoice,
+  activateInvoice,
 } from './invoices.service.ts'
 export { merchantInvoicePdf } from './public.service.ts'
 export { invoiceUrl } from './invoice-view.ts'

@@ -629,3 +629,13 @@ export function findRiskFactsSince(db: Db, merchantId: string, from: Date, limit
     .limit(limit)
     .execute()
 }
+
+/** The facts the risk check stored with one payment (the dashboard's risk panel). */
+export async function findRiskFactsByPaymentId(db: Db, merchantId: string, paymentId: string) {
+  return db
+    .selectFrom('payments')
+    .select(['risk_facts'])
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', paymentId)
+    .executeTakeFirst()
+}

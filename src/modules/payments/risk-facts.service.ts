@@ -14,3 +14,17 @@ export async function riskFactsSince(
     r.risk_facts === null ? [] : [{ paymentId: r.id, amount: r.amount, facts: r.risk_facts }],
   )
 }
+
+/**
+ * The facts stored with one of the merchant's payments (null for payments made before risk
+ * checks or without a card). Another merchant's or no payment: null, as the caller has
+ * already read the payment itself through getPayment (which is the 404).
+ */
+export async function getPaymentRiskFacts(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+): Promise<RiskFacts | null> {
+  const row = await repo.findRiskFactsByPaymentId(deps.db, merchantId, paymentId)
+  return row?.risk_facts ?? null
+}

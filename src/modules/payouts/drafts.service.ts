@@ -1,5 +1,6 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
+import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { isNotFound, validationError } from '../../platform/errors.ts'
 import { newId, newUuid } from '../../platform/ids.ts'
@@ -252,6 +253,22 @@ export async function listRecentDrafts(
 ): Promise<Draft[]> {
   assert(Number.isInteger(limit) && limit >= 1 && limit <= 100, 'limit')
   return (await repo.findRecentDrafts(deps.readDb, merchantId, limit)).map(draftRowToDraft)
+}
+
+const DRAFTS_CURSOR = keysetCursor('payout_drafts', 'kurus/payouts/drafts')
+
+/** The merchant's drafts, newest first, in keyset pages (the dashboard's drafts list). */
+export async function listDrafts(
+  deps: Deps,
+  merchantId: string,
+  q: { limit: number; cursor?: string | undefined },
+): Promise<{ items: Draft[]; nextCursor: string | null }> {
+  assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= 100, 'limit')
+  return DRAFTS_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    fetch: (before, limit) => repo.findDraftPage(deps.readDb, merchantId, before, limit),
+    view: (rows) => rows.map(draftRowToDraft),
+    position: byCreatedAt,
+  })
 }
 
 /** draft → cancelled; cancelling a cancelled draft answers the same; an approved one is 409. */

@@ -7,8 +7,10 @@ export {
   cancelDraft,
   createDraft,
   getDraft,
+  listDrafts,
   listRecentDrafts,
 } from './drafts.service.ts'
 export { DRAFT_CSV_COLUMNS, parseDraftCsv } from './drafts-csv.ts'
-export { getBalances, listPayouts, processPayout } from './payouts.service.ts'
+export { getBalances, getPayout, listPayouts, processPayout } from './payouts.service.ts'
 export type { DraftStatus, PayoutStatus } from './payouts.table.ts'
+export type { Draft } from './drafts.service.ts'

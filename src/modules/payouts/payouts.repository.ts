@@ -269,3 +269,19 @@ export function findRecentDrafts(db: Db, merchantId: string, limit: number): Pro
     .limit(limit)
     .execute()
 }
+
+/** A keyset page of the merchant's drafts, newest first (the dashboard's drafts list). */
+export function findDraftPage(
+  db: Db,
+  merchantId: string,
+  before: { createdAt: Date; id: string } | undefined,
+  limit: number,
+): Promise<DraftRow[]> {
+  let q = db.selectFrom('payout_drafts').selectAll().where('merchant_id', '=', merchantId)
+  if (before) {
+    q = q.where((eb) =>
+      eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.createdAt, before.id)),
+    )
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
+}

@@ -5,6 +5,31 @@ import { assessCharge } from './risk.service.ts'
 
 export { riskRoutes } from './risk.http.ts'
 export { riskReconcilers } from './risk.jobs.ts'
+export { FACTS as RISK_FACTS } from './risk.conditions.ts'
+export {
+  LIST_NAMES,
+  addListItem,
+  backtestRule,
+  createRule,
+  deleteRule,
+  getRule,
+  listListItems,
+  listNamed,
+  listRules,
+  removeListItem,
+  updateRule,
+  type Backtest,
+  type Rule,
+} from './risk.service.ts'
+export {
+  approveReview,
+  countOpenReviews,
+  getReview,
+  listReviews,
+  rejectReview,
+  type Review,
+} from './reviews.service.ts'
+export type { RiskAction, RiskListName } from './risk.table.ts'
 
 /** What the payments module calls for each charge (installed by registerJobs, src/jobs.ts). */
 export const riskPortImpl: RiskPort = { assess: assessCharge, openReview }

@@ -100,6 +100,11 @@ export async function listReviews(
   })
 }
 
+/** How many reviews wait for a decision (the dashboard overview's figure; read pool). */
+export function countOpenReviews(deps: Deps, merchantId: string): Promise<number> {
+  return repo.countOpenReviews(deps.readDb, merchantId)
+}
+
 /** Closes an open review with its event; the one that finds it closed gets it as it is. */
 async function close(
   deps: Deps,

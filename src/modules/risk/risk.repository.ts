@@ -209,3 +209,14 @@ export function findOpenReviewsBefore(db: Db, before: Date, limit: number): Prom
     .limit(limit)
     .execute()
 }
+
+/** How many of the merchant's reviews are open (the dashboard overview's figure). */
+export async function countOpenReviews(db: Db, merchantId: string): Promise<number> {
+  const row = await db
+    .selectFrom('risk_reviews')
+    .select(sql<number>`count(*)`.as('count'))
+    .where('merchant_id', '=', merchantId)
+    .where('status', '=', 'open')
+    .executeTakeFirst()
+  return row?.count ?? 0
+}

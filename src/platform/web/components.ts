@@ -209,3 +209,40 @@ export function section(p: { title: string; id: string; body: Interpolation }): 
     ${p.body}
   </section>`
 }
+
+export interface TextAreaInput {
+  name: string
+  label: string
+  value?: string | undefined
+  id?: string
+  rows?: number
+  maxlength?: number
+  required?: boolean
+  hint?: string
+  error?: string
+  /** Code-like content (a JSON condition): monospace, no spell checking. */
+  code?: boolean
+}
+
+/** A labelled text area, its hint and its error tied to it with aria-describedby. */
+export function textArea(f: TextAreaInput): SafeHtml {
+  const id = f.id ?? `f-${f.name}`
+  const described = [f.hint ? `${id}-hint` : '', f.error ? `${id}-error` : '']
+    .filter(Boolean)
+    .join(' ')
+  return markup`<div class="field">
+    <label for="${id}">${f.label}</label>
+    <textarea
+      id="${id}"
+      name="${f.name}"
+      rows="${f.rows ?? 4}"
+      ${f.maxlength === undefined ? '' : markup`maxlength="${f.maxlength}"`}
+      ${described ? markup`aria-describedby="${described}"` : ''}
+      ${f.required ? markup`required` : ''}
+      ${f.error ? markup`aria-invalid="true"` : ''}
+      ${f.code ? markup`spellcheck="false" class="mono"` : ''}
+    >${f.value ?? ''}</textarea>
+    ${f.hint ? markup`<p class="hint" id="${id}-hint">${f.hint}</p>` : ''}
+    ${f.error ? markup`<p class="field-error" id="${id}-error">${f.error}</p>` : ''}
+  </div>`
+}
