@@ -8,6 +8,7 @@
 // - platform/ imports no module, no page and nothing at src/'s root but config.ts.
 // - HTTP and page code see services only: no repository (SQL) or table file.
 // - A module's index.ts exports no repository function.
+// - packages/node (@kurus/node, published alone) imports nothing of the repository outside it.
 module.exports = {
   forbidden: [
     {
@@ -66,9 +67,19 @@ module.exports = {
       from: { path: '^src/modules/[^/]+/index\\.ts$' },
       to: { path: '\\.repository\\.ts$' },
     },
+    {
+      name: 'sdk-package-self-contained',
+      comment:
+        '@kurus/node is published alone: its source imports only itself, Node and its own dependencies.',
+      severity: 'error',
+      from: { path: '^packages/node/src/' },
+      to: { pathNot: ['^packages/node/src/', '^node_modules/'], dependencyTypesNot: ['core'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // What `npm pack` compiles (packages/*/dist) is the source again.
+    exclude: { path: '^packages/[^/]+/dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },

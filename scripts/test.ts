@@ -34,9 +34,9 @@ import { urlForDatabase } from '../test/helpers/db.ts'
 const root = resolve(import.meta.dirname, '..')
 const argv = process.argv.slice(2)
 const named = argv.length > 0
-const files = [
-  ...new Set((named ? argv : ['test/**/*.test.ts']).flatMap((p) => globSync(p))),
-].sort()
+// The workspace packages' own tests (packages/node/test) run with the app's.
+const DEFAULT_FILES = ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts']
+const files = [...new Set((named ? argv : DEFAULT_FILES).flatMap((p) => globSync(p)))].sort()
 const work = mkdtempSync(join(tmpdir(), 'kurus-test-'))
 
 /** Named `*.pg.test.ts`: the file runs on PostgreSQL as well as PGlite (docs/testing.md). */

@@ -8,6 +8,16 @@ import { connectDatabase } from './platform/db/connect.ts'
 import { auditBooks } from './modules/audit/index.ts'
 import { canonicalString, signCanonical } from './modules/gateway/index.ts'
 import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
+import {
+  TRIGGERS,
+  eventsTail,
+  listen,
+  paymentsGet,
+  paymentsList,
+  trigger,
+  type DashboardLogin,
+} from './merchant-cli.ts'
+import { Kurus } from '../packages/node/src/index.ts'
 import { rotateMasterKeyEverywhere } from './rotation.ts'
 import { prepareDatabase, startRuntime, startWorker } from './server.ts'
 import { stopTracing } from './platform/tracing.ts'
@@ -29,7 +39,21 @@ const USAGE = `usage: kurus <command>
   submerchant create --merchant mrc_… --name X --iban TR… --holder "Name" [--json]
   kyc set --merchant mrc_… --status approved|pending|rejected|suspended|expired|none
   sign METHOD PATH [BODY]             print a signed curl (keys from KURUS_PUBLIC_KEY /
-                                      KURUS_SECRET_KEY or the demo merchant)`
+                                      KURUS_SECRET_KEY or the demo merchant)
+
+Merchant commands (the API through @kurus/node; keys as for sign; server KURUS_URL):
+  listen --forward-to URL [--events a,b] [--store sto_…] [--email E --password P] [--json]
+                                      a temporary webhook endpoint (dashboard login:
+                                      KURUS_DASHBOARD_EMAIL / KURUS_DASHBOARD_PASSWORD or the
+                                      demo merchant's); forwards and prints each delivery
+  trigger EVENT [--json]              make sandbox objects that record EVENT: ${Object.keys(
+    TRIGGERS,
+  ).join(', ')} (also payment.succeeded, refund.completed…)
+  payments get pay_… [--json]
+  payments list [--status S] [--limit N] [--json]
+  events tail [--json]                print the merchant's events as they happen
+  logs tail                           (no request log is readable through the API: see
+                                      docs/decisions/0028-cli-listen.md)`
 
 interface DemoFile {
   merchantId: string
@@ -271,6 +295,13 @@ async function cli(config: Config, argv: string[]): Promise<void> {
       iban: { type: 'string' },
       holder: { type: 'string' },
       json: { type: 'boolean' },
+      'forward-to': { type: 'string' },
+      events: { type: 'string' },
+      store: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      port: { type: 'string' },
+      limit: { type: 'string' },
     },
   })
   const [noun, verb, ...rest] = positionals
@@ -324,6 +355,9 @@ async function cli(config: Config, argv: string[]): Promise<void> {
     default:
       break
   }
+  if (noun !== undefined && MERCHANT_COMMANDS.has(noun)) {
+    return merchantCommand(config, noun, verb, rest, values)
+  }
   if (noun === 'sign' && verb) {
     const [path, body] = rest
     const keys = await signingKeys(config)
@@ -331,6 +365,119 @@ async function cli(config: Config, argv: string[]): Promise<void> {
       signedCurl(cliBaseUrl(config), keys, verb.toUpperCase(), need(path, 'PATH'), body) + '\n',
     )
     return
+  }
+  throw new ConfigError(USAGE)
+}
+
+const MERCHANT_COMMANDS = new Set(['listen', 'trigger', 'payments', 'events', 'logs'])
+
+interface MerchantFlags {
+  json?: boolean | undefined
+  status?: string | undefined
+  'forward-to'?: string | undefined
+  events?: string | undefined
+  store?: string | undefined
+  email?: string | undefined
+  password?: string | undefined
+  port?: string | undefined
+  limit?: string | undefined
+}
+
+const out = (line: string): void => {
+  process.stdout.write(line + '\n')
+}
+
+/** The demo merchant's seed file (demo only; written by the first `npm start`). */
+function demoFile(config: Config): DemoFile | undefined {
+  const file = join(config.dataDir, DEMO_SEED_FILE)
+  if (config.env !== 'demo' || !existsSync(file)) return undefined
+  return JSON.parse(readFileSync(file, 'utf8')) as DemoFile
+}
+
+/** The dashboard user `listen` signs in as: flags, then the environment, then the demo's. */
+function dashboardLogin(config: Config, flags: MerchantFlags): DashboardLogin {
+  const email = flags.email ?? process.env['KURUS_DASHBOARD_EMAIL']
+  const password = flags.password ?? process.env['KURUS_DASHBOARD_PASSWORD']
+  if (email !== undefined && password !== undefined) return { email, password }
+  const demo = demoFile(config)
+  if (demo) return demo.dashboard
+  throw new ConfigError(
+    'listen signs in as a dashboard user: --email and --password, or KURUS_DASHBOARD_EMAIL and KURUS_DASHBOARD_PASSWORD',
+  )
+}
+
+async function merchantCommand(
+  config: Config,
+  noun: string,
+  verb: string | undefined,
+  rest: string[],
+  flags: MerchantFlags,
+): Promise<void> {
+  const json = flags.json === true
+  if (noun === 'logs') {
+    throw new ConfigError(
+      'kurus logs tail: the API keeps no request log a merchant can read. Every response carries\n' +
+        'X-Request-Id; the server logs each request (JSON lines: requestId, method, url, statusCode,\n' +
+        'and the error code of a 4xx/5xx) on its standard output; `kurus events tail` follows what\n' +
+        'your requests changed. See docs/decisions/0028-cli-listen.md.',
+    )
+  }
+  const baseUrl = cliBaseUrl(config)
+  const client = async () => new Kurus({ ...(await signingKeys(config)), baseUrl })
+  if (noun === 'listen') {
+    const forwardTo = flags['forward-to']
+    if (!forwardTo) throw new ConfigError(`--forward-to is required\n${USAGE}`)
+    const storeId =
+      flags.store ?? demoFile(config)?.storeId ?? (await (await client()).whoami()).storeId
+    if (!storeId) throw new ConfigError('--store sto_… is required (a store key has one)')
+    const handle = await listen({
+      baseUrl,
+      login: dashboardLogin(config, flags),
+      storeId,
+      forwardTo,
+      events: flags.events?.split(',').filter(Boolean),
+      port: flags.port === undefined ? undefined : Number(flags.port),
+      json,
+      out,
+    })
+    const stop = () => {
+      handle.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`could not remove endpoint ${handle.endpointId}: ${String(error)}\n`)
+          process.exit(1)
+        },
+      )
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+    return
+  }
+  if (noun === 'trigger') {
+    if (!verb) throw new ConfigError(`trigger needs an event type\n${USAGE}`)
+    const result = await trigger(await client(), verb)
+    if (json) return out(JSON.stringify(result, null, 2))
+    out(`Triggered ${result.trigger}: ${TRIGGERS[result.trigger]?.about ?? ''}`)
+    for (const [k, v] of Object.entries(result)) if (k !== 'trigger') out(`  ${k}: ${String(v)}`)
+    return
+  }
+  if (noun === 'payments' && verb === 'get') {
+    const [id] = rest
+    if (!id) throw new ConfigError(`payments get needs a payment id\n${USAGE}`)
+    return paymentsGet(await client(), id, json, out)
+  }
+  if (noun === 'payments' && verb === 'list') {
+    return paymentsList(
+      await client(),
+      { status: flags.status, limit: Number(flags.limit ?? '20') || 20 },
+      json,
+      out,
+    )
+  }
+  if (noun === 'events' && verb === 'tail') {
+    const controller = new AbortController()
+    process.once('SIGINT', () => controller.abort())
+    return eventsTail(await client(), { json, intervalMs: 2000, signal: controller.signal }, out)
   }
   throw new ConfigError(USAGE)
 }

@@ -3,6 +3,16 @@ export class Mutex {
   private locked = false
   private readonly waiters: (() => void)[] = []
 
+  /** Held right now? */
+  get busy(): boolean {
+    return this.locked
+  }
+
+  /** Callers queued behind the holder. */
+  get waiting(): number {
+    return this.waiters.length
+  }
+
   lock(): Promise<void> {
     if (!this.locked) {
       this.locked = true

@@ -51,9 +51,14 @@ test('the metrics endpoint exposes the operational series', async (t) => {
   assert.match(text, /process_cpu_seconds_total/)
   assert.match(text, /# TYPE kurus_webhook_delivery_lag_seconds histogram/)
   assert.match(text, /# TYPE kurus_webhook_oldest_undelivered_event_seconds gauge/)
-  if (testBackend() === 'postgres') {
-    assert.match(text, /kurus_db_pool_connections\{state="total"\} \d+/)
-  }
+  // PostgreSQL: the pg pool; PGlite: its one connection and the transactions queued for it.
+  assert.match(
+    text,
+    testBackend() === 'postgres'
+      ? /kurus_db_pool_connections\{state="total"\} \d+/
+      : /kurus_db_pool_connections\{state="total"\} 1\n/,
+  )
+  assert.match(text, /kurus_db_pool_connections\{state="waiting"\} \d+/)
 })
 
 test('request log lines carry requestId, route and merchantId, and no card data', async (t) => {
@@ -72,6 +77,13 @@ test('request log lines carry requestId, route and merchantId, and no card data'
   for (const line of mine.filter((l) => l['msg'] !== 'incoming request')) {
     assert.equal(line['route'], '/v1/auth/whoami')
   }
+  // An error's completion line names its code, not only the status.
+  const declined = await charge(m.client, CARDS.declined, 5_000)
+  assert.equal(declined.res.status, 402)
+  const declineLine = h.logs
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l['requestId'] === declined.res.requestId && l['msg'] === 'request completed')
+  assert.equal(declineLine?.['errorCode'], 'SVC-PAY-3501')
   const all = h.logs.join('\n')
   assert.equal(all.includes(CARDS.frictionless), false)
   assert.equal(all.includes(m.secretKey), false)

@@ -30,7 +30,7 @@ export interface DatabaseHandle<DB> {
   /** Is the database answering? For /readyz. */
   ping(): Promise<boolean>
   close(): Promise<void>
-  /** Pool use for /metrics (PostgreSQL; PGlite is one connection). */
+  /** Pool use for /metrics (PGlite: its one connection and the transactions queued for it). */
   poolStats?: () => { total: number; idle: number; waiting: number }
   /** PGlite only: a tarball of the data directory (tests start from a migrated dump). */
   dump?: () => Promise<Blob>
@@ -133,6 +133,9 @@ async function connectPglite<DB>(options: ConnectOptions): Promise<DatabaseHandl
         }),
     },
     ping: async () => !pglite.closed,
+    // PGlite is one connection behind the mutex: in use or idle, and the transactions queued
+    // for it are the pool's waiting clients (kurus_db_pool_connections, as on PostgreSQL).
+    poolStats: () => ({ total: 1, idle: mutex.busy ? 0 : 1, waiting: mutex.waiting }),
     dump: () => mutex.run(() => pglite.dumpDataDir('none')),
     close: async () => {
       await db.destroy()

@@ -79,6 +79,9 @@ export function toAppError(error: FastifyError | Error): AppError {
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
   if (error.headers) void reply.headers(error.headers)
+  // Fastify's "request completed" line is written with reply.log: it then says which error
+  // the status was (402 alone does not tell a decline from a risk block).
+  reply.log = reply.log.child({ errorCode: error.code })
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')

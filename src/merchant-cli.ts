@@ -1,0 +1,398 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { KurusError, type Kurus, type ListQuery } from '../packages/node/src/index.ts'
+
+type PaymentListQuery = ListQuery<'/v1/transactions'>
+
+// The merchant-facing commands of the `kurus` CLI (src/commands.ts parses them): `listen`,
+// `trigger`, `payments get|list`, `events tail`. Each is a client of the public API through
+// @kurus/node (signed with the merchant's keys), except `listen`, which registers its
+// temporary webhook endpoint through the dashboard API as the merchant's dashboard user
+// (docs/decisions/0028-cli-listen.md). Nothing here reads the database.
+
+export type Out = (line: string) => void
+
+// ---------------------------------------------------------------------------------------------
+// listen
+
+export interface DashboardLogin {
+  email: string
+  password: string
+}
+
+export interface ListenOptions {
+  /** The Kuruş server, e.g. http://localhost:3000. */
+  baseUrl: string
+  login: DashboardLogin
+  storeId: string
+  /** Where each delivery is forwarded, e.g. http://localhost:4242/hooks. */
+  forwardTo: string
+  /** Event types to subscribe to; all when absent. */
+  events?: string[] | undefined
+  /** The local port deliveries arrive on (default: any free one). */
+  port?: number | undefined
+  json?: boolean | undefined
+  out: Out
+}
+
+export interface ListenHandle {
+  endpointId: string
+  /** `whsec_…`: what the forwarded deliveries are signed with (verify with it locally). */
+  secret: string
+  /** The URL Kuruş delivers to (this process). */
+  url: string
+  /** Deletes the endpoint and stops listening. */
+  stop(): Promise<void>
+}
+
+async function dashboardCall<T>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  token: string | undefined,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(baseUrl + path, {
+    method,
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+  return (text ? JSON.parse(text) : null) as T
+}
+
+function dashboardToken(baseUrl: string, login: DashboardLogin): Promise<string> {
+  return dashboardCall<{ token: string }>(baseUrl, 'POST', '/v1/dashboard/login', undefined, {
+    email: login.email,
+    password: login.password,
+  }).then((r) => r.token)
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
+
+const FORWARDED = ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature']
+
+/**
+ * Registers a temporary webhook endpoint of the store that points at this process, and
+ * forwards every delivery to `forwardTo` with its body and Standard Webhooks headers
+ * unchanged (so the local server verifies it with `secret`). The local answer's status is
+ * Kuruş's answer, so a local failure is retried like any failed delivery.
+ */
+export async function listen(options: ListenOptions): Promise<ListenHandle> {
+  const { baseUrl, out } = options
+  const path = `/kurus-listen/${randomBytes(6).toString('hex')}`
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const raw = await readBody(req)
+      const headers: Record<string, string> = {}
+      for (const name of FORWARDED) {
+        const value = req.headers[name]
+        if (typeof value === 'string') headers[name] = value
+      }
+      let type = '?'
+      try {
+        type = String((JSON.parse(raw.toString('utf8')) as { type?: unknown }).type)
+      } catch {
+        // not JSON: forwarded as it is
+      }
+      const started = performance.now()
+      let status: number
+      let error: string | undefined
+      try {
+        const answer = await fetch(options.forwardTo, {
+          method: 'POST',
+          headers,
+          body: new Uint8Array(raw),
+        })
+        status = answer.status
+        await answer.arrayBuffer()
+      } catch (e) {
+        status = 502
+        error = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : ''
+      }
+      const ms = Math.round(performance.now() - started)
+      const eventId = headers['webhook-id'] ?? ''
+      out(
+        options.json
+          ? JSON.stringify({
+              eventId,
+              type,
+              forwardedTo: options.forwardTo,
+              status,
+              durationMs: ms,
+              ...(error === undefined ? {} : { error }),
+            })
+          : `${new Date().toISOString()}  --> ${type} [${eventId}]  <-- ` +
+              (error === undefined ? `${status}` : `failed: ${error}`) +
+              ` (${ms} ms) POST ${options.forwardTo}`,
+      )
+      res.writeHead(status).end()
+    })()
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', resolve)
+  })
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  let endpoint: { id: string; secret: string }
+  try {
+    const token = await dashboardToken(baseUrl, options.login)
+    endpoint = await dashboardCall(
+      baseUrl,
+      'POST',
+      `/v1/stores/${options.storeId}/webhooks`,
+      token,
+      {
+        url,
+        ...(options.events === undefined ? {} : { events: options.events }),
+      },
+    )
+  } catch (error) {
+    await close()
+    throw error
+  }
+  out(
+    options.json
+      ? JSON.stringify({ ready: true, endpointId: endpoint.id, secret: endpoint.secret, url })
+      : `Ready. Forwarding deliveries to ${options.forwardTo}\n` +
+          `Webhook signing secret: ${endpoint.secret}  (endpoint ${endpoint.id}, removed when listen stops)`,
+  )
+  let stopped = false
+  return {
+    endpointId: endpoint.id,
+    secret: endpoint.secret,
+    url,
+    stop: async () => {
+      if (stopped) return
+      stopped = true
+      // A fresh token: the first one lasts an hour, and listen may have run longer.
+      const token = await dashboardToken(baseUrl, options.login)
+      await dashboardCall(
+        baseUrl,
+        'DELETE',
+        `/v1/stores/${options.storeId}/webhooks/${endpoint.id}`,
+        token,
+      )
+      await close()
+    },
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// trigger
+
+const CARDS = {
+  frictionless: '4155650100416111',
+  declined: '4000000000000002',
+  asyncRefundFails: '4000000000000697',
+} as const
+
+/** What `kurus trigger` can cause, and the event type each one records. */
+export const TRIGGERS: Record<string, { events: string[]; about: string }> = {
+  'payment.captured': { events: ['payment.captured'], about: 'a card charge, captured' },
+  'payment.authorized': { events: ['payment.authorized'], about: 'a charge with capture: false' },
+  'payment.voided': {
+    events: ['payment.authorized', 'payment.voided'],
+    about: 'an authorization, voided',
+  },
+  'payment.failed': { events: ['payment.failed'], about: 'a charge of a declined card' },
+  'payment.refunded': {
+    events: ['payment.captured', 'refund.created', 'refund.completed', 'payment.refunded'],
+    about: 'a captured charge, refunded in full',
+  },
+  'refund.failed': {
+    events: ['payment.captured', 'refund.created', 'refund.failed'],
+    about: 'a refund the bank refuses (card …0697)',
+  },
+  'customer.created': { events: ['customer.created'], about: 'a customer' },
+  'chargeback.received': {
+    events: ['payment.captured', 'chargeback.received'],
+    about: 'a captured charge the bank disputes',
+  },
+}
+
+/** Names people reach for, mapped to Kuruş's event types. */
+export const TRIGGER_ALIASES: Record<string, string> = {
+  'payment.succeeded': 'payment.captured',
+  'refund.created': 'payment.refunded',
+  'refund.completed': 'payment.refunded',
+  'refund.succeeded': 'payment.refunded',
+}
+
+export interface TriggerResult {
+  trigger: string
+  events: string[]
+  paymentId?: string
+  refundId?: string
+  customerId?: string
+  chargebackId?: string
+}
+
+async function charge(kurus: Kurus, cardNumber: string, capture = true) {
+  const transactionId = `cli-${randomUUID()}`
+  const amount = 10_000
+  await kurus.sessions.create({
+    transactionId,
+    amount,
+    currency: 'TRY',
+    returnUrl: 'https://example.com/kurus-cli',
+    description: 'kurus trigger',
+  })
+  const card = await kurus.cards.tokenize({
+    cardNumber,
+    expMonth: 12,
+    expYear: new Date().getUTCFullYear() + 4,
+    cvc: '123',
+    holderName: 'Kuruş CLI',
+  })
+  return kurus.payments.create({
+    transactionId,
+    amount,
+    currency: 'TRY',
+    cardToken: card.cardToken,
+    capture,
+  })
+}
+
+/**
+ * Makes real sandbox objects whose changes record `event` (and what leads to it), then runs
+ * the sandbox's due jobs so their webhooks go out now.
+ */
+export async function trigger(kurus: Kurus, event: string): Promise<TriggerResult> {
+  const name = TRIGGER_ALIASES[event] ?? event
+  const spec = TRIGGERS[name]
+  if (!spec) {
+    throw new Error(
+      `cannot trigger ${event}; one of: ${[...Object.keys(TRIGGERS), ...Object.keys(TRIGGER_ALIASES)].join(', ')}`,
+    )
+  }
+  const result: TriggerResult = { trigger: name, events: spec.events }
+  switch (name) {
+    case 'payment.captured':
+    case 'payment.authorized':
+      result.paymentId = (
+        await charge(kurus, CARDS.frictionless, name === 'payment.captured')
+      ).paymentId
+      break
+    case 'payment.voided': {
+      const { paymentId } = await charge(kurus, CARDS.frictionless, false)
+      await kurus.payments.void(paymentId, {})
+      result.paymentId = paymentId
+      break
+    }
+    case 'payment.failed':
+      try {
+        await charge(kurus, CARDS.declined)
+        throw new Error('the declined test card was approved')
+      } catch (error) {
+        if (!(error instanceof KurusError) || error.paymentId === undefined) throw error
+        result.paymentId = error.paymentId
+      }
+      break
+    case 'payment.refunded':
+    case 'refund.failed': {
+      const card = name === 'refund.failed' ? CARDS.asyncRefundFails : CARDS.frictionless
+      const { paymentId } = await charge(kurus, card)
+      const refund = await kurus.payments.refund(paymentId, { reason: 'kurus trigger' })
+      result.paymentId = paymentId
+      result.refundId = refund.lastRefund.refundId
+      break
+    }
+    case 'customer.created':
+      result.customerId = (
+        await kurus.customers.create({ externalId: `cli-${randomUUID()}`, name: 'Kuruş CLI' })
+      ).id
+      break
+    case 'chargeback.received': {
+      const { paymentId } = await charge(kurus, CARDS.frictionless)
+      result.paymentId = paymentId
+      result.chargebackId = (await kurus.sandbox.chargeback(paymentId, {})).id
+      break
+    }
+  }
+  // Async refund outcomes, and every webhook delivery, now rather than at the next tick.
+  await kurus.sandbox.reconcile()
+  return result
+}
+
+// ---------------------------------------------------------------------------------------------
+// payments get | list, events tail
+
+function money(kurus: number): string {
+  return `${(kurus / 100).toFixed(2)} TRY`
+}
+
+export async function paymentsGet(kurus: Kurus, id: string, json: boolean, out: Out) {
+  const payment = await kurus.payments.get(id)
+  if (json) return out(JSON.stringify(payment, null, 2))
+  for (const [k, v] of Object.entries(payment)) out(`${k}: ${JSON.stringify(v)}`)
+}
+
+export async function paymentsList(
+  kurus: Kurus,
+  query: { status?: string | undefined; limit: number },
+  json: boolean,
+  out: Out,
+) {
+  // The server checks the status (400 SVC-VAL-3001 names the allowed ones).
+  const status = query.status as PaymentListQuery['status']
+  const items = await kurus.payments
+    .list({ ...(status === undefined ? {} : { status }), limit: Math.min(query.limit, 100) })
+    .toArray(query.limit)
+  if (json) return out(JSON.stringify(items, null, 2))
+  for (const p of items) {
+    out(
+      `${p.id}  ${p.status.padEnd(18)} ${money(p.amount).padStart(14)}  ${p.createdAt}  ${p.transactionId}`,
+    )
+  }
+}
+
+/**
+ * Prints the merchant's events as they are recorded (the feed webhooks are made from), polling
+ * `GET /v1/events` every `intervalMs`; stops when `signal` aborts.
+ */
+export async function eventsTail(
+  kurus: Kurus,
+  opts: {
+    json: boolean
+    intervalMs: number
+    signal: AbortSignal
+    sleep?: (ms: number) => Promise<void>
+  },
+  out: Out,
+): Promise<void> {
+  const seen = new Set<string>()
+  const sleep =
+    opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+  // What exists already is the starting point, not news.
+  for (const e of (await kurus.events.list({ limit: 100 })).items) seen.add(e.id)
+  while (!opts.signal.aborted) {
+    await sleep(opts.intervalMs)
+    const fresh = (await kurus.events.list({ limit: 100 })).items.filter((e) => !seen.has(e.id))
+    for (const e of fresh.reverse()) {
+      seen.add(e.id)
+      out(
+        opts.json
+          ? JSON.stringify(e)
+          : `${e.createdAt}  ${e.type.padEnd(28)} ${e.resourceId}  ${e.id}`,
+      )
+    }
+  }
+}
