@@ -1,12 +1,9 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
+import { CHARGEBACK_STATUSES } from './disputes.table.ts'
 
-const Status = Type.Union([
-  Type.Literal('received'),
-  Type.Literal('under_review'),
-  Type.Literal('accepted'),
-  Type.Literal('reversed'),
-])
+// CHARGEBACK_TRANSITIONS (disputes.table.ts) is keyed by the same list.
+const Status = StatusEnum('ChargebackStatus', CHARGEBACK_STATUSES)
 
 const ResolutionKind = Type.Union([
   Type.Literal('accepted'),
@@ -17,21 +14,27 @@ const ResolutionKind = Type.Union([
   Type.Null(),
 ])
 
-export const ChargebackSchema = Type.Object({
-  id: Type.String(),
-  paymentId: Type.String(),
-  amount: Type.Integer(),
-  status: Status,
-  reasonCode: Type.String(),
-  bankChargebackId: Type.String(),
-  receivedAt: Timestamp,
-  resolvedAt: Type.Union([Timestamp, Type.Null()]),
-  evidenceDueBy: Timestamp,
-  resolution: ResolutionKind,
-  evidenceSubmittedAt: Type.Union([Timestamp, Type.Null()]),
-})
+export const ChargebackSchema = Type.Object(
+  {
+    id: Type.String(),
+    paymentId: Type.String(),
+    amount: Type.Integer(),
+    status: Status,
+    reasonCode: Type.String(),
+    bankChargebackId: Type.String(),
+    receivedAt: Timestamp,
+    resolvedAt: Type.Union([Timestamp, Type.Null()]),
+    evidenceDueBy: Timestamp,
+    resolution: ResolutionKind,
+    evidenceSubmittedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'Chargeback' },
+)
 
-export const ChargebackList = Type.Object({ items: Type.Array(ChargebackSchema) })
+export const ChargebackList = Type.Object(
+  { items: Type.Array(ChargebackSchema) },
+  { title: 'ChargebackList' },
+)
 
 export const Resolution = Type.Object({
   chargebackId: Type.String(),

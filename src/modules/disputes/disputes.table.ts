@@ -1,6 +1,7 @@
 import type { ColumnType, Insertable, Selectable } from 'kysely'
 
-export type ChargebackStatus = 'received' | 'under_review' | 'accepted' | 'reversed'
+export const CHARGEBACK_STATUSES = ['received', 'under_review', 'accepted', 'reversed'] as const
+export type ChargebackStatus = (typeof CHARGEBACK_STATUSES)[number]
 
 /**
  * How a closed chargeback was closed: by the merchant (`accepted`, `reversed` through the

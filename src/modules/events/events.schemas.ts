@@ -14,7 +14,7 @@ export const EventView = Type.Object(
     createdAt: Timestamp,
     data: Type.Record(Type.String(), Type.Unknown()),
   },
-  { title: 'Event' },
+  { title: 'WebhookEvent' },
 )
 
 export const EventParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })

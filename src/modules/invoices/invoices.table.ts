@@ -1,7 +1,15 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely'
 
-export type InvoiceStatus =
-  'draft' | 'sent' | 'activated' | 'viewed' | 'paid' | 'expired' | 'cancelled'
+export const INVOICE_STATUSES = [
+  'draft',
+  'sent',
+  'activated',
+  'viewed',
+  'paid',
+  'expired',
+  'cancelled',
+] as const
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number]
 
 export interface LineItem {
   name: string

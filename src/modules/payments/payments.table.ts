@@ -3,15 +3,18 @@ import type { RiskAssessment, RiskFacts } from './risk-types.ts'
 
 export type SessionMode = 'payment' | 'card_update_only' | 'qr'
 export type SessionStatus = 'active' | 'completed' | 'expired' | 'cancelled'
-export type PaymentStatus =
-  | 'pending'
-  | 'pending_3ds'
-  | 'authorized'
-  | 'partially_captured'
-  | 'captured'
-  | 'voided'
-  | 'failed'
-  | 'refunded'
+/** Every payment status, in lifecycle order (docs/payments.md: the status table). */
+export const PAYMENT_STATUSES = [
+  'pending',
+  'pending_3ds',
+  'authorized',
+  'partially_captured',
+  'captured',
+  'voided',
+  'failed',
+  'refunded',
+] as const
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
 
 export interface SplitRow {
   submerchantId: string
@@ -112,7 +115,8 @@ export interface PaymentsTable {
   updated_at: Date
 }
 
-export type RefundStatus = 'pending' | 'completed' | 'failed'
+export const REFUND_STATUSES = ['pending', 'completed', 'failed'] as const
+export type RefundStatus = (typeof REFUND_STATUSES)[number]
 
 export interface RefundsTable {
   id: string

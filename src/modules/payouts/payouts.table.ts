@@ -1,8 +1,10 @@
 import type { ColumnType, Insertable, Selectable } from 'kysely'
 
 export type PayoutRail = 'fast' | 'eft' | 'card'
-export type DraftStatus = 'draft' | 'approved' | 'cancelled'
-export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'failed'
+export const DRAFT_STATUSES = ['draft', 'approved', 'cancelled'] as const
+export type DraftStatus = (typeof DRAFT_STATUSES)[number]
+export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed'] as const
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number]
 
 type Json<T> = ColumnType<T, string, string>
 

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
+import { SUBSCRIPTION_STATUSES } from './subscriptions.table.ts'
 
 // Shapes only. Amount bounds, interval limits, trial bounds and card ownership are the
 // service's rules (subscriptions.service.ts), so every caller gets them.
@@ -16,17 +17,10 @@ const IntervalUnit = Type.Union([
   Type.Literal('month'),
   Type.Literal('year'),
 ])
-const Status = Type.Union(
-  [
-    Type.Literal('trialing'),
-    Type.Literal('active'),
-    Type.Literal('past_due'),
-    Type.Literal('paused'),
-    Type.Literal('cancelled'),
-    Type.Literal('expired'),
-    Type.Literal('charging'),
-  ],
-  { description: '`charging` is transient: a charge is running; poll until it changes.' },
+const Status = StatusEnum(
+  'SubscriptionStatus',
+  SUBSCRIPTION_STATUSES,
+  '`charging` is transient: a charge is running; poll until it changes.',
 )
 const Kurus = Type.Integer({ description: 'kuruş per cycle', examples: [14900] })
 // No control characters: PostgreSQL text cannot hold NUL, and none belongs in these fields.

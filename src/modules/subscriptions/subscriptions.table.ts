@@ -1,7 +1,15 @@
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely'
 
-export type SubscriptionStatus =
-  'trialing' | 'active' | 'past_due' | 'paused' | 'cancelled' | 'expired' | 'charging'
+export const SUBSCRIPTION_STATUSES = [
+  'trialing',
+  'active',
+  'past_due',
+  'paused',
+  'cancelled',
+  'expired',
+  'charging',
+] as const
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number]
 
 /** The statuses a charge may start from (what `charge_from` remembers while charging). */
 export type ChargeableStatus = 'trialing' | 'active' | 'past_due'

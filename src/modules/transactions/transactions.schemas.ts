@@ -1,23 +1,12 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
+import { PAYMENT_STATUSES } from '../payments/index.ts'
 
 const Currency = Type.Literal('TRY')
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()])
 
-export const PaymentStatus = Type.Union(
-  [
-    Type.Literal('pending'),
-    Type.Literal('pending_3ds'),
-    Type.Literal('authorized'),
-    Type.Literal('partially_captured'),
-    Type.Literal('captured'),
-    Type.Literal('voided'),
-    Type.Literal('failed'),
-    Type.Literal('refunded'),
-  ],
-  { description: "the payment's status" },
-)
+export const PaymentStatus = StatusEnum('PaymentStatus', PAYMENT_STATUSES, "the payment's status")
 const Method = Type.Union([Type.Literal('card'), Type.Literal('qr')])
 const Id = Type.String({ minLength: 1, maxLength: 128 })
 const Kurus = (description: string) =>
@@ -58,20 +47,23 @@ export const ExportParams = Type.Object({
   exportId: Type.String({ minLength: 1, maxLength: 128 }),
 })
 
-export const TransactionListItem = Type.Object({
-  id: Type.String(),
-  storeId: Type.String(),
-  transactionId: Type.String(),
-  status: Type.String(),
-  method: Method,
-  amount: Type.Integer(),
-  currency: Currency,
-  refundsCount: Type.Integer({ description: 'refund records completed or in flight' }),
-  chargebacksCount: Type.Integer({
-    description: 'chargeback records; 0 until the disputes module supplies them',
-  }),
-  createdAt: Timestamp,
-})
+export const TransactionListItem = Type.Object(
+  {
+    id: Type.String(),
+    storeId: Type.String(),
+    transactionId: Type.String(),
+    status: PaymentStatus,
+    method: Method,
+    amount: Type.Integer(),
+    currency: Currency,
+    refundsCount: Type.Integer({ description: 'refund records completed or in flight' }),
+    chargebacksCount: Type.Integer({
+      description: 'chargeback records; 0 until the disputes module supplies them',
+    }),
+    createdAt: Timestamp,
+  },
+  { title: 'Transaction' },
+)
 
 export const TransactionList = Type.Object(
   {

@@ -80,6 +80,24 @@ const SHARED_RESPONSES: Record<string, Json> = {
   ),
 }
 
+// What a response without a description of its own says (@fastify/swagger's is "Default Response").
+const STATUS_TEXT: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted: the work goes on in the background',
+  '204': 'Done; no body',
+  '400': 'Invalid request (SVC-VAL-…)',
+  '401': 'Not authenticated (SVC-GW-10…)',
+  '402': 'Declined: the envelope carries paymentId and declineCode',
+  '403': 'Forbidden: scope, role or KYC (SVC-KYC-3101)',
+  '404': 'Not found (another merchant’s object is a 404 too)',
+  '409': 'Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…)',
+  '410': 'Gone',
+  '413': 'Payload too large',
+  '415': 'Unsupported media type',
+  '429': 'Rate limited (SVC-GW-1004): see Retry-After',
+}
+
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options'])
 
 function isObject(value: unknown): value is Json {
@@ -163,6 +181,11 @@ function finishOperation(op: Json): void {
   if (parameters.length > 0) op['parameters'] = parameters
   if (isObject(op['requestBody'])) finishRequestBody(op['requestBody'])
   const responses = isObject(op['responses']) ? op['responses'] : {}
+  for (const [status, response] of Object.entries(responses)) {
+    if (isObject(response) && response['description'] === 'Default Response') {
+      response['description'] = STATUS_TEXT[status] ?? `HTTP ${status}`
+    }
+  }
   responses['500'] ??= { $ref: '#/components/responses/InternalError' }
   responses['503'] ??= { $ref: '#/components/responses/ServiceUnavailable' }
   op['responses'] = responses

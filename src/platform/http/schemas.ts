@@ -41,6 +41,18 @@ export const errorResponses = {
   ),
 }
 
+/**
+ * A status field as an enum named `title` (an OpenAPI component), built from the module's own
+ * list of statuses: the one source its type, its transition table and the document share.
+ */
+export function StatusEnum<const Values extends string[]>(
+  title: string,
+  values: readonly [...Values],
+  description?: string,
+) {
+  return Type.Enum(values, { title, ...(description === undefined ? {} : { description }) })
+}
+
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T10:00:00Z'] })
 
 /** ISO 8601 UTC with a trailing Z, as every timestamp in the API. */
