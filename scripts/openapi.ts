@@ -1,13 +1,16 @@
 // Writes the OpenAPI document the server serves at /openapi.json to a file, without listening:
 // builds the app as `npm start` does in the sandbox (KURUS_ENV=demo, so the sandbox routes are
-// in it too) over an in-memory PGlite, then asks @fastify/swagger for the document.
-//   node scripts/openapi.ts [out]      (default .artifacts/openapi.json, gitignored)
-// `npm run lint` lints the file with redocly (redocly.yaml) and the typed client test
-// generates its types from it (test/openapi/).
+// in it too) over an in-memory PGlite, then asks @fastify/swagger for the document. Next to it,
+// the TypeScript types openapi-typescript generates from it (what a merchant's generated
+// client sees; test/openapi/client.test.ts is written against them).
+//   npm run openapi        → .artifacts/openapi.json and .artifacts/openapi-types.ts (gitignored)
+// `npm run lint` runs it first, lints the document with redocly (redocly.yaml), and tsc checks
+// the typed client test against the fresh types.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { Writable } from 'node:stream'
 import type { Kysely } from 'kysely'
+import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import type { Database } from '../src/database.ts'
@@ -16,10 +19,11 @@ import { connectDatabase } from '../src/platform/db/connect.ts'
 import { migrateToLatest } from '../src/platform/db/migrate.ts'
 import { createLogger } from '../src/platform/logger.ts'
 
-export const DEFAULT_OPENAPI_FILE = '.artifacts/openapi.json'
+const DOCUMENT_FILE = '.artifacts/openapi.json'
+const TYPES_FILE = '.artifacts/openapi-types.ts'
 
 /** The served document, as JSON text. */
-export async function openapiDocument(): Promise<string> {
+async function openapiDocument(): Promise<string> {
   // Fixed secrets: nothing in the document depends on them, and a run must not create the
   // demo's key files in a data directory.
   const config = loadConfig(
@@ -49,9 +53,22 @@ export async function openapiDocument(): Promise<string> {
   }
 }
 
+/** The `paths`, `components` and `operations` types of a client generated from `document`. */
+async function clientTypes(document: string): Promise<string> {
+  const ast = await openapiTS(JSON.parse(document) as Parameters<typeof openapiTS>[0])
+  return COMMENT_HEADER + astToString(ast)
+}
+
 if (import.meta.main) {
-  const out = resolve(process.argv[2] ?? DEFAULT_OPENAPI_FILE)
-  mkdirSync(dirname(out), { recursive: true })
-  writeFileSync(out, await openapiDocument())
-  console.log(`wrote ${out}`)
+  const root = resolve(import.meta.dirname, '..')
+  const document = await openapiDocument()
+  for (const [file, text] of [
+    [DOCUMENT_FILE, document],
+    [TYPES_FILE, await clientTypes(document)],
+  ] as const) {
+    const out = resolve(root, file)
+    mkdirSync(dirname(out), { recursive: true })
+    writeFileSync(out, text)
+    console.log(`wrote ${file}`)
+  }
 }

@@ -160,9 +160,11 @@ function finishRequestBody(body: Json): void {
       if (left.length > 0) schema['required'] = left
       else delete schema['required']
     }
-    // Not an object at all (a file upload's binary, a union): the body stays required.
+    // Not an object at all (a file upload's binary, a union), or one that needs some field
+    // (minProperties): the body stays required.
     const isPlainObject = schema['type'] === 'object' && schema['anyOf'] === undefined
-    if (!isPlainObject || Array.isArray(schema['required'])) required = true
+    const needsField = typeof schema['minProperties'] === 'number' && schema['minProperties'] > 0
+    if (!isPlainObject || needsField || Array.isArray(schema['required'])) required = true
   }
   body['required'] = required
 }
