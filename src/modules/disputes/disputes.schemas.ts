@@ -28,7 +28,24 @@ export const ChargebackSchema = Type.Object(
     resolution: ResolutionKind,
     evidenceSubmittedAt: Type.Union([Timestamp, Type.Null()]),
   },
-  { title: 'Chargeback' },
+  {
+    title: 'Chargeback',
+    examples: [
+      {
+        id: 'cbk_01jd9a1b2c3d4e5f6g7h8j9k0m',
+        paymentId: 'pay_01jd8x5q2m4k7r9t1v3w5y7z9a',
+        amount: 15000,
+        status: 'received',
+        reasonCode: '4837',
+        bankChargebackId: 'CB-2026-000123',
+        receivedAt: '2026-11-25T09:00:00Z',
+        resolvedAt: null,
+        evidenceDueBy: '2026-12-09T09:00:00Z',
+        resolution: null,
+        evidenceSubmittedAt: null,
+      },
+    ],
+  },
 )
 
 export const ChargebackList = Type.Object(

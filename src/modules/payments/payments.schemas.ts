@@ -249,10 +249,10 @@ export const VoidResponse = Type.Object({
 
 /** A captured card payment, as GET /v1/payments/{id} shows it (the document's example). */
 const PAYMENT_EXAMPLE = {
-  id: 'pay_01JD8X5Q2M4K7R9T1V3W5Y7Z9A',
-  merchantId: 'mrc_01JD8X0000000000000000000A',
-  storeId: 'str_01JD8X0000000000000000000B',
-  transactionId: 'txn_01JD8X5Q2M4K7R9T1V3W5Y7Z9B',
+  id: 'pay_01jd8x5q2m4k7r9t1v3w5y7z9a',
+  merchantId: 'mrc_01jd8x0a1b2c3d4e5f6g7h8j9k',
+  storeId: 'sto_01jd8x0b1c2d3e4f5g6h7j8k9m',
+  transactionId: 'SIP-1042',
   method: 'card',
   status: 'captured',
   amount: 15000,
@@ -261,7 +261,7 @@ const PAYMENT_EXAMPLE = {
   commission: 435,
   netAmount: 14565,
   captures: [
-    { id: 'cap_01JD8X5Q2M4K7R9T1V3W5Y7Z9C', amount: 15000, createdAt: '2026-11-22T10:00:05Z' },
+    { id: 'cap_01jd8x5s3n5m8s0u2w4x6z8b0c', amount: 15000, createdAt: '2026-11-22T10:00:05Z' },
   ],
   cardMask: '450803******4318',
   cardBrand: 'visa',
@@ -379,7 +379,21 @@ export const RefundSummary = Type.Object(
     createdAt: Timestamp,
     completedAt: Nullable(Timestamp),
   },
-  { title: 'Refund' },
+  {
+    title: 'Refund',
+    examples: [
+      {
+        refundId: 'rfn_01jd9b2c3d4e5f6g7h8j9k0m1n',
+        status: 'completed',
+        amount: 5000,
+        reason: 'customer request',
+        bankRefundId: 'RF-778812',
+        metadata: {},
+        createdAt: '2026-11-23T08:30:00Z',
+        completedAt: '2026-11-23T08:30:01Z',
+      },
+    ],
+  },
 )
 
 export const RefundResponse = Type.Object({

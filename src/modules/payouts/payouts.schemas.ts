@@ -109,7 +109,31 @@ export const PayoutResponse = Type.Object(
     paidAt: Nullable(Timestamp),
     failedAt: Nullable(Timestamp),
   },
-  { title: 'Payout' },
+  {
+    title: 'Payout',
+    examples: [
+      {
+        payoutId: '0b7e5a52-9c1d-4f3e-8a6b-2d4c6e8f0a1b',
+        status: 'paid',
+        submerchantId: 'sbj_01jd8y1a2b3c4d5e6f7g8h9j0k',
+        draftId: null,
+        ownerType: 'submerchant',
+        ownerId: 'sbj_01jd8y1a2b3c4d5e6f7g8h9j0k',
+        rail: 'fast',
+        amountMinor: 250000,
+        currency: 'TRY',
+        holderName: 'Mehmet Kaya',
+        destMasked: 'TR33 **** **** **** **** 1326',
+        clientReference: 'HAKEDIS-2026-11',
+        failureCode: null,
+        metadata: {},
+        createdAt: '2026-11-26T07:00:00Z',
+        processingAt: '2026-11-26T07:00:02Z',
+        paidAt: '2026-11-26T07:00:09Z',
+        failedAt: null,
+      },
+    ],
+  },
 )
 
 export const PayoutParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })

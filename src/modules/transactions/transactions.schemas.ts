@@ -62,7 +62,23 @@ export const TransactionListItem = Type.Object(
     }),
     createdAt: Timestamp,
   },
-  { title: 'Transaction' },
+  {
+    title: 'Transaction',
+    examples: [
+      {
+        id: 'pay_01jd8x5q2m4k7r9t1v3w5y7z9a',
+        storeId: 'sto_01jd8x0b1c2d3e4f5g6h7j8k9m',
+        transactionId: 'SIP-1042',
+        status: 'captured',
+        method: 'card',
+        amount: 15000,
+        currency: 'TRY',
+        refundsCount: 0,
+        chargebacksCount: 0,
+        createdAt: '2026-11-22T10:00:00Z',
+      },
+    ],
+  },
 )
 
 export const TransactionList = Type.Object(

@@ -169,6 +169,20 @@ function finishRequestBody(body: Json): void {
   body['required'] = required
 }
 
+/**
+ * @fastify/swagger moves a response schema's `examples` to its media type; a component keeps
+ * them too, so the example shows wherever the object is. An error's example (one envelope)
+ * stays on the component only: a 404 showing a validation error would mislead.
+ */
+function keepExampleOnComponent(media: Json, isError: boolean): void {
+  const schema = media['schema']
+  if (!isObject(schema) || typeof schema['title'] !== 'string' || media['example'] === undefined) {
+    return
+  }
+  schema['examples'] ??= [media['example']]
+  if (isError) delete media['example']
+}
+
 function finishOperation(op: Json): void {
   const parameters = Array.isArray(op['parameters']) ? (op['parameters'] as Json[]) : []
   for (const p of parameters) {
@@ -184,8 +198,13 @@ function finishOperation(op: Json): void {
   if (isObject(op['requestBody'])) finishRequestBody(op['requestBody'])
   const responses = isObject(op['responses']) ? op['responses'] : {}
   for (const [status, response] of Object.entries(responses)) {
-    if (isObject(response) && response['description'] === 'Default Response') {
+    if (!isObject(response)) continue
+    if (response['description'] === 'Default Response') {
       response['description'] = STATUS_TEXT[status] ?? `HTTP ${status}`
+    }
+    const content = isObject(response['content']) ? response['content'] : {}
+    for (const media of Object.values(content)) {
+      if (isObject(media)) keepExampleOnComponent(media, status >= '400')
     }
   }
   responses['500'] ??= { $ref: '#/components/responses/InternalError' }

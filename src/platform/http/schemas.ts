@@ -11,7 +11,17 @@ export const ErrorEnvelope = Type.Object(
     paymentId: Type.Optional(Type.String()),
     declineCode: Type.Optional(Type.String()),
   },
-  { title: 'ErrorEnvelope' },
+  {
+    title: 'ErrorEnvelope',
+    examples: [
+      {
+        code: 'SVC-VAL-3001',
+        message: 'validation failed',
+        requestId: '4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+        details: [{ field: 'amount', reason: 'must be >= 1' }],
+      },
+    ],
+  },
 )
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>
 
