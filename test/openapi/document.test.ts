@@ -6,6 +6,8 @@
 // caller's real credentials, placeholder ids) and require that validation lets it through.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
 import { OPERATOR_TOKEN, startTestApp, type TestApp } from '../helpers/app.ts'
 import { classify, exampleOf, fillPath, type JsonSchema } from '../security/_routes.ts'
 
@@ -120,6 +122,19 @@ test('shared objects are components, statuses are enums, list parameters are opt
     const values = doc.components.schemas[name]?.enum ?? []
     assert.ok(values.length > 1, `${name} is an enum`)
   }
+  // Each component's examples are instances of it (what a reader copies must be valid).
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats.default(ajv)
+  ajv.addSchema(doc, 'openapi.json')
+  let examples = 0
+  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+    for (const example of (schema as { examples?: unknown[] }).examples ?? []) {
+      const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`)
+      assert.ok(validate?.(example), `${name} example: ${ajv.errorsText(validate?.errors)}`)
+      examples++
+    }
+  }
+  assert.ok(examples >= 8, `${examples} component examples`)
   const payment =
     doc.paths['/v1/payments/{id}']?.['get']?.responses['200']?.content?.['application/json']
   assert.equal(payment?.schema.$ref, '#/components/schemas/Payment')
