@@ -104,7 +104,41 @@ const invoiceFields = {
   cancelledAt: Nullable(Timestamp),
 }
 
-export const InvoiceSchema = Type.Object(invoiceFields, { title: 'Invoice' })
+export const InvoiceSchema = Type.Object(invoiceFields, {
+  title: 'Invoice',
+  examples: [
+    {
+      id: 'inv_01jd8z2b3c4d5e6f7g8h9j0k1m',
+      merchantId: 'mrc_01jd8x0a1b2c3d4e5f6g7h8j9k',
+      storeId: 'sto_01jd8x0b1c2d3e4f5g6h7j8k9m',
+      customerId: null,
+      publicHash: 'q3Zt8Kp1Xw7Lm4Rb9Vn2',
+      url: 'http://localhost:3000/invoice/q3Zt8Kp1Xw7Lm4Rb9Vn2',
+      status: 'sent',
+      amountMinor: 123456,
+      currency: 'TRY',
+      lineItems: [
+        { name: 'Danışmanlık (saat)', qty: 4, unitPriceMinor: 30864, lineTotalMinor: 123456 },
+      ],
+      buyerEmail: 'muhasebe@example.com',
+      buyerName: 'Örnek Ltd. Şti.',
+      dueDate: '2026-12-05T00:00:00Z',
+      expiresAt: '2026-12-22T00:00:00Z',
+      notes: null,
+      metadata: {},
+      paymentId: null,
+      subscriptionId: null,
+      cycleNumber: null,
+      createdAt: '2026-11-22T10:00:00Z',
+      sentAt: '2026-11-22T10:01:00Z',
+      activatedAt: null,
+      viewedAt: null,
+      paidAt: null,
+      expiredAt: null,
+      cancelledAt: null,
+    },
+  ],
+})
 
 export const InvoiceListQuery = Type.Object(
   {

@@ -60,7 +60,11 @@ export function StatusEnum<const Values extends string[]>(
   values: readonly [...Values],
   description?: string,
 ) {
-  return Type.Enum(values, { title, ...(description === undefined ? {} : { description }) })
+  return Type.Enum(values, {
+    title,
+    type: 'string',
+    ...(description === undefined ? {} : { description }),
+  })
 }
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T10:00:00Z'] })
