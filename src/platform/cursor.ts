@@ -52,6 +52,11 @@ export interface KeysetPosition {
   id: string
 }
 
+/** The position of a row in a list ordered by (created_at, id). */
+export function byCreatedAt(row: { created_at: Date; id: string }): KeysetPosition {
+  return { createdAt: row.created_at, id: row.id }
+}
+
 interface KeysetPayload {
   k: string
   m: string
@@ -74,7 +79,7 @@ export function keysetCursor(kind: string, purpose: string) {
     }
     return key
   }
-  return {
+  const cursor = {
     encode(masterKey: Buffer, merchantId: string, at: KeysetPosition): string {
       const payload: KeysetPayload = {
         k: kind,
@@ -99,5 +104,35 @@ export function keysetCursor(kind: string, purpose: string) {
       }
       return { createdAt: new Date(c.t), id: c.i }
     },
+    /**
+     * One page of the list: decodes the cursor (400 if it is not this list's, this
+     * merchant's), fetches one row more than `limit` from that position to learn whether
+     * another page follows, and signs the next page's position (null on the last page).
+     */
+    async page<Row, Item>(
+      masterKey: Buffer,
+      merchantId: string,
+      q: { limit: number; cursor?: string | undefined },
+      list: {
+        fetch: (before: KeysetPosition | undefined, limit: number) => Promise<Row[]>
+        view: (rows: Row[]) => Item[] | Promise<Item[]>
+        /** The row's position in the list's order (`byCreatedAt` for most lists). */
+        position: (row: Row) => KeysetPosition
+      },
+    ): Promise<{ items: Item[]; nextCursor: string | null }> {
+      const before =
+        q.cursor === undefined ? undefined : cursor.decode(masterKey, merchantId, q.cursor)
+      const rows = await list.fetch(before, q.limit + 1)
+      const page = rows.slice(0, q.limit)
+      const last = page.at(-1)
+      return {
+        items: await list.view(page),
+        nextCursor:
+          rows.length > q.limit && last !== undefined
+            ? cursor.encode(masterKey, merchantId, list.position(last))
+            : null,
+      }
+    },
   }
+  return cursor
 }

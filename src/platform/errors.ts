@@ -64,8 +64,23 @@ export function validationError(field: string, reason: string): AppError {
   return new AppError('SVC-VAL-3001', 400, `${field}: ${reason}`, [{ field, reason }])
 }
 
+/** A request field that failed validation (ours or the schema's): the form can say which. */
+export function isValidationError(error: unknown): error is AppError {
+  return error instanceof AppError && error.code === 'SVC-VAL-3001'
+}
+
 export function notFound(what: string): AppError {
   return new AppError('SVC-RES-3301', 404, `${what} not found`)
+}
+
+/** The resource is not in a status that allows the action (409 SVC-STATE-3401). */
+export function isStateConflict(error: unknown): error is AppError {
+  return error instanceof AppError && error.code === 'SVC-STATE-3401'
+}
+
+/** Any "no such resource" answer, whichever module gave it (another merchant's id included). */
+export function isNotFound(error: unknown): error is AppError {
+  return error instanceof AppError && error.status === 404
 }
 
 /** A module's closed set of error codes, each mapped to its SVC code, status and message. */
@@ -74,9 +89,30 @@ export type ErrorTable<K extends string> = Record<
   { code: SvcCode; status: HttpErrorStatus; message: string }
 >
 
-export function errorFactory<K extends string>(table: ErrorTable<K>) {
-  return (key: K, message?: string, details?: FieldIssue[]): AppError => {
+/** Which module's table, and which of its keys, made an AppError. */
+const origins = new WeakMap<AppError, { table: object; key: string }>()
+
+export interface ErrorFactory<K extends string> {
+  (key: K, message?: string, details?: FieldIssue[]): AppError
+  /**
+   * Whether `error` was made by this factory as one of `keys`: how another module branches on
+   * an error by its name (never by comparing SVC codes, which several errors share).
+   */
+  is(error: unknown, ...keys: K[]): error is AppError
+}
+
+/** A module's errors, declared once in its table and thrown (and recognised) by name. */
+export function errorFactory<K extends string>(table: ErrorTable<K>): ErrorFactory<K> {
+  const make = (key: K, message?: string, details?: FieldIssue[]): AppError => {
     const entry = table[key]
-    return new AppError(entry.code, entry.status, message ?? entry.message, details)
+    const error = new AppError(entry.code, entry.status, message ?? entry.message, details)
+    origins.set(error, { table, key })
+    return error
   }
+  const is = (error: unknown, ...keys: K[]): error is AppError => {
+    if (!(error instanceof AppError)) return false
+    const origin = origins.get(error)
+    return origin?.table === table && (keys as string[]).includes(origin.key)
+  }
+  return Object.assign(make, { is })
 }

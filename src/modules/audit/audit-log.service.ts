@@ -52,33 +52,23 @@ export async function listAuditEntries(
   q: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= AUDIT_PAGE_MAX, 'limit')
-  const position =
-    q.cursor === undefined
-      ? undefined
-      : AUDIT_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
-  // The log is the record of what people did: read from the primary, never a lagging replica.
-  const rows = await repo.findAuditPage(deps.db, {
-    merchantId,
-    ...(position ? { before: { at: position.createdAt, id: position.id } } : {}),
-    limit: q.limit + 1,
+  return AUDIT_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    // The log is the record of what people did: read from the primary, never a lagging replica.
+    fetch: (position, limit) =>
+      repo.findAuditPage(deps.db, {
+        merchantId,
+        ...(position ? { before: { at: position.createdAt, id: position.id } } : {}),
+        limit,
+      }),
+    view: (rows) =>
+      rows.map((r) => ({
+        id: r.id,
+        actorId: r.actor_id,
+        action: r.action,
+        target: r.target,
+        details: r.details,
+        at: r.at,
+      })),
+    position: (row) => ({ createdAt: row.at, id: row.id }),
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  return {
-    items: page.map((r) => ({
-      id: r.id,
-      actorId: r.actor_id,
-      action: r.action,
-      target: r.target,
-      details: r.details,
-      at: r.at,
-    })),
-    nextCursor:
-      rows.length > q.limit && last
-        ? AUDIT_CURSOR.encode(deps.config.masterKey, merchantId, {
-            createdAt: last.at,
-            id: last.id,
-          })
-        : null,
-  }
 }

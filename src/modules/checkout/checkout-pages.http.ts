@@ -2,7 +2,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import QRCode from 'qrcode'
 import type { Deps } from '../../database.ts'
-import { AppError } from '../../platform/errors.ts'
+import { AppError, isStateConflict, notFound } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import { getAsset } from '../../pages/assets.ts'
@@ -119,14 +119,15 @@ function sessionPage(deps: Deps, request: FastifyRequest, v: CheckoutView): [num
   ]
 }
 
-function errorPage(deps: Deps, request: FastifyRequest, status: number, code: string): string {
+function errorPage(deps: Deps, request: FastifyRequest, error: AppError): string {
+  const status = error.status
   const lang = langOf(request)
   const key =
     status === 404
       ? 'not_found'
       : status === 429
         ? 'rate'
-        : code === 'SVC-STATE-3401'
+        : isStateConflict(error)
           ? 'acs_done'
           : status < 500
             ? 'bad_request'
@@ -185,11 +186,7 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
         request.log.error({ err: error, requestId: request.id }, 'page error')
       }
       if (appError.headers) void reply.headers(appError.headers)
-      return sendHtml(
-        reply,
-        appError.status,
-        errorPage(deps, request, appError.status, appError.code),
-      )
+      return sendHtml(reply, appError.status, errorPage(deps, request, appError))
     })
     // The ACS form posts urlencoded (a plain HTML form, so it works without our script).
     app.addContentTypeParser(
@@ -203,7 +200,7 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
     app.get('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
       const { name } = request.params as { name: string }
       const asset = getAsset(name)
-      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404, 'SVC-RES-3301'))
+      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, notFound('page')))
       return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
     })
 
@@ -223,7 +220,7 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
       async (request, reply) => {
         const view = await getCheckout(deps, request.params.sessionId)
         if (!view.qrPayload) {
-          return sendHtml(reply, 404, errorPage(deps, request, 404, 'SVC-RES-3301'))
+          return sendHtml(reply, 404, errorPage(deps, request, notFound('page')))
         }
         const svg = await QRCode.toString(view.qrPayload, {
           type: 'svg',

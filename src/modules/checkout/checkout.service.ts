@@ -1,12 +1,15 @@
 import type { Deps } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
-import { AppError, type FieldIssue } from '../../platform/errors.ts'
+import { AppError, isNotFound, isValidationError, type FieldIssue } from '../../platform/errors.ts'
 import { isUuidV4 } from '../../platform/ids.ts'
 import { getAcquirer } from '../acquirer/index.ts'
 import { attachCardToCustomer } from '../customers/index.ts'
 import { assertKycApproved, getMerchant } from '../merchants/index.ts'
 import {
   chargeCard,
+  isDeclined,
+  isPaymentsError,
+  isRiskBlocked,
   complete3ds,
   completeSession,
   getPaymentForChallenge,
@@ -163,7 +166,7 @@ async function tokenizeBuyerCard(
       holderName: card.holderName,
     })
   } catch (error) {
-    if (!(error instanceof AppError) || error.code !== 'SVC-VAL-3001') throw error
+    if (!isValidationError(error)) throw error
     const details: FieldIssue[] = (error.details ?? []).map((d) => ({
       field: VAULT_FIELDS[d.field] ?? d.field,
       reason: d.reason,
@@ -257,14 +260,14 @@ export async function payCheckout(
     )
   } catch (error) {
     // A risk block reads to the buyer as a plain decline: no hint of which rule or list.
-    if (error instanceof AppError && error.code === 'SVC-RISK-3701') {
+    if (isRiskBlocked(error)) {
       throw new AppError('SVC-PAY-3501', 402, 'card declined', undefined, {
         paymentId: error.extra?.['paymentId'] ?? null,
         declineCode: 'declined',
       })
     }
     // The fence holds a payment this checkout started earlier: carry on with that one.
-    if (error instanceof AppError && error.code === 'SVC-GW-2001') {
+    if (isPaymentsError(error, 'fence_conflict')) {
       const resumed = await resumeInFlight(deps, session)
       if (resumed) return resumed
     }
@@ -330,7 +333,7 @@ async function loadChallenge(deps: Deps, paymentId: string, correlationId: strin
   try {
     found = await getPaymentForChallenge(deps, paymentId)
   } catch (error) {
-    if (error instanceof AppError && error.status === 404) throw checkoutError('payment_not_found')
+    if (isNotFound(error)) throw checkoutError('payment_not_found')
     throw error
   }
   // The correlation id is the link's second secret: without it the page shows nothing.
@@ -419,7 +422,7 @@ export async function finishChallenge(
     })
     status = payment.status
   } catch (error) {
-    if (!(error instanceof AppError) || error.code !== 'SVC-PAY-3501') throw error
+    if (!isDeclined(error)) throw error
     status = 'failed'
     declineCode =
       typeof error.extra?.['declineCode'] === 'string' ? error.extra['declineCode'] : null

@@ -2,7 +2,7 @@ import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-j
 import type { Updateable } from 'kysely'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { keysetCursor } from '../../platform/cursor.ts'
+import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
@@ -286,28 +286,14 @@ export async function listCustomers(
   q: CustomerListQuery,
 ): Promise<{ items: Customer[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= CUSTOMERS_LIMIT_MAX, 'limit')
-  let before: repo.CustomerPageQuery['before']
-  if (q.cursor !== undefined) {
-    before = CUSTOMERS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
-  }
-  // One row more than asked tells whether another page exists. A list: the read pool.
-  const rows = await repo.findCustomerPage(deps.readDb, {
-    merchantId,
-    email: q.email,
-    phone: q.phone === undefined ? undefined : normalizePhone('phone', q.phone),
-    before,
-    limit: q.limit + 1,
+  const phone = q.phone === undefined ? undefined : normalizePhone('phone', q.phone)
+  return CUSTOMERS_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    // A list: the read pool.
+    fetch: (before, limit) =>
+      repo.findCustomerPage(deps.readDb, { merchantId, email: q.email, phone, before, limit }),
+    view: (rows) => rows.map(customerRowToCustomer),
+    position: byCreatedAt,
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? CUSTOMERS_CURSOR.encode(deps.config.masterKey, merchantId, {
-          createdAt: last.created_at,
-          id: last.id,
-        })
-      : null
-  return { items: page.map(customerRowToCustomer), nextCursor }
 }
 
 /** The email of each of these customers that has one (lists showing who paid). */

@@ -1,11 +1,12 @@
 import { sql } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
-import type {
-  ChargebackResolution,
-  ChargebackRow,
-  ChargebackStatus,
-  EvidenceDraft,
-  NewChargeback,
+import {
+  CHARGEBACKS,
+  type ChargebackResolution,
+  type ChargebackRow,
+  type ChargebackStatus,
+  type EvidenceDraft,
+  type NewChargeback,
 } from './disputes.table.ts'
 
 export async function insertChargeback(tx: Tx, row: NewChargeback): Promise<void> {
@@ -44,8 +45,8 @@ export function lockChargeback(
 }
 
 /**
- * The state machine's write: only from one of `from` (CHARGEBACK_TRANSITIONS), so two moves
- * of one chargeback cannot both win.
+ * The state machine's write: only from those of `from` that CHARGEBACKS allows into `to`, so
+ * two moves of one chargeback cannot both win and no move outside the table is written.
  */
 export function moveChargeback(
   tx: Tx,
@@ -69,7 +70,7 @@ export function moveChargeback(
       ...(set.evidenceSubmittedAt ? { evidence_submitted_at: set.evidenceSubmittedAt } : {}),
     })
     .where('id', '=', chargebackId)
-    .where('status', 'in', from)
+    .where('status', 'in', CHARGEBACKS.guard(to, from))
     .returningAll()
     .executeTakeFirst()
 }

@@ -1,9 +1,8 @@
 import { Type } from 'typebox'
 import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
-import { CHARGEBACK_STATUSES } from './disputes.table.ts'
+import { CHARGEBACKS } from './disputes.table.ts'
 
-// CHARGEBACK_TRANSITIONS (disputes.table.ts) is keyed by the same list.
-const Status = StatusEnum('ChargebackStatus', CHARGEBACK_STATUSES)
+const Status = StatusEnum('ChargebackStatus', CHARGEBACKS)
 
 const ResolutionKind = Type.Union([
   Type.Literal('accepted'),

@@ -1,5 +1,4 @@
 import type { Deps, Tx } from '../../database.ts'
-import { assert } from '../../platform/assert.ts'
 import { keysetCursor } from '../../platform/cursor.ts'
 import { AppError } from '../../platform/errors.ts'
 import { transact } from '../../platform/db/transaction.ts'
@@ -10,7 +9,6 @@ import { getPayment, holdChargeback, releaseChargeback } from '../payments/index
 import { disputesError } from './disputes.errors.ts'
 import * as repo from './disputes.repository.ts'
 import {
-  canMoveChargeback,
   type ChargebackResolution,
   type ChargebackRow,
   type ChargebackStatus,
@@ -151,7 +149,6 @@ export async function closeChargeback(
   chargebackId: string,
   closing: Closing,
 ): Promise<Chargeback> {
-  for (const from of closing.from) assert(canMoveChargeback(from, closing.to), 'transition')
   const payment = await getPayment(deps, merchantId, paymentId)
   return transact(deps.db, async (tx) => {
     const now = deps.clock.now()
@@ -247,27 +244,18 @@ export async function listMerchantChargebacks(
   q: { status?: ChargebackStatus | undefined; limit: number; cursor?: string | undefined },
 ): Promise<{ items: Chargeback[]; nextCursor: string | null }> {
   const limit = Math.min(Math.max(1, Math.trunc(q.limit)), CHARGEBACKS_LIMIT_MAX)
-  const before =
-    q.cursor === undefined
-      ? undefined
-      : CHARGEBACKS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
-  // A list: the read pool.
-  const rows = await repo.findChargebackPage(deps.readDb, {
+  return CHARGEBACKS_CURSOR.page(
+    deps.config.masterKey,
     merchantId,
-    status: q.status,
-    before,
-    limit: limit + 1,
-  })
-  const page = rows.slice(0, limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > limit && last
-      ? CHARGEBACKS_CURSOR.encode(deps.config.masterKey, merchantId, {
-          createdAt: last.received_at,
-          id: last.id,
-        })
-      : null
-  return { items: page.map(toChargeback), nextCursor }
+    { ...q, limit },
+    {
+      // A list: the read pool.
+      fetch: (before, n) =>
+        repo.findChargebackPage(deps.readDb, { merchantId, status: q.status, before, limit: n }),
+      view: (rows) => rows.map(toChargeback),
+      position: (row) => ({ createdAt: row.received_at, id: row.id }),
+    },
+  )
 }
 
 export async function listChargebacks(

@@ -1,7 +1,7 @@
+import { stateMachine } from '../../platform/state-machine.ts'
 import type { ColumnType, Insertable, Selectable } from 'kysely'
 
-export const CHARGEBACK_STATUSES = ['received', 'under_review', 'accepted', 'reversed'] as const
-export type ChargebackStatus = (typeof CHARGEBACK_STATUSES)[number]
+export type ChargebackStatus = 'received' | 'under_review' | 'accepted' | 'reversed'
 
 /**
  * How a closed chargeback was closed: by the merchant (`accepted`, `reversed` through the
@@ -58,13 +58,9 @@ export type NewChargeback = Insertable<ChargebacksTable>
  *   passes), reversed (the merchant reverses it: representment won outside the API);
  * - under_review → reversed (the bank decides for the merchant) or accepted (against).
  */
-export const CHARGEBACK_TRANSITIONS: Record<ChargebackStatus, readonly ChargebackStatus[]> = {
+export const CHARGEBACKS = stateMachine<ChargebackStatus>({
   received: ['under_review', 'accepted', 'reversed'],
   under_review: ['reversed', 'accepted'],
   accepted: [],
   reversed: [],
-}
-
-export function canMoveChargeback(from: ChargebackStatus, to: ChargebackStatus): boolean {
-  return CHARGEBACK_TRANSITIONS[from].includes(to)
-}
+})

@@ -1,5 +1,4 @@
 import type { Deps } from '../../database.ts'
-import { assert } from '../../platform/assert.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { eventsForResource } from '../events/index.ts'
@@ -14,7 +13,7 @@ import {
   toChargeback,
   type Chargeback,
 } from './disputes.service.ts'
-import { canMoveChargeback, type EvidenceDraft } from './disputes.table.ts'
+import type { EvidenceDraft } from './disputes.table.ts'
 import { EVIDENCE_TEXTS, renderEvidencePdf } from './evidence-pdf.ts'
 
 // Evidence for a chargeback (CONTRACT.md "Dispute evidence"): the merchant saves a draft as
@@ -99,7 +98,6 @@ export async function saveEvidence(
     let row = await repo.updateEvidenceDraft(tx, chargebackId, draft)
     if (!row) throw disputesError('chargeback_resolved')
     if (pdf) {
-      assert(canMoveChargeback('received', 'under_review'), 'transition')
       const file = await storeFile(tx, deps, merchantId, 'dispute_evidence_submission', pdf)
       row = await repo.moveChargeback(tx, chargebackId, ['received'], 'under_review', {
         evidenceFileId: file.id,

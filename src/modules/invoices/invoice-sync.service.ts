@@ -68,7 +68,7 @@ export async function markPaid(deps: Deps, row: InvoiceRow, payment: Payment): P
     if (!current) throw invoicesError('invoice_not_found')
     if (isTerminal(current.status)) return current
     const now = deps.clock.now()
-    const updated = await repo.updateInvoice(tx, current.id, {
+    const updated = await repo.transitionInvoice(tx, current.id, current.status, {
       status: 'paid',
       paid_at: now,
       payment_id: payment.id,
@@ -116,9 +116,10 @@ export async function closeInvoice(
       return { closed: false, row: current, reason: 'payment_in_progress' }
     }
     const now = deps.clock.now()
-    const updated = await repo.updateInvoice(
+    const updated = await repo.transitionInvoice(
       tx,
       current.id,
+      current.status,
       to === 'cancelled'
         ? { status: 'cancelled', cancelled_at: now, updated_at: now }
         : { status: 'expired', expired_at: now, updated_at: now },

@@ -4,7 +4,7 @@ import type { Tx } from '../../database.ts'
 import { decryptWithAny, encrypt, sha256Hex } from '../../platform/crypto.ts'
 import { deriveRing, keyRing, ringKeys, type KeyRing } from '../../platform/key-rotation.ts'
 import { recordEvent } from '../events/index.ts'
-import type { InvoiceRow, InvoiceStatus, LineItem } from './invoices.table.ts'
+import { INVOICES, type InvoiceRow, type InvoiceStatus, type LineItem } from './invoices.table.ts'
 
 // The invoice as use cases return it, the public link's bearer, and the outbox events.
 
@@ -37,14 +37,8 @@ export interface Invoice {
   cancelledAt: Date | null
 }
 
-export const TERMINAL_STATUSES: ReadonlySet<InvoiceStatus> = new Set([
-  'paid',
-  'expired',
-  'cancelled',
-])
-
 export function isTerminal(status: InvoiceStatus): boolean {
-  return TERMINAL_STATUSES.has(status)
+  return INVOICES.isFinal(status)
 }
 
 // The public link. 128 random bits, base64url (22 characters). Looked up by its SHA-256, so

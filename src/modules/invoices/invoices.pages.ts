@@ -5,7 +5,7 @@ import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } f
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
-import { AppError } from '../../platform/errors.ts'
+import { AppError, isStateConflict } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import {
@@ -302,7 +302,7 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
       // Pay pressed on an invoice that has just been paid, cancelled or expired: the page
       // itself says what became of it.
       const { hash } = (request.params ?? {}) as { hash?: string }
-      if (request.method === 'POST' && appError.code === 'SVC-STATE-3401' && hash) {
+      if (request.method === 'POST' && isStateConflict(appError) && hash) {
         return reply
           .code(303)
           .header('location', `/invoice/${encodeURIComponent(hash)}`)

@@ -1,10 +1,15 @@
 import type { Db, Tx } from '../../database.ts'
-import type { InvoicePatch, InvoiceRow, InvoiceStatus, NewInvoice } from './invoices.table.ts'
+import { assert } from '../../platform/assert.ts'
+import {
+  INVOICES,
+  type InvoicePatch,
+  type InvoiceRow,
+  type InvoiceStatus,
+  type NewInvoice,
+} from './invoices.table.ts'
 
-/** Statuses an invoice can still leave; paid, expired and cancelled are terminal. */
-export const OPEN_STATUSES: InvoiceStatus[] = ['draft', 'sent', 'activated', 'viewed']
 /** Open statuses in which the buyer may pay (and so a checkout session may exist). */
-export const PAYABLE_STATUSES: InvoiceStatus[] = ['sent', 'activated', 'viewed']
+const PAYABLE_STATUSES = INVOICES.sourcesOf('paid')
 
 export async function insertInvoice(db: Db | Tx, row: NewInvoice): Promise<void> {
   await db.insertInto('invoices').values(row).execute()
@@ -66,13 +71,25 @@ export function lockInvoice(
     .executeTakeFirst()
 }
 
-export function updateInvoice(tx: Tx, id: string, patch: InvoicePatch): Promise<InvoiceRow> {
-  return tx
+/**
+ * The invoice state machine's only status write: conditional on the status the caller read
+ * under the row's lock and on INVOICES allowing the move.
+ */
+export async function transitionInvoice(
+  tx: Tx,
+  id: string,
+  from: InvoiceStatus,
+  patch: InvoicePatch & { status: InvoiceStatus },
+): Promise<InvoiceRow> {
+  const row = await tx
     .updateTable('invoices')
     .set(patch)
     .where('id', '=', id)
+    .where('status', 'in', INVOICES.guard(patch.status, [from]))
     .returningAll()
-    .executeTakeFirstOrThrow()
+    .executeTakeFirst()
+  assert(row, `invoice ${id} left ${from} under its lock`)
+  return row
 }
 
 /**
@@ -204,7 +221,7 @@ export function findExpiredOpenInvoices(
   let query = db
     .selectFrom('invoices')
     .selectAll()
-    .where('status', 'in', OPEN_STATUSES)
+    .where('status', 'in', INVOICES.sourcesOf('expired'))
     .where('expires_at', 'is not', null)
     .where('expires_at', '<=', now)
   if (after) {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
-import { INVOICE_STATUSES } from './invoices.table.ts'
+import { INVOICES } from './invoices.table.ts'
 
 // Shapes only. The money rules (each line total is qty × unit price, the amount is their
 // sum), the store and customer checks and the expiry bound are the service's
@@ -18,7 +18,7 @@ const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]+$'
 // Notes may span lines: tab and line breaks are allowed there.
 const PRINTABLE_MULTILINE = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]+$'
 
-export const InvoiceStatus = StatusEnum('InvoiceStatus', INVOICE_STATUSES)
+export const InvoiceStatus = StatusEnum('InvoiceStatus', INVOICES)
 
 export const InvoiceParams = Type.Object({ id: Id })
 export const HashParams = Type.Object({

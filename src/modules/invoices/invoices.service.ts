@@ -1,6 +1,6 @@
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { keysetCursor } from '../../platform/cursor.ts'
+import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError, type FieldIssue } from '../../platform/errors.ts'
 import { metadataIssues } from '../../platform/metadata.ts'
@@ -26,7 +26,13 @@ import {
 } from './invoice-view.ts'
 import { invoicesError } from './invoices.errors.ts'
 import * as repo from './invoices.repository.ts'
-import type { InvoiceRow, InvoiceStatus, LineItem, NewInvoice } from './invoices.table.ts'
+import {
+  INVOICES,
+  type InvoiceRow,
+  type InvoiceStatus,
+  type LineItem,
+  type NewInvoice,
+} from './invoices.table.ts'
 
 // The list's cursor: signed with a key of its own, names its merchant.
 const INVOICES_CURSOR = keysetCursor('invoices', 'kurus/invoices/list')
@@ -182,7 +188,7 @@ async function changeDraft(
     const current = await repo.lockInvoice(tx, merchantId, id)
     if (!current) throw invoicesError('invoice_not_found')
     const now = deps.clock.now()
-    if (current.status !== 'draft') {
+    if (!INVOICES.can(current.status, refuse === 'not_sendable' ? 'sent' : 'activated')) {
       throw invoicesError(refuse, `${invoicesError(refuse).message}; it is ${current.status}`)
     }
     if (current.expires_at && current.expires_at.getTime() <= now.getTime()) {
@@ -208,7 +214,7 @@ export async function sendInvoice(deps: Deps, merchantId: string, id: string): P
       if (!current.buyer_email) {
         throw validationError('buyerEmail', 'is required to send the invoice')
       }
-      const updated = await repo.updateInvoice(tx, current.id, {
+      const updated = await repo.transitionInvoice(tx, current.id, current.status, {
         status: 'sent',
         sent_at: now,
         email_next_at: now,
@@ -252,7 +258,7 @@ export async function activateInvoice(
   id: string,
 ): Promise<Invoice> {
   return changeDraft(deps, merchantId, id, 'not_activatable', async (tx, current, now) => {
-    const updated = await repo.updateInvoice(tx, current.id, {
+    const updated = await repo.transitionInvoice(tx, current.id, current.status, {
       status: 'activated',
       activated_at: now,
       updated_at: now,
@@ -295,28 +301,19 @@ export async function listInvoices(
   q: InvoiceListQuery,
 ): Promise<{ items: Invoice[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= INVOICES_LIMIT_MAX, 'limit')
-  let before: repo.InvoicePageQuery['before']
-  if (q.cursor !== undefined) {
-    before = INVOICES_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
-  }
-  // A list: the read pool (Deps.readDb).
-  const rows = await repo.findInvoicePage(deps.readDb, {
-    merchantId,
-    storeId: q.storeId,
-    status: q.status,
-    before,
-    limit: q.limit + 1,
+  return INVOICES_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    // A list: the read pool (Deps.readDb).
+    fetch: (before, limit) =>
+      repo.findInvoicePage(deps.readDb, {
+        merchantId,
+        storeId: q.storeId,
+        status: q.status,
+        before,
+        limit,
+      }),
+    view: (rows) => rows.map((r) => invoiceRowToInvoice(deps.config, r)),
+    position: byCreatedAt,
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? INVOICES_CURSOR.encode(deps.config.masterKey, merchantId, {
-          createdAt: last.created_at,
-          id: last.id,
-        })
-      : null
-  return { items: page.map((r) => invoiceRowToInvoice(deps.config, r)), nextCursor }
 }
 
 export interface PaidRenewalInvoiceInput {

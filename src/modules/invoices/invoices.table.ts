@@ -1,15 +1,23 @@
+import { stateMachine } from '../../platform/state-machine.ts'
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely'
 
-export const INVOICE_STATUSES = [
-  'draft',
-  'sent',
-  'activated',
-  'viewed',
-  'paid',
-  'expired',
-  'cancelled',
-] as const
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number]
+export type InvoiceStatus =
+  'draft' | 'sent' | 'activated' | 'viewed' | 'paid' | 'expired' | 'cancelled'
+
+/**
+ * The invoice state machine: a draft is sent (emailed) or activated (link shared), the buyer
+ * opening the link makes it viewed, and any open invoice ends paid, expired or cancelled.
+ * Every status write is `transitionInvoice`, conditional on this table.
+ */
+export const INVOICES = stateMachine<InvoiceStatus>({
+  draft: ['sent', 'activated', 'cancelled', 'expired'],
+  sent: ['viewed', 'paid', 'cancelled', 'expired'],
+  activated: ['viewed', 'paid', 'cancelled', 'expired'],
+  viewed: ['paid', 'cancelled', 'expired'],
+  paid: [],
+  expired: [],
+  cancelled: [],
+})
 
 export interface LineItem {
   name: string

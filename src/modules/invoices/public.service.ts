@@ -47,7 +47,7 @@ export async function viewInvoice(deps: Deps, publicHash: string): Promise<Publi
       if (!current) throw invoicesError('invoice_not_found')
       if (current.status !== 'sent' && current.status !== 'activated') return current
       const now = deps.clock.now()
-      const updated = await repo.updateInvoice(tx, current.id, {
+      const updated = await repo.transitionInvoice(tx, current.id, current.status, {
         status: 'viewed',
         viewed_at: now,
         updated_at: now,

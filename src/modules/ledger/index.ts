@@ -1,4 +1,5 @@
 // The ledger module's public surface. Other modules import only this file.
+export { isLedgerError } from './ledger.errors.ts'
 export {
   apportionCapture,
   capturedCommission,

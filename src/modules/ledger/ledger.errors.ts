@@ -13,3 +13,4 @@ const table: ErrorTable<LedgerErrorCode> = {
 }
 
 export const ledgerError = errorFactory(table)
+export const isLedgerError = ledgerError.is

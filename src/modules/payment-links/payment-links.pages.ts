@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import QRCode from 'qrcode'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
-import { AppError } from '../../platform/errors.ts'
+import { AppError, isValidationError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import {
@@ -308,7 +308,7 @@ export function paymentLinkPagesRoutes(deps: Deps, options: LinkPagesOptions): F
       } catch (error) {
         // A field the link asks for is missing or wrong: the page again, saying which.
         const appError = toAppError(error as Error)
-        if (appError.code !== 'SVC-VAL-3001') throw error
+        if (!isValidationError(appError)) throw error
         const view = await viewPublicLink(deps, hash)
         const errors = new Set((appError.details ?? []).map((d) => d.field))
         return sendHtml(reply, 400, linkPage(b, hash, view, { form: { values: buyer, errors } }))

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.ts'
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { keysetCursor } from '../../platform/cursor.ts'
+import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
@@ -194,21 +194,11 @@ export async function listPaymentLinks(
   q: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: PaymentLink[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= LINKS_LIMIT_MAX, 'limit')
-  const before =
-    q.cursor === undefined
-      ? undefined
-      : LINKS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
-  const rows = await repo.findLinkPage(deps.db, { merchantId, before, limit: q.limit + 1 })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? LINKS_CURSOR.encode(deps.config.masterKey, merchantId, {
-          createdAt: last.created_at,
-          id: last.id,
-        })
-      : null
-  return { items: await withUsage(deps, merchantId, page), nextCursor }
+  return LINKS_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    fetch: (before, limit) => repo.findLinkPage(deps.db, { merchantId, before, limit }),
+    view: (rows) => withUsage(deps, merchantId, rows),
+    position: byCreatedAt,
+  })
 }
 
 /** Deactivates a link (idempotent): its page answers 410 from now on. */

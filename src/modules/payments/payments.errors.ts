@@ -101,6 +101,7 @@ const table: ErrorTable<PaymentsErrorCode> = {
 }
 
 export const paymentsError = errorFactory(table)
+export const isPaymentsError = paymentsError.is
 
 /** A decline is an outcome, not a fault: 402 with the stored failed payment's id. */
 export function declinedError(paymentId: string, declineCode: string): AppError {
@@ -108,4 +109,9 @@ export function declinedError(paymentId: string, declineCode: string): AppError 
     paymentId,
     declineCode,
   })
+}
+
+/** A charge the bank declined (402 SVC-PAY-3501, with the failed payment's id). */
+export function isDeclined(error: unknown): error is AppError {
+  return error instanceof AppError && error.code === 'SVC-PAY-3501'
 }

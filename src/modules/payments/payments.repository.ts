@@ -1,18 +1,22 @@
 import { sql, type Updateable } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
-import type {
-  CaptureRow,
-  NewCapture,
-  NewRefund,
-  RefundRow,
-  RefundStatus,
-  NewPayment,
-  NewSession,
-  PaymentRow,
-  PaymentStatus,
-  PaymentsTable,
-  SessionRow,
-  SessionStatus,
+import {
+  CAPTURES,
+  PAYMENTS,
+  REFUNDS,
+  SESSIONS,
+  type CaptureRow,
+  type NewCapture,
+  type NewRefund,
+  type RefundRow,
+  type RefundStatus,
+  type NewPayment,
+  type NewSession,
+  type PaymentRow,
+  type PaymentStatus,
+  type PaymentsTable,
+  type SessionRow,
+  type SessionStatus,
 } from './payments.table.ts'
 
 // Sessions
@@ -53,7 +57,7 @@ export async function updateSessionStatus(
     .updateTable('payment_sessions')
     .set({ status: to, ...(to === 'completed' ? { completed_at: at } : {}) })
     .where('id', '=', sessionId)
-    .where('status', '=', from)
+    .where('status', 'in', SESSIONS.guard(to, [from]))
     .executeTakeFirst()
   return result.numUpdatedRows === 1n
 }
@@ -74,7 +78,7 @@ export async function expireSessions(db: Db, now: Date, limit: number): Promise<
       eb
         .selectFrom('payment_sessions')
         .select('id')
-        .where('status', '=', 'active')
+        .where('status', 'in', SESSIONS.guard('expired', ['active']))
         .where('expires_at', '<=', now)
         .limit(limit),
     )
@@ -149,8 +153,9 @@ export function findFencedPayment(
 
 /**
  * The state machine's only write path: the update applies only while the row is still in
- * one of `from`, so two concurrent requests cannot both move it. Returns the new row, or
- * undefined when another request got there first.
+ * one of `from` that PAYMENTS allows into the new status, so two concurrent requests cannot
+ * both move it and no move outside the table is written. Returns the new row, or undefined
+ * when another request got there first.
  */
 export async function transitionPayment(
   tx: Tx,
@@ -170,7 +175,7 @@ export async function transitionPayment(
     .set((eb) => ({ ...values, ...(captureAll ? { captured_minor: eb.ref('amount') } : {}) }))
     .where('merchant_id', '=', merchantId)
     .where('id', '=', paymentId)
-    .where('status', 'in', from)
+    .where('status', 'in', PAYMENTS.guard(set.status, from))
     .returningAll()
     .executeTakeFirst()
 }
@@ -258,7 +263,7 @@ export async function settleCapture(
     .updateTable('captures')
     .set({ status: to, completed_at: at })
     .where('id', '=', captureId)
-    .where('status', '=', 'pending')
+    .where('status', 'in', CAPTURES.guard(to, ['pending']))
     .executeTakeFirst()
   return result.numUpdatedRows === 1n
 }
@@ -345,7 +350,7 @@ export async function updateRefund(
     .updateTable('refunds')
     .set(set)
     .where('id', '=', refundId)
-    .where('status', '=', from)
+    .where('status', 'in', REFUNDS.guard(set.status, [from]))
     .returningAll()
     .executeTakeFirst()
 }
@@ -374,10 +379,14 @@ export function findPendingRefunds(
     .execute()
 }
 
-/** Refund bookkeeping on the payment row; callers hold its lock. */
+/**
+ * Refund bookkeeping on the payment row; callers hold its lock and pass the status they read,
+ * so a status change here is still one the state machine allows.
+ */
 export async function updatePaymentRefundTotals(
   tx: Tx,
   paymentId: string,
+  from: PaymentStatus,
   set: {
     refund_reserved_minor: number
     refund_completed_minor: number
@@ -386,6 +395,7 @@ export async function updatePaymentRefundTotals(
     updated_at: Date
   },
 ): Promise<PaymentRow> {
+  PAYMENTS.assertMove(from, set.status, `payment ${paymentId}`)
   return tx
     .updateTable('payments')
     .set(set)

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
 import { KycStatusSchema } from '../merchants/index.ts'
-import { PAYMENT_STATUSES, REFUND_STATUSES } from './payments.table.ts'
+import { PAYMENTS, REFUNDS, SESSIONS } from './payments.table.ts'
 
 const Currency = Type.Literal('TRY', { description: 'The only currency is TRY.' })
 const Kurus = (description: string) => Type.Integer({ description })
@@ -13,11 +13,11 @@ export { Metadata }
 
 export const PaymentStatus = StatusEnum(
   'PaymentStatus',
-  PAYMENT_STATUSES,
+  PAYMENTS,
   'docs/payments.md: the status table',
 )
 
-export const RefundStatus = StatusEnum('RefundStatus', REFUND_STATUSES)
+export const RefundStatus = StatusEnum('RefundStatus', REFUNDS)
 
 export const Split = Type.Object(
   {
@@ -58,7 +58,7 @@ export const SessionResponse = Type.Object(
     mode: Type.String(),
     amount: Nullable(Type.Integer()),
     currency: Currency,
-    status: Type.String(),
+    status: StatusEnum('CheckoutSessionStatus', SESSIONS),
     metadata: Metadata,
   },
   { title: 'CheckoutSession' },

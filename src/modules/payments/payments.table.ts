@@ -1,20 +1,47 @@
+import { stateMachine } from '../../platform/state-machine.ts'
 import type { ColumnType, Insertable, Selectable } from 'kysely'
 import type { RiskAssessment, RiskFacts } from './risk-types.ts'
 
 export type SessionMode = 'payment' | 'card_update_only' | 'qr'
 export type SessionStatus = 'active' | 'completed' | 'expired' | 'cancelled'
-/** Every payment status, in lifecycle order (docs/payments.md: the status table). */
-export const PAYMENT_STATUSES = [
-  'pending',
-  'pending_3ds',
-  'authorized',
-  'partially_captured',
-  'captured',
-  'voided',
-  'failed',
-  'refunded',
-] as const
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number]
+
+/** A checkout session is used once: it completes, expires or is cancelled, each final. */
+export const SESSIONS = stateMachine<SessionStatus>({
+  active: ['completed', 'expired', 'cancelled'],
+  completed: [],
+  expired: [],
+  cancelled: [],
+})
+export type PaymentStatus =
+  | 'pending'
+  | 'pending_3ds'
+  | 'authorized'
+  | 'partially_captured'
+  | 'captured'
+  | 'voided'
+  | 'failed'
+  | 'refunded'
+
+/**
+ * The payment state machine, in one place (platform/state-machine.ts): every status write is
+ * the conditional UPDATE of `transitionPayment`, whose `WHERE status IN (…)` comes from here.
+ * - pending → pending_3ds (challenge), authorized / captured (the bank's answer), failed;
+ * - pending_3ds → pending (challenge passed, authorizing), failed;
+ * - authorized / partially_captured → partially_captured, captured (captures), voided
+ *   (nothing captured yet); a void after a partial capture releases the rest and leaves the
+ *   payment captured (or refunded, when all it captured was refunded meanwhile);
+ * - captured → refunded once refunds complete for everything captured.
+ */
+export const PAYMENTS = stateMachine<PaymentStatus>({
+  pending: ['pending_3ds', 'authorized', 'captured', 'failed'],
+  pending_3ds: ['pending', 'failed'],
+  authorized: ['partially_captured', 'captured', 'voided'],
+  partially_captured: ['partially_captured', 'captured', 'refunded'],
+  captured: ['refunded'],
+  voided: [],
+  failed: [],
+  refunded: [],
+})
 
 export interface SplitRow {
   submerchantId: string
@@ -115,8 +142,14 @@ export interface PaymentsTable {
   updated_at: Date
 }
 
-export const REFUND_STATUSES = ['pending', 'completed', 'failed'] as const
-export type RefundStatus = (typeof REFUND_STATUSES)[number]
+export type RefundStatus = 'pending' | 'completed' | 'failed'
+
+/** A refund waits for the bank, then completes or fails; either is final. */
+export const REFUNDS = stateMachine<RefundStatus>({
+  pending: ['completed', 'failed'],
+  completed: [],
+  failed: [],
+})
 
 export interface RefundsTable {
   id: string
@@ -135,6 +168,13 @@ export interface RefundsTable {
 }
 
 export type CaptureStatus = 'pending' | 'completed' | 'failed'
+
+/** A capture row waits for the bank, then completes or fails; either is final. */
+export const CAPTURES = stateMachine<CaptureStatus>({
+  pending: ['completed', 'failed'],
+  completed: [],
+  failed: [],
+})
 
 /**
  * One capture of a payment. `pending` while its bank call is under way (at most one per

@@ -115,7 +115,7 @@ export async function refundPayment(
         completed_at: null,
         updated_at: now,
       })
-      const updated = await repo.updatePaymentRefundTotals(tx, paymentId, {
+      const updated = await repo.updatePaymentRefundTotals(tx, paymentId, row.status, {
         refund_reserved_minor: row.refund_reserved_minor + amount,
         refund_completed_minor: row.refund_completed_minor,
         commission_refunded_minor: row.commission_refunded_minor,
@@ -211,7 +211,7 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
       updated_at: now,
     })
     const completed = payment.refund_completed_minor + refund.amount
-    const updated = await repo.updatePaymentRefundTotals(tx, payment.id, {
+    const updated = await repo.updatePaymentRefundTotals(tx, payment.id, payment.status, {
       refund_reserved_minor: payment.refund_reserved_minor,
       refund_completed_minor: completed,
       commission_refunded_minor: payment.commission_refunded_minor + commissionRefund,
@@ -240,7 +240,7 @@ export async function failRefund(deps: Deps, refundId: string, bankRefundId: str
       completed_at: now,
       updated_at: now,
     })
-    const updated = await repo.updatePaymentRefundTotals(tx, payment.id, {
+    const updated = await repo.updatePaymentRefundTotals(tx, payment.id, payment.status, {
       refund_reserved_minor: payment.refund_reserved_minor - refund.amount,
       refund_completed_minor: payment.refund_completed_minor,
       commission_refunded_minor: payment.commission_refunded_minor,

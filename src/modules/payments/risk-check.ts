@@ -24,6 +24,11 @@ export function riskBlockedError(paymentId: string): AppError {
   })
 }
 
+/** A charge a risk rule or list blocked (402 SVC-RISK-3701, with the payment's id). */
+export function isRiskBlocked(error: unknown): error is AppError {
+  return error instanceof AppError && error.code === 'SVC-RISK-3701'
+}
+
 async function emailOf(deps: Deps, merchantId: string, customerId: string | null) {
   if (!customerId) return null
   try {

@@ -2,7 +2,7 @@ import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { chargedAmounts, paymentRowToPayment, type Payment } from './payment-view.ts'
 import * as repo from './payments.repository.ts'
-import { PAYMENT_STATUSES, type PaymentStatus } from './payments.table.ts'
+import type { PaymentStatus } from './payments.table.ts'
 import { refundRowToRefund, type Refund } from './refunds.service.ts'
 import * as search from './search.repository.ts'
 
@@ -12,7 +12,16 @@ import * as search from './search.repository.ts'
 
 export type { PaymentSearchFilter, SearchPosition } from './search.repository.ts'
 
-export { PAYMENT_STATUSES }
+export const PAYMENT_STATUSES: readonly PaymentStatus[] = [
+  'pending',
+  'pending_3ds',
+  'authorized',
+  'partially_captured',
+  'captured',
+  'voided',
+  'failed',
+  'refunded',
+]
 
 /** One payment as a list or export row shows it. */
 export interface PaymentSearchEntry {

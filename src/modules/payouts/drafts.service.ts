@@ -1,9 +1,9 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
-import { AppError, validationError } from '../../platform/errors.ts'
+import { isNotFound, validationError } from '../../platform/errors.ts'
 import { newId, newUuid } from '../../platform/ids.ts'
-import { postPayoutsCreated } from '../ledger/index.ts'
+import { isLedgerError, postPayoutsCreated } from '../ledger/index.ts'
 import { getStore } from '../merchants/index.ts'
 import { getCardToken } from '../vault/index.ts'
 import { checkDraftRow, DRAFT_ROWS_MAX, type DraftRowInput } from './payout-rows.ts'
@@ -86,7 +86,7 @@ async function ownedCardTokens(
       if (info.status === 'active') owned.set(token, info.last4)
     } catch (error) {
       // Another merchant's token is "not found" for this one: an invalid row, not a 404.
-      if (!(error instanceof AppError && error.code === 'SVC-RES-3301')) throw error
+      if (!isNotFound(error)) throw error
     }
   }
   return owned
@@ -225,7 +225,7 @@ export async function approveDraft(
         at: now,
       })
     } catch (error) {
-      if (error instanceof AppError && error.code === 'SVC-PAY-3502') {
+      if (isLedgerError(error, 'insufficient_balance')) {
         throw payoutsError(
           'insufficient_funds',
           `the draft's valid rows total ${String(draft.valid_total_minor)} kuruş, more than the available balance`,

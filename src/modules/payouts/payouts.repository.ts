@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto'
 import { sql, type Updateable } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
-import type {
-  DraftRow,
-  DraftRowRow,
-  DraftStatus,
-  NewDraftRow,
-  NewPayout,
-  PayoutRow,
-  PayoutStatus,
-  PayoutsTable,
-  PayoutDraftsTable,
+import {
+  DRAFTS,
+  PAYOUTS,
+  type DraftRow,
+  type DraftRowRow,
+  type DraftStatus,
+  type NewDraftRow,
+  type NewPayout,
+  type PayoutRow,
+  type PayoutStatus,
+  type PayoutsTable,
+  type PayoutDraftsTable,
 } from './payouts.table.ts'
 
 // All of the payouts module's SQL.
@@ -76,18 +78,18 @@ export function findDraftRows(
   return query.orderBy('idx').execute()
 }
 
-/** The draft state machine's only write: applies while the draft is still in `from`. */
+/** The draft state machine's only write: applies while the draft is still in `from` (DRAFTS). */
 export async function transitionDraft(
   tx: Tx,
   draftId: string,
   from: DraftStatus,
-  set: Updateable<PayoutDraftsTable>,
+  set: Updateable<PayoutDraftsTable> & { status: DraftStatus },
 ): Promise<DraftRow | undefined> {
   return tx
     .updateTable('payout_drafts')
     .set(set)
     .where('id', '=', draftId)
-    .where('status', '=', from)
+    .where('status', 'in', DRAFTS.guard(set.status, [from]))
     .returningAll()
     .executeTakeFirst()
 }
@@ -180,8 +182,8 @@ export async function sumOwnerPayoutsSince(
 
 /**
  * The payout state machine's only write path: applies only while the payout is still in
- * `from`, so two workers (or a retried job) can't both move it. Undefined when another got
- * there first.
+ * `from` and PAYOUTS allows the move, so two workers (or a retried job) can't both move it.
+ * Undefined when another got there first.
  */
 export async function transitionPayout(
   tx: Tx,
@@ -193,7 +195,7 @@ export async function transitionPayout(
     .updateTable('payouts')
     .set(set)
     .where('id', '=', payoutId)
-    .where('status', '=', from)
+    .where('status', 'in', PAYOUTS.guard(set.status, [from]))
     .returningAll()
     .executeTakeFirst()
 }

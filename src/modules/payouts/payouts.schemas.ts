@@ -1,14 +1,14 @@
 import { Type } from 'typebox'
 import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
-import { DRAFT_STATUSES, PAYOUT_STATUSES } from './payouts.table.ts'
+import { DRAFTS, PAYOUTS } from './payouts.table.ts'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()])
 const Currency = Type.Literal('TRY', { description: 'The only currency is TRY.' })
 const Rail = Type.Union([Type.Literal('fast'), Type.Literal('eft'), Type.Literal('card')])
-const PayoutStatus = StatusEnum('PayoutStatus', PAYOUT_STATUSES)
-const DraftStatus = StatusEnum('PayoutDraftStatus', DRAFT_STATUSES)
+const PayoutStatus = StatusEnum('PayoutStatus', PAYOUTS)
+const DraftStatus = StatusEnum('PayoutDraftStatus', DRAFTS)
 
 // A draft row's business rules (rail, dest, holderName, amount, currency) are checked per
 // row and reported, so a bad row never rejects the other 999. Only the shape is checked

@@ -3,12 +3,13 @@ import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
-import { AppError, validationError } from '../../platform/errors.ts'
+import { validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
 import { newUuid } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
 import {
   balancesFor,
+  isLedgerError,
   ownerBalance,
   postPayoutCreated,
   postPayoutFailed,
@@ -243,7 +244,7 @@ export async function createSubmerchantPayout(
         })
       } catch (error) {
         // The ledger's insufficient_balance becomes this module's insufficient_funds.
-        if (error instanceof AppError && error.code === 'SVC-PAY-3502') {
+        if (isLedgerError(error, 'insufficient_balance')) {
           throw payoutsError('insufficient_funds')
         }
         throw error

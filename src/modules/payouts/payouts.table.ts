@@ -1,10 +1,27 @@
+import { stateMachine } from '../../platform/state-machine.ts'
 import type { ColumnType, Insertable, Selectable } from 'kysely'
 
 export type PayoutRail = 'fast' | 'eft' | 'card'
-export const DRAFT_STATUSES = ['draft', 'approved', 'cancelled'] as const
-export type DraftStatus = (typeof DRAFT_STATUSES)[number]
-export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed'] as const
-export type PayoutStatus = (typeof PAYOUT_STATUSES)[number]
+export type DraftStatus = 'draft' | 'approved' | 'cancelled'
+export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'failed'
+
+/** A payout draft is approved (its payouts created) or cancelled, once. */
+export const DRAFTS = stateMachine<DraftStatus>({
+  draft: ['approved', 'cancelled'],
+  approved: [],
+  cancelled: [],
+})
+
+/**
+ * A payout is claimed by one worker (pending → processing), then the rail's answer is
+ * recorded (paid or failed; a failed payout's money is back on the balance).
+ */
+export const PAYOUTS = stateMachine<PayoutStatus>({
+  pending: ['processing'],
+  processing: ['paid', 'failed'],
+  paid: [],
+  failed: [],
+})
 
 type Json<T> = ColumnType<T, string, string>
 

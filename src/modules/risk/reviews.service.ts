@@ -1,6 +1,6 @@
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { keysetCursor } from '../../platform/cursor.ts'
+import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
@@ -93,23 +93,11 @@ export async function listReviews(
   q: { status?: ReviewStatus | undefined; limit: number; cursor?: string | undefined },
 ): Promise<{ items: Review[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= REVIEWS_LIMIT_MAX, 'limit')
-  const before =
-    q.cursor === undefined
-      ? undefined
-      : REVIEWS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
-  const rows = await repo.findReviewPage(deps.db, merchantId, q.status, before, q.limit + 1)
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  return {
-    items: page.map(reviewRowToReview),
-    nextCursor:
-      rows.length > q.limit && last
-        ? REVIEWS_CURSOR.encode(deps.config.masterKey, merchantId, {
-            createdAt: last.created_at,
-            id: last.id,
-          })
-        : null,
-  }
+  return REVIEWS_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    fetch: (before, limit) => repo.findReviewPage(deps.db, merchantId, q.status, before, limit),
+    view: (rows) => rows.map(reviewRowToReview),
+    position: byCreatedAt,
+  })
 }
 
 /** Closes an open review with its event; the one that finds it closed gets it as it is. */

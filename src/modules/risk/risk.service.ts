@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { keysetCursor } from '../../platform/cursor.ts'
+import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { isUniqueViolation } from '../../platform/db/transaction.ts'
@@ -135,23 +135,11 @@ export async function listListItems(
   q: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: ListItem[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= LIST_LIMIT_MAX, 'limit')
-  const before =
-    q.cursor === undefined
-      ? undefined
-      : LIST_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
-  const rows = await repo.findListPage(deps.db, merchantId, list, before, q.limit + 1)
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  return {
-    items: page.map(itemRowToItem),
-    nextCursor:
-      rows.length > q.limit && last
-        ? LIST_CURSOR.encode(deps.config.masterKey, merchantId, {
-            createdAt: last.created_at,
-            id: last.id,
-          })
-        : null,
-  }
+  return LIST_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    fetch: (before, limit) => repo.findListPage(deps.db, merchantId, list, before, limit),
+    view: (rows) => rows.map(itemRowToItem),
+    position: byCreatedAt,
+  })
 }
 
 export async function removeListItem(

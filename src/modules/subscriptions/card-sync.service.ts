@@ -1,6 +1,6 @@
 import type { Deps } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
-import { AppError } from '../../platform/errors.ts'
+import { isNotFound } from '../../platform/errors.ts'
 import { getDefaultCard, type CustomerCard } from '../customers/index.ts'
 import { getSessionByTransactionId } from '../payments/index.ts'
 import * as repo from './subscriptions.repository.ts'
@@ -24,7 +24,7 @@ async function defaultCardOf(deps: Deps, row: SubscriptionRow): Promise<Customer
     return await getDefaultCard(deps, row.merchant_id, row.customer_id)
   } catch (error) {
     // A deleted customer has no cards to take (its tokens were revoked with it).
-    if (error instanceof AppError && error.status === 404) return undefined
+    if (isNotFound(error)) return undefined
     throw error
   }
 }
@@ -60,7 +60,7 @@ export async function syncSubscriptionCard(
     // waiting out the retry delay: the old card is why it is past due.
     const current =
       updated.status === 'past_due'
-        ? await repo.updateSubscription(tx, row.id, { next_charge_at: now })
+        ? await repo.updateSubscription(tx, updated.id, updated.status, { next_charge_at: now })
         : updated
     await emitSubscriptionEvent(tx, current, 'subscription.card_updated', now, {
       sessionId: session?.id ?? null,

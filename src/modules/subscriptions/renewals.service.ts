@@ -88,6 +88,7 @@ function finishAtPeriodEnd(deps: Deps, row: SubscriptionRow): Promise<boolean> {
     const updated = await repo.updateSubscription(
       tx,
       current.id,
+      current.status,
       repo.leaveCharging('cancelled', {
         next_charge_at: null,
         cancelled_at: now,
@@ -111,6 +112,7 @@ function deferForKyc(deps: Deps, row: SubscriptionRow): Promise<boolean> {
     await repo.updateSubscription(
       tx,
       current.id,
+      current.status,
       repo.leaveCharging(from, {
         next_charge_at: new Date(now.getTime() + KYC_DEFER_MS),
         updated_at: now,
@@ -226,6 +228,7 @@ function recordRenewal(deps: Deps, row: SubscriptionRow, payment: Payment): Prom
     const updated = await repo.updateSubscription(
       tx,
       current.id,
+      current.status,
       repo.leaveCharging('active', patch),
     )
     await emitSubscriptionEvent(tx, updated, 'subscription.renewed', now, {
@@ -257,6 +260,7 @@ function recordFailure(deps: Deps, row: SubscriptionRow, outcome: ChargeOutcome)
     const updated = await repo.updateSubscription(
       tx,
       current.id,
+      current.status,
       ends
         ? // Out of retries → expired; a cancel at period end asked for no more charges.
           repo.leaveCharging(current.cancel_at_period_end ? 'cancelled' : 'expired', {
@@ -295,7 +299,7 @@ function recordFailure(deps: Deps, row: SubscriptionRow, outcome: ChargeOutcome)
 /** The acquirer has not answered: release the claim and look again at the next tick. */
 function awaitPayment(deps: Deps, row: SubscriptionRow, payment: Payment): Promise<boolean> {
   return withClaim(deps, row, async (tx, current, now) => {
-    await repo.updateSubscription(tx, current.id, {
+    await repo.updateSubscription(tx, current.id, current.status, {
       claim_id: null,
       awaiting_payment_id: payment.id,
       updated_at: now,

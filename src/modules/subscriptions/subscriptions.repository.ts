@@ -1,17 +1,19 @@
 import { sql } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
-import type {
-  ChargeableStatus,
-  ChargeKind,
-  NewSubscription,
-  NewSubscriptionCharge,
-  SubscriptionChargeRow,
-  SubscriptionPatch,
-  SubscriptionRow,
-  SubscriptionStatus,
+import { assert } from '../../platform/assert.ts'
+import {
+  SUBSCRIPTIONS,
+  type ChargeableStatus,
+  type ChargeKind,
+  type NewSubscription,
+  type NewSubscriptionCharge,
+  type SubscriptionChargeRow,
+  type SubscriptionPatch,
+  type SubscriptionRow,
+  type SubscriptionStatus,
 } from './subscriptions.table.ts'
 
-const CHARGEABLE: ChargeableStatus[] = ['trialing', 'active', 'past_due']
+const CHARGEABLE = SUBSCRIPTIONS.sourcesOf('charging')
 
 export async function insertSubscription(tx: Tx, row: NewSubscription): Promise<void> {
   await tx.insertInto('subscriptions').values(row).execute()
@@ -72,17 +74,26 @@ export function lockClaimedSubscription(
     .executeTakeFirst()
 }
 
-export function updateSubscription(
+/**
+ * Every write of a locked subscription, conditional on the status the caller read: a patch
+ * that changes the status is also conditional on SUBSCRIPTIONS allowing the move.
+ */
+export async function updateSubscription(
   tx: Tx,
   id: string,
+  from: SubscriptionStatus,
   patch: SubscriptionPatch,
 ): Promise<SubscriptionRow> {
-  return tx
+  const to = patch.status ?? from
+  const row = await tx
     .updateTable('subscriptions')
     .set(patch)
     .where('id', '=', id)
+    .where('status', 'in', to === from ? [from] : SUBSCRIPTIONS.guard(to, [from]))
     .returningAll()
-    .executeTakeFirstOrThrow()
+    .executeTakeFirst()
+  assert(row, `subscription ${id} left ${from} under its lock`)
+  return row
 }
 
 /** The card-sync write: applies only while that update-card session is still unsynced. */
@@ -248,7 +259,7 @@ export function claimSubscriptionNow(
       updated_at: p.now,
     })
     .where('id', '=', p.id)
-    .where('status', '=', p.from)
+    .where('status', 'in', SUBSCRIPTIONS.guard('charging', [p.from]))
     .returningAll()
     .executeTakeFirst()
 }

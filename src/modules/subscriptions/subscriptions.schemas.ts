@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
-import { SUBSCRIPTION_STATUSES } from './subscriptions.table.ts'
+import { SUBSCRIPTIONS } from './subscriptions.table.ts'
 
 // Shapes only. Amount bounds, interval limits, trial bounds and card ownership are the
 // service's rules (subscriptions.service.ts), so every caller gets them.
@@ -19,7 +19,7 @@ const IntervalUnit = Type.Union([
 ])
 const Status = StatusEnum(
   'SubscriptionStatus',
-  SUBSCRIPTION_STATUSES,
+  SUBSCRIPTIONS,
   '`charging` is transient: a charge is running; poll until it changes.',
 )
 const Kurus = Type.Integer({ description: 'kuruş per cycle', examples: [14900] })

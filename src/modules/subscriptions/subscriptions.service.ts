@@ -6,6 +6,7 @@ import {
   decodeCursor,
   encodeCursor,
   invalidCursorError,
+  byCreatedAt,
   keysetCursor,
 } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
@@ -19,11 +20,12 @@ import { INTERVAL_COUNT_MAX } from './calendar.ts'
 import { syncSubscriptionCard } from './card-sync.service.ts'
 import { subscriptionsError } from './subscriptions.errors.ts'
 import * as repo from './subscriptions.repository.ts'
-import type {
-  ChargeableStatus,
-  IntervalUnit,
-  SubscriptionRow,
-  SubscriptionStatus,
+import {
+  SUBSCRIPTIONS,
+  type ChargeableStatus,
+  type IntervalUnit,
+  type SubscriptionRow,
+  type SubscriptionStatus,
 } from './subscriptions.table.ts'
 import {
   CHARGE_NOW_JOB,
@@ -50,7 +52,7 @@ const CHARGE_NOW_EXPECTED_MS = 5_000
 export const SUBSCRIPTIONS_LIMIT_MAX = 100
 export const CHARGES_LIMIT_MAX = 100
 
-const CHARGEABLE: ReadonlySet<SubscriptionStatus> = new Set(['trialing', 'active', 'past_due'])
+const CHARGEABLE: ReadonlySet<SubscriptionStatus> = new Set(SUBSCRIPTIONS.sourcesOf('charging'))
 
 export function isChargeable(status: SubscriptionStatus): status is ChargeableStatus {
   return CHARGEABLE.has(status)
@@ -254,7 +256,7 @@ export async function cancelRow(
   const reason = input.reason ?? null
   if (input.atPeriodEnd) {
     if (row.cancel_at_period_end) return row
-    const updated = await repo.updateSubscription(tx, row.id, {
+    const updated = await repo.updateSubscription(tx, row.id, row.status, {
       cancel_at_period_end: true,
       cancel_reason: reason,
       cancelled_by: input.by,
@@ -270,6 +272,7 @@ export async function cancelRow(
   const updated = await repo.updateSubscription(
     tx,
     row.id,
+    row.status,
     repo.leaveCharging('cancelled', {
       next_charge_at: null,
       cancel_at_period_end: false,
@@ -309,10 +312,10 @@ export async function pauseSubscription(
   const row = await changeLocked(deps, merchantId, id, async (tx, current, now) => {
     if (current.status === 'paused') return current
     if (current.status === 'charging') throw subscriptionsError('charge_in_progress')
-    if (current.status !== 'active' && current.status !== 'trialing') {
+    if (!SUBSCRIPTIONS.can(current.status, 'paused')) {
       throw subscriptionsError('not_pausable')
     }
-    const updated = await repo.updateSubscription(tx, current.id, {
+    const updated = await repo.updateSubscription(tx, current.id, current.status, {
       status: 'paused',
       next_charge_at: null,
       updated_at: now,
@@ -334,7 +337,7 @@ export async function resumeSubscription(
 ): Promise<Subscription> {
   const row = await changeLocked(deps, merchantId, id, async (tx, current, now) => {
     if (current.status !== 'paused') throw subscriptionsError('not_resumable')
-    const updated = await repo.updateSubscription(tx, current.id, {
+    const updated = await repo.updateSubscription(tx, current.id, current.status, {
       status: 'active',
       next_charge_at: now,
       anchor_at: now,
@@ -360,7 +363,10 @@ export async function retrySubscription(
   const row = await changeLocked(deps, merchantId, id, async (tx, current, now) => {
     if (current.status === 'charging') throw subscriptionsError('charge_in_progress')
     if (current.status !== 'past_due') throw subscriptionsError('not_retryable')
-    return repo.updateSubscription(tx, current.id, { next_charge_at: now, updated_at: now })
+    return repo.updateSubscription(tx, current.id, current.status, {
+      next_charge_at: now,
+      updated_at: now,
+    })
   })
   return subscriptionRowToSubscription(row)
 }
@@ -384,7 +390,7 @@ export async function chargeSubscriptionNow(
   return changeLocked(deps, merchantId, id, async (tx, current, now) => {
     if (current.status === 'charging') throw subscriptionsError('charge_in_progress')
     if (!isChargeable(current.status)) throw subscriptionsError('not_chargeable')
-    await repo.updateSubscription(tx, current.id, {
+    await repo.updateSubscription(tx, current.id, current.status, {
       status: 'charging',
       charge_from: current.status,
       charge_kind: 'charge_now',
@@ -426,31 +432,22 @@ export async function listSubscriptions(
   q: SubscriptionListQuery,
 ): Promise<{ items: Subscription[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= SUBSCRIPTIONS_LIMIT_MAX, 'limit')
-  let before: repo.SubscriptionPageQuery['before']
-  if (q.cursor !== undefined) {
-    before = SUBSCRIPTIONS_CURSOR.decode(deps.config.masterKey, merchantId, q.cursor)
-  }
-  // One row more than asked tells whether another page exists. A list: the read pool.
-  const rows = await repo.findSubscriptionPage(deps.readDb, {
-    merchantId,
-    storeId: q.storeId,
-    customerId: q.customerId,
-    status: q.status,
-    from: q.from,
-    to: q.to,
-    before,
-    limit: q.limit + 1,
+  return SUBSCRIPTIONS_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    // A list: the read pool.
+    fetch: (before, limit) =>
+      repo.findSubscriptionPage(deps.readDb, {
+        merchantId,
+        storeId: q.storeId,
+        customerId: q.customerId,
+        status: q.status,
+        from: q.from,
+        to: q.to,
+        before,
+        limit,
+      }),
+    view: (rows) => rows.map(subscriptionRowToSubscription),
+    position: byCreatedAt,
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? SUBSCRIPTIONS_CURSOR.encode(deps.config.masterKey, merchantId, {
-          createdAt: last.created_at,
-          id: last.id,
-        })
-      : null
-  return { items: page.map(subscriptionRowToSubscription), nextCursor }
 }
 
 interface ChargesCursor {

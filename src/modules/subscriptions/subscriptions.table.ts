@@ -1,18 +1,27 @@
+import { stateMachine } from '../../platform/state-machine.ts'
 import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely'
 
-export const SUBSCRIPTION_STATUSES = [
-  'trialing',
-  'active',
-  'past_due',
-  'paused',
-  'cancelled',
-  'expired',
-  'charging',
-] as const
-export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number]
+export type SubscriptionStatus =
+  'trialing' | 'active' | 'past_due' | 'paused' | 'cancelled' | 'expired' | 'charging'
 
 /** The statuses a charge may start from (what `charge_from` remembers while charging). */
 export type ChargeableStatus = 'trialing' | 'active' | 'past_due'
+
+/**
+ * The subscription state machine. A charge claims the row (`charging`, remembering where it
+ * came from) and leaves it renewed (`active`), in dunning (`past_due`), ended (`expired`,
+ * or `cancelled` at period end), or where it was (a charge deferred for KYC). Pausing is for
+ * a subscription in good standing; cancelling ends any live one.
+ */
+export const SUBSCRIPTIONS = stateMachine<SubscriptionStatus>({
+  trialing: ['charging', 'paused', 'cancelled'],
+  active: ['charging', 'paused', 'cancelled'],
+  past_due: ['charging', 'cancelled'],
+  paused: ['active', 'cancelled'],
+  charging: ['trialing', 'active', 'past_due', 'cancelled', 'expired'],
+  cancelled: [],
+  expired: [],
+})
 export type ChargeKind = 'renewal' | 'retry' | 'charge_now'
 export type IntervalUnit = 'day' | 'week' | 'month' | 'year'
 

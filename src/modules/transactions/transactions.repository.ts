@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
-import type { ExportRow, ExportStatus, NewExport } from './transactions.table.ts'
+import { EXPORTS, type ExportRow, type ExportStatus, type NewExport } from './transactions.table.ts'
 
 /** Statements and reports share the table; each API sees only its own kind of row. */
 export type ExportScope = 'statement' | 'report'
@@ -153,7 +153,7 @@ export function claimNextExport(db: Db, jobKey: string, now: Date): Promise<Expo
           c.created_at, c.id
         limit 1 for update of c skip locked)`,
     )
-    .where('status', '=', 'queued')
+    .where('status', 'in', EXPORTS.guard('processing', ['queued']))
     .returningAll()
     .executeTakeFirst()
 }
@@ -232,7 +232,7 @@ export async function markExportReady(
       updated_at: set.now,
     })
     .where('id', '=', exportId)
-    .where('status', '=', 'processing')
+    .where('status', 'in', EXPORTS.guard('ready', ['processing']))
     .where('attempt', '=', attempt)
     .executeTakeFirst()
   return result.numUpdatedRows === 1n
@@ -249,7 +249,7 @@ export async function markExportFailed(
     .updateTable('transaction_exports')
     .set({ status: 'failed', error, completed_at: now, updated_at: now })
     .where('id', '=', exportId)
-    .where('status', 'in', from)
+    .where('status', 'in', EXPORTS.guard('failed', from))
     .executeTakeFirst()
   return result.numUpdatedRows === 1n
 }
@@ -290,7 +290,7 @@ export function findAbandonedExports(
   return db
     .selectFrom('transaction_exports')
     .select(['id', 'status'])
-    .where('status', 'in', ['queued', 'processing'])
+    .where('status', 'in', EXPORTS.sourcesOf('failed'))
     .where('updated_at', '<=', before)
     .orderBy('updated_at')
     .limit(limit)
@@ -303,7 +303,7 @@ export async function expireExport(tx: Tx, exportId: string, now: Date): Promise
     .updateTable('transaction_exports')
     .set({ status: 'expired', updated_at: now })
     .where('id', '=', exportId)
-    .where('status', '=', 'ready')
+    .where('status', 'in', EXPORTS.guard('expired', ['ready']))
     .executeTakeFirst()
   if (result.numUpdatedRows !== 1n) return false
   await tx.deleteFrom('transaction_export_chunks').where('export_id', '=', exportId).execute()

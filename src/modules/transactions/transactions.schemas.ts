@@ -1,16 +1,16 @@
 import { Type } from 'typebox'
-import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
+import { Timestamp } from '../../platform/http/schemas.ts'
 
 const Currency = Type.Literal('TRY')
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()])
 
-// Payments' statuses. Not imported from payments: transactions.table.ts takes this type, and a
-// table file reaching another module's index is an import cycle (through database.ts). One
-// list all the same: the served document holds every schema titled PaymentStatus to one shape,
-// so a status payments adds fails the document (and its tests) until it is added here too.
-export const PaymentStatus = StatusEnum(
-  'PaymentStatus',
+// Payments' (refunds', chargebacks') statuses. Not imported from those modules' state machines:
+// transactions.table.ts takes this type, and a table file reaching another module's index is
+// an import cycle (through database.ts). One list all the same: the served document holds every
+// schema titled PaymentStatus (RefundStatus, ChargebackStatus) to one shape, so a status the
+// owning module adds fails the document (and its tests) until it is added here too.
+export const PaymentStatus = Type.Enum(
   [
     'pending',
     'pending_3ds',
@@ -21,7 +21,7 @@ export const PaymentStatus = StatusEnum(
     'failed',
     'refunded',
   ],
-  "the payment's status",
+  { title: 'PaymentStatus', type: 'string', description: "the payment's status" },
 )
 const Method = Type.Union([Type.Literal('card'), Type.Literal('qr')])
 const Id = Type.String({ minLength: 1, maxLength: 128 })
@@ -108,7 +108,7 @@ export const TransactionList = Type.Object(
 export const TransactionRefund = Type.Object({
   refundId: Type.String(),
   amount: Type.Integer(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')]),
+  status: Type.Enum(['pending', 'completed', 'failed'], { title: 'RefundStatus', type: 'string' }),
   reason: Nullable(Type.String()),
   createdAt: Timestamp,
   completedAt: Nullable(Timestamp),
@@ -117,12 +117,10 @@ export const TransactionRefund = Type.Object({
 export const TransactionChargeback = Type.Object({
   chargebackId: Type.String(),
   amount: Type.Integer(),
-  status: Type.Union([
-    Type.Literal('received'),
-    Type.Literal('under_review'),
-    Type.Literal('accepted'),
-    Type.Literal('reversed'),
-  ]),
+  status: Type.Enum(['received', 'under_review', 'accepted', 'reversed'], {
+    title: 'ChargebackStatus',
+    type: 'string',
+  }),
   reasonCode: Type.String(),
   receivedAt: Timestamp,
 })

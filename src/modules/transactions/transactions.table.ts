@@ -1,9 +1,23 @@
+import { stateMachine } from '../../platform/state-machine.ts'
 import type { ColumnType, Insertable, Selectable } from 'kysely'
 import type { Static } from 'typebox'
 import type { PaymentStatus } from './transactions.schemas.ts'
 
 export type ExportFormat = 'csv' | 'pdf'
 export type ExportStatus = 'queued' | 'processing' | 'ready' | 'failed' | 'expired'
+
+/**
+ * The export state machine: a worker claims a queued export (processing), builds it (ready,
+ * or failed once its retries are spent; a queued one fails when no worker ever takes it),
+ * and a ready file expires after its retention.
+ */
+export const EXPORTS = stateMachine<ExportStatus>({
+  queued: ['processing', 'failed'],
+  processing: ['ready', 'failed'],
+  ready: ['expired'],
+  failed: [],
+  expired: [],
+})
 /** What a row builds: a statement (POST /v1/transactions/exports) or a report (POST /v1/reports). */
 export type ExportKind = 'statement' | ReportType
 export type ReportType = 'balance_summary' | 'payout_reconciliation'

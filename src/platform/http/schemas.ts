@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import type { StateMachine } from '../state-machine.ts'
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -52,15 +53,17 @@ export const errorResponses = {
 }
 
 /**
- * A status field as an enum named `title` (an OpenAPI component), built from the module's own
- * list of statuses: the one source its type, its transition table and the document share.
+ * A status field as an enum named `title` (an OpenAPI component), listing the statuses of the
+ * module's state machine: the one table its services, its conditional updates and the
+ * document all read.
  */
-export function StatusEnum<const Values extends string[]>(
+export function StatusEnum<S extends string>(
   title: string,
-  values: readonly [...Values],
+  machine: StateMachine<S>,
   description?: string,
 ) {
-  return Type.Enum(values, {
+  const statuses = Object.keys(machine.transitions) as S[]
+  return Type.Enum(statuses, {
     title,
     type: 'string',
     ...(description === undefined ? {} : { description }),
