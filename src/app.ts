@@ -19,6 +19,7 @@ import { installErrorHandling, sendFrameworkError } from './platform/http/errors
 import { BODY_LIMIT_BYTES, installRawJsonParser } from './platform/http/raw-body.ts'
 import { trustProxyOption } from './platform/http/trust-proxy.ts'
 import { installValidators } from './platform/http/validation.ts'
+import { openapiTransforms } from './platform/http/openapi.ts'
 import type { Logger } from './platform/logger.ts'
 import { createMetrics, installMetrics, type Metrics } from './platform/metrics.ts'
 import { installLoadShedding } from './platform/http/load-shedding.ts'
@@ -196,6 +197,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   })
 
   await app.register(swagger, {
+    ...openapiTransforms,
     openapi: {
       openapi: '3.1.0',
       info: {

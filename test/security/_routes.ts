@@ -119,9 +119,32 @@ function queryFromParameters(op: OpenApiOperation): JsonSchema | undefined {
   }
 }
 
+/**
+ * The document with every `#/components/…` $ref replaced by what it names: the suite reads
+ * each route's schemas whole (the served document shares them as components, issue 28).
+ */
+function inlineRefs(node: unknown, doc: unknown, depth = 0): unknown {
+  if (depth > 64) throw new Error('OpenAPI: $ref nesting deeper than 64 (a cycle?)')
+  if (Array.isArray(node)) return node.map((item) => inlineRefs(item, doc, depth))
+  if (typeof node !== 'object' || node === null) return node
+  const ref = (node as { $ref?: unknown }).$ref
+  if (typeof ref === 'string' && ref.startsWith('#/')) {
+    let target: unknown = doc
+    for (const part of ref.slice(2).split('/')) target = (target as Record<string, unknown>)[part]
+    if (target === undefined) throw new Error(`OpenAPI: unresolved ${ref}`)
+    return inlineRefs(target, doc, depth + 1)
+  }
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, inlineRefs(value, doc, depth)]),
+  )
+}
+
 /** Every route of the app (HEAD twins of GET routes left out), classified. */
 export function routeTable(fastify: FastifyInstance): RouteInfo[] {
-  const doc = fastify.swagger() as { paths?: Record<string, Record<string, OpenApiOperation>> }
+  const served = fastify.swagger()
+  const doc = inlineRefs(served, served) as {
+    paths?: Record<string, Record<string, OpenApiOperation>>
+  }
   const paths = doc.paths ?? {}
   const printed = parsePrintedRoutes(fastify.printRoutes({ commonPrefix: false }))
   const seen = new Set<string>()

@@ -68,6 +68,7 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/public/sessions/:id',
       {
         schema: {
+          operationId: 'public.sessions.get',
           tags,
           summary: 'A checkout session as the buyer sees it (no signature; the id is the bearer)',
           security: [],
@@ -84,6 +85,7 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
         // The query holds the card's first digits: keep this URL out of the request log.
         logLevel: 'warn',
         schema: {
+          operationId: 'public.sessions.installments',
           tags,
           summary: "Installment plans for the card's BIN, in buyer terms",
           security: [],
@@ -99,6 +101,7 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/public/sessions/:id/pay',
       {
         schema: {
+          operationId: 'public.sessions.pay',
           tags,
           summary: 'Pay a payment session by card (tokenize, charge with 3DS)',
           description:
@@ -127,6 +130,7 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/public/sessions/:id/card',
       {
         schema: {
+          operationId: 'public.sessions.saveCard',
           tags,
           summary: "Save the buyer's card as the customer's default (card_update_only sessions)",
           security: [],
@@ -162,6 +166,7 @@ export function checkoutSandboxRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'sandbox.sessions.qrPay',
           tags: ['sandbox'],
           summary: "Play the buyer's bank paying a qr session",
           params: SessionParams,

@@ -76,6 +76,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/customers',
       {
         schema: {
+          operationId: 'customers.create',
           tags,
           summary: 'Create a customer',
           body: CreateCustomerBody,
@@ -92,6 +93,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/customers/:id',
       {
         schema: {
+          operationId: 'customers.get',
           tags,
           summary: 'Retrieve a customer',
           params: CustomerParams,
@@ -106,6 +108,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/customers/:id',
       {
         schema: {
+          operationId: 'customers.update',
           tags,
           summary: 'Update a customer (only the fields sent change)',
           params: CustomerParams,
@@ -123,6 +126,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/customers',
       {
         schema: {
+          operationId: 'customers.list',
           tags,
           summary: 'List customers, newest first',
           querystring: CustomerListQuery,
@@ -148,6 +152,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/customers/:id',
       {
         schema: {
+          operationId: 'customers.delete',
           tags,
           summary: 'Delete a customer (soft delete; its cards are detached and revoked)',
           params: CustomerParams,
@@ -164,6 +169,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/customers/:id/cards',
       {
         schema: {
+          operationId: 'customers.cards.save',
           tags,
           summary: 'Save a vault card token for the customer',
           description:
@@ -190,6 +196,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/customers/:id/cards',
       {
         schema: {
+          operationId: 'customers.cards.list',
           tags,
           summary: "The customer's saved cards, newest first",
           params: CustomerParams,
@@ -205,6 +212,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/customers/:id/cards/default',
       {
         schema: {
+          operationId: 'customers.cards.getDefault',
           tags,
           summary: "The customer's default card (404 when there is none)",
           params: CustomerParams,
@@ -228,6 +236,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/customers/:id/cards/:cardId',
       {
         schema: {
+          operationId: 'customers.cards.detach',
           tags,
           summary: 'Detach a saved card and revoke its token',
           params: CardParams,

@@ -75,7 +75,22 @@ export const CustomerResponse = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
-  { title: 'Customer' },
+  {
+    title: 'Customer',
+    examples: [
+      {
+        id: 'cus_01jd8x6a2b3c4d5e6f7g8h9j0k',
+        merchantId: 'mrc_01jd8x0a1b2c3d4e5f6g7h8j9k',
+        externalId: 'user-1042',
+        email: 'ayse@example.com',
+        phone: '+905321234567',
+        name: 'Ayşe Yılmaz',
+        extraData: { segment: 'gold' },
+        createdAt: '2026-11-22T10:00:00Z',
+        updatedAt: '2026-11-22T10:00:00Z',
+      },
+    ],
+  },
 )
 
 export const CustomerParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })

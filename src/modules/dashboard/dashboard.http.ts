@@ -93,6 +93,7 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
       '/v1/dashboard/login',
       {
         schema: {
+          operationId: 'dashboard.login',
           tags: ['dashboard'],
           summary: 'Log in to the dashboard; the token lasts one hour',
           security: [],
@@ -136,6 +137,7 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/dashboard/me',
       {
         schema: {
+          operationId: 'dashboard.me',
           tags: ['dashboard'],
           summary: 'The logged-in dashboard user',
           security,
@@ -149,6 +151,7 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/api-keys',
       {
         schema: {
+          operationId: 'dashboard.apiKeys.list',
           tags: ['dashboard'],
           summary: "The store's API keys (public parts only)",
           security,
@@ -177,6 +180,7 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/api-keys',
       {
         schema: {
+          operationId: 'dashboard.apiKeys.create',
           tags: ['dashboard'],
           summary: 'Issue another key pair for the store; the secret is shown once',
           security,
@@ -195,6 +199,7 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/api-keys/:keyId/roll',
       {
         schema: {
+          operationId: 'dashboard.apiKeys.roll',
           tags: ['dashboard'],
           summary: 'Replace a key; the old one keeps working for the grace period (24 h)',
           security,
@@ -220,6 +225,7 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/api-keys/:keyId',
       {
         schema: {
+          operationId: 'dashboard.apiKeys.revoke',
           tags: ['dashboard'],
           summary: 'Revoke a key at once',
           security,
@@ -238,6 +244,7 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/dashboard/submerchants',
       {
         schema: {
+          operationId: 'dashboard.submerchants.create',
           tags: ['dashboard'],
           summary: 'Create a submerchant and its key pair; the secret is shown once',
           security,

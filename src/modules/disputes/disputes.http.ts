@@ -69,6 +69,7 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id/chargebacks',
       {
         schema: {
+          operationId: 'chargebacks.list',
           tags,
           summary: "A payment's chargebacks",
           params: PaymentParams,
@@ -85,6 +86,7 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id/chargebacks/:cbid/accept',
       {
         schema: {
+          operationId: 'chargebacks.accept',
           tags,
           summary: 'Accept a chargeback (bookkeeping only; terminal)',
           params: ChargebackParams,
@@ -106,6 +108,7 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id/chargebacks/:cbid/evidence',
       {
         schema: {
+          operationId: 'chargebacks.saveEvidence',
           tags,
           summary:
             'Save the evidence draft; submit: true renders the evidence PDF and sends it (under_review)',
@@ -129,6 +132,7 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id/chargebacks/:cbid/reverse',
       {
         schema: {
+          operationId: 'chargebacks.reverse',
           tags,
           summary: 'Reverse a chargeback (representment won; terminal)',
           params: ChargebackParams,
@@ -157,6 +161,7 @@ export function disputesSandboxRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/sandbox/payments/:id/chargebacks',
       {
         schema: {
+          operationId: 'sandbox.chargebacks.create',
           tags: ['sandbox'],
           summary: "Raise a chargeback as the card's bank would",
           params: PaymentParams,

@@ -1,12 +1,8 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
+import { CHARGEBACKS } from './disputes.table.ts'
 
-const Status = Type.Union([
-  Type.Literal('received'),
-  Type.Literal('under_review'),
-  Type.Literal('accepted'),
-  Type.Literal('reversed'),
-])
+const Status = StatusEnum('ChargebackStatus', CHARGEBACKS)
 
 const ResolutionKind = Type.Union([
   Type.Literal('accepted'),
@@ -17,21 +13,44 @@ const ResolutionKind = Type.Union([
   Type.Null(),
 ])
 
-export const ChargebackSchema = Type.Object({
-  id: Type.String(),
-  paymentId: Type.String(),
-  amount: Type.Integer(),
-  status: Status,
-  reasonCode: Type.String(),
-  bankChargebackId: Type.String(),
-  receivedAt: Timestamp,
-  resolvedAt: Type.Union([Timestamp, Type.Null()]),
-  evidenceDueBy: Timestamp,
-  resolution: ResolutionKind,
-  evidenceSubmittedAt: Type.Union([Timestamp, Type.Null()]),
-})
+export const ChargebackSchema = Type.Object(
+  {
+    id: Type.String(),
+    paymentId: Type.String(),
+    amount: Type.Integer(),
+    status: Status,
+    reasonCode: Type.String(),
+    bankChargebackId: Type.String(),
+    receivedAt: Timestamp,
+    resolvedAt: Type.Union([Timestamp, Type.Null()]),
+    evidenceDueBy: Timestamp,
+    resolution: ResolutionKind,
+    evidenceSubmittedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  {
+    title: 'Chargeback',
+    examples: [
+      {
+        id: 'cbk_01jd9a1b2c3d4e5f6g7h8j9k0m',
+        paymentId: 'pay_01jd8x5q2m4k7r9t1v3w5y7z9a',
+        amount: 15000,
+        status: 'received',
+        reasonCode: '4837',
+        bankChargebackId: 'CB-2026-000123',
+        receivedAt: '2026-11-25T09:00:00Z',
+        resolvedAt: null,
+        evidenceDueBy: '2026-12-09T09:00:00Z',
+        resolution: null,
+        evidenceSubmittedAt: null,
+      },
+    ],
+  },
+)
 
-export const ChargebackList = Type.Object({ items: Type.Array(ChargebackSchema) })
+export const ChargebackList = Type.Object(
+  { items: Type.Array(ChargebackSchema) },
+  { title: 'ChargebackList' },
+)
 
 export const Resolution = Type.Object({
   chargebackId: Type.String(),

@@ -27,6 +27,7 @@ export function eventsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/events',
       {
         schema: {
+          operationId: 'events.list',
           tags: ['events'],
           summary: "The merchant's events, newest first",
           querystring: EventListQuery,
@@ -49,6 +50,7 @@ export function eventsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/events/:id',
       {
         schema: {
+          operationId: 'events.get',
           tags: ['events'],
           summary: 'One event',
           params: EventParams,

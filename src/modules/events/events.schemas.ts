@@ -14,7 +14,20 @@ export const EventView = Type.Object(
     createdAt: Timestamp,
     data: Type.Record(Type.String(), Type.Unknown()),
   },
-  { title: 'Event' },
+  {
+    title: 'WebhookEvent',
+    examples: [
+      {
+        id: 'evt_01jd8x5r0a1b2c3d4e5f6g7h8j',
+        type: 'payment.captured',
+        resourceType: 'payment',
+        resourceId: 'pay_01jd8x5q2m4k7r9t1v3w5y7z9a',
+        sequence: 2,
+        createdAt: '2026-11-22T10:00:05Z',
+        data: { paymentId: 'pay_01jd8x5q2m4k7r9t1v3w5y7z9a', amount: 15000, currency: 'TRY' },
+      },
+    ],
+  },
 )
 
 export const EventParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })

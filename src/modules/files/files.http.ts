@@ -49,6 +49,7 @@ export function filesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/files',
       {
         schema: {
+          operationId: 'files.upload',
           tags,
           summary: 'Upload a file (dispute evidence): PDF, PNG or JPEG by content, up to 5 MiB',
           consumes: ['multipart/form-data'],
@@ -72,6 +73,7 @@ export function filesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/files/:id',
       {
         schema: {
+          operationId: 'files.get',
           tags,
           summary: "A file's facts",
           params: FileParams,
@@ -85,6 +87,7 @@ export function filesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/files/:id/contents',
       {
         schema: {
+          operationId: 'files.download',
           tags,
           summary: "A file's bytes",
           params: FileParams,

@@ -193,5 +193,12 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
     return payload
   })
 
+  // Every POST, PUT, PATCH and DELETE here runs the idempotency step above: say so in the
+  // OpenAPI document (src/platform/http/openapi.ts shows the header on these routes).
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    if (methods.some((m) => MUTATING.has(m)))
+      route.config = { ...route.config, idempotencyKey: true }
+  })
   for (const routes of opts.routes) await app.register(routes)
 }

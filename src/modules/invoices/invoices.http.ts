@@ -84,6 +84,7 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/invoices',
       {
         schema: {
+          operationId: 'invoices.create',
           tags,
           summary: 'Create an invoice (draft)',
           description:
@@ -108,6 +109,7 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/invoices',
       {
         schema: {
+          operationId: 'invoices.list',
           tags,
           summary: "List the merchant's invoices, newest first",
           querystring: InvoiceListQuery,
@@ -134,6 +136,7 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/invoices/:id',
       {
         schema: {
+          operationId: 'invoices.get',
           tags,
           summary: 'Retrieve an invoice (a captured payment shows as paid at once)',
           params: InvoiceParams,
@@ -149,6 +152,7 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'invoices.send',
           tags,
           summary: 'Email the invoice to buyerEmail (draft → sent)',
           params: InvoiceParams,
@@ -167,6 +171,7 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'invoices.activate',
           tags,
           summary: 'Open the payment link without an email (draft → activated)',
           params: InvoiceParams,
@@ -184,6 +189,7 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/invoices/:id/cancel',
       {
         schema: {
+          operationId: 'invoices.cancel',
           tags,
           summary: 'Cancel an open invoice (and its open checkout session)',
           params: InvoiceParams,
@@ -201,6 +207,7 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/invoices/:id/pdf',
       {
         schema: {
+          operationId: 'invoices.pdf',
           tags,
           summary: 'The invoice as a PDF',
           params: InvoiceParams,
@@ -244,6 +251,7 @@ export function invoicesPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/public/invoices/:hash',
       {
         schema: {
+          operationId: 'public.invoices.get',
           tags,
           summary: 'The invoice as its buyer sees it (the first read marks it viewed)',
           security: [],
@@ -273,6 +281,7 @@ export function invoicesPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/public/invoices/:hash/pay',
       {
         schema: {
+          operationId: 'public.invoices.pay',
           tags,
           summary: 'The checkout session that pays the invoice (made once, reused while active)',
           security: [],
@@ -295,6 +304,7 @@ export function invoicesPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/public/invoices/:hash/pdf',
       {
         schema: {
+          operationId: 'public.invoices.pdf',
           tags,
           summary: 'The invoice as a PDF (changes no status)',
           security: [],

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
+import { INVOICES } from './invoices.table.ts'
 
 // Shapes only. The money rules (each line total is qty × unit price, the amount is their
 // sum), the store and customer checks and the expiry bound are the service's
@@ -17,15 +18,7 @@ const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]+$'
 // Notes may span lines: tab and line breaks are allowed there.
 const PRINTABLE_MULTILINE = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]+$'
 
-export const InvoiceStatus = Type.Union([
-  Type.Literal('draft'),
-  Type.Literal('sent'),
-  Type.Literal('activated'),
-  Type.Literal('viewed'),
-  Type.Literal('paid'),
-  Type.Literal('expired'),
-  Type.Literal('cancelled'),
-])
+export const InvoiceStatus = StatusEnum('InvoiceStatus', INVOICES)
 
 export const InvoiceParams = Type.Object({ id: Id })
 export const HashParams = Type.Object({
@@ -111,7 +104,41 @@ const invoiceFields = {
   cancelledAt: Nullable(Timestamp),
 }
 
-export const InvoiceSchema = Type.Object(invoiceFields, { title: 'Invoice' })
+export const InvoiceSchema = Type.Object(invoiceFields, {
+  title: 'Invoice',
+  examples: [
+    {
+      id: 'inv_01jd8z2b3c4d5e6f7g8h9j0k1m',
+      merchantId: 'mrc_01jd8x0a1b2c3d4e5f6g7h8j9k',
+      storeId: 'sto_01jd8x0b1c2d3e4f5g6h7j8k9m',
+      customerId: null,
+      publicHash: 'q3Zt8Kp1Xw7Lm4Rb9Vn2',
+      url: 'http://localhost:3000/invoice/q3Zt8Kp1Xw7Lm4Rb9Vn2',
+      status: 'sent',
+      amountMinor: 123456,
+      currency: 'TRY',
+      lineItems: [
+        { name: 'Danışmanlık (saat)', qty: 4, unitPriceMinor: 30864, lineTotalMinor: 123456 },
+      ],
+      buyerEmail: 'muhasebe@example.com',
+      buyerName: 'Örnek Ltd. Şti.',
+      dueDate: '2026-12-05T00:00:00Z',
+      expiresAt: '2026-12-22T00:00:00Z',
+      notes: null,
+      metadata: {},
+      paymentId: null,
+      subscriptionId: null,
+      cycleNumber: null,
+      createdAt: '2026-11-22T10:00:00Z',
+      sentAt: '2026-11-22T10:01:00Z',
+      activatedAt: null,
+      viewedAt: null,
+      paidAt: null,
+      expiredAt: null,
+      cancelledAt: null,
+    },
+  ],
+})
 
 export const InvoiceListQuery = Type.Object(
   {

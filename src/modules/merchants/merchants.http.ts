@@ -13,6 +13,7 @@ export function merchantsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { scopes: ['merchant', 'submerchant'] },
         schema: {
+          operationId: 'identity.whoami',
           tags: ['identity'],
           summary: 'Who the verified API key belongs to',
           response: { 200: Whoami, ...errorResponses },
@@ -35,6 +36,7 @@ export function merchantsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { scopes: ['merchant', 'submerchant'] },
         schema: {
+          operationId: 'identity.kycStatus',
           tags: ['identity'],
           summary: "The merchant's KYC status",
           response: { 200: KycStatusResponse, ...errorResponses },

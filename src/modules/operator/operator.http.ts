@@ -43,6 +43,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       '/operator/v1/merchants',
       {
         schema: {
+          operationId: 'operator.merchants.create',
+          summary: 'Create a merchant with its first store and key pair (the secret is shown once)',
           tags: ['operator'],
           security,
           body: CreateMerchantBody,
@@ -64,6 +66,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       '/operator/v1/merchants/:id',
       {
         schema: {
+          operationId: 'operator.merchants.get',
+          summary: 'Retrieve a merchant',
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -88,6 +92,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       '/operator/v1/merchants/:id/stores',
       {
         schema: {
+          operationId: 'operator.stores.create',
+          summary: 'Add a store to a merchant, with its own key pair',
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -105,6 +111,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       '/operator/v1/merchants/:id/submerchants',
       {
         schema: {
+          operationId: 'operator.submerchants.create',
+          summary: 'Create a submerchant under a merchant',
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -126,6 +134,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       '/operator/v1/merchants/:id/kyc',
       {
         schema: {
+          operationId: 'operator.merchants.setKyc',
+          summary: 'Set a merchant’s KYC status',
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -150,6 +160,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       '/operator/v1/merchants/:id/api-keys',
       {
         schema: {
+          operationId: 'operator.apiKeys.list',
+          summary: 'A merchant’s API keys (public parts only)',
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -173,6 +185,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       '/operator/v1/merchants/:id/api-keys/:keyId/roll',
       {
         schema: {
+          operationId: 'operator.apiKeys.roll',
+          summary: 'Replace an API key; the old one keeps working for the grace period',
           tags: ['operator'],
           security,
           params: KeyParams,
@@ -197,6 +211,7 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         '/operator/v1/demo/credentials',
         {
           schema: {
+            operationId: 'operator.demo.credentials',
             tags: ['operator'],
             security,
             summary: 'Sandbox only: the demo merchant’s current key pair',
@@ -215,6 +230,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       '/operator/v1/merchants/:id/api-keys/:keyId/revoke',
       {
         schema: {
+          operationId: 'operator.apiKeys.revoke',
+          summary: 'Revoke an API key at once',
           tags: ['operator'],
           security,
           params: KeyParams,

@@ -53,6 +53,7 @@ export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payment-links',
       {
         schema: {
+          operationId: 'paymentLinks.create',
           tags,
           summary: 'Create a payment link',
           description:
@@ -77,6 +78,7 @@ export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payment-links',
       {
         schema: {
+          operationId: 'paymentLinks.list',
           tags,
           summary: "List the merchant's payment links, newest first",
           querystring: LinkListQuery,
@@ -93,6 +95,7 @@ export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payment-links/:id',
       {
         schema: {
+          operationId: 'paymentLinks.get',
           tags,
           summary: 'Retrieve a payment link',
           params: LinkParams,
@@ -107,6 +110,7 @@ export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payment-links/:id/deactivate',
       {
         schema: {
+          operationId: 'paymentLinks.deactivate',
           tags,
           summary: 'Deactivate a payment link (its page answers 410); idempotent',
           params: LinkParams,

@@ -158,6 +158,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'payments.createSession',
           tags,
           summary: 'Create a hosted-checkout session',
           body: CreateSessionBody,
@@ -180,6 +181,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'payments.charge',
           tags,
           summary: 'Charge a vault card token',
           body: ChargeBody,
@@ -202,6 +204,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id/3ds-callback',
       {
         schema: {
+          operationId: 'payments.complete3ds',
           tags,
           summary: 'Complete a 3DS challenge',
           params: PaymentParams,
@@ -234,6 +237,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'payments.capture',
           tags,
           summary: 'Capture all or part of an authorization',
           description:
@@ -271,6 +275,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id/void',
       {
         schema: {
+          operationId: 'payments.void',
           tags,
           summary: 'Void an uncaptured authorization',
           params: PaymentParams,
@@ -299,6 +304,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id',
       {
         schema: {
+          operationId: 'payments.get',
           tags,
           summary: 'Retrieve a payment',
           params: PaymentParams,
@@ -313,6 +319,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id',
       {
         schema: {
+          operationId: 'payments.update',
           tags,
           summary: "Update a payment's metadata",
           description:
@@ -338,6 +345,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id/refund',
       {
         schema: {
+          operationId: 'payments.refund',
           tags,
           summary: 'Refund all or part of a captured payment',
           description:
@@ -374,6 +382,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id/refunds',
       {
         schema: {
+          operationId: 'payments.listRefunds',
           tags,
           summary: 'Every refund record of a payment',
           params: PaymentParams,
@@ -391,6 +400,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/installments',
       {
         schema: {
+          operationId: 'payments.installments',
           tags,
           summary: 'Installment options and costs for a card BIN',
           querystring: InstallmentsQuery,
@@ -416,6 +426,7 @@ export function paymentsPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payments/:id/public-status',
       {
         schema: {
+          operationId: 'public.payments.status',
           tags,
           summary: 'Public payment status (no signature; the payment id is the bearer)',
           security: [],
@@ -436,6 +447,7 @@ export function paymentsSandboxRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/sandbox/payments/:id/3ds-challenge',
       {
         schema: {
+          operationId: 'sandbox.payments.answer3ds',
           tags: ['sandbox'],
           summary: 'Answer a 3DS challenge as the buyer would at the ACS',
           params: PaymentParams,
@@ -455,6 +467,7 @@ export function paymentsSandboxRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/sandbox/kyc',
       {
         schema: {
+          operationId: 'sandbox.setKyc',
           tags: ['sandbox'],
           summary: "Set the calling merchant's KYC status",
           description:
@@ -472,6 +485,7 @@ export function paymentsSandboxRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/sandbox/reconcile',
       {
         schema: {
+          operationId: 'sandbox.reconcile',
           tags: ['sandbox'],
           summary: 'Run every due background job and reconciler once, now',
           body: EmptyBody,

@@ -1,7 +1,8 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
 import { KycStatusSchema } from '../merchants/index.ts'
+import { PAYMENTS, REFUNDS, SESSIONS } from './payments.table.ts'
 
 const Currency = Type.Literal('TRY', { description: 'The only currency is TRY.' })
 const Kurus = (description: string) => Type.Integer({ description })
@@ -9,6 +10,14 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()])
 
 export { Metadata }
+
+export const PaymentStatus = StatusEnum(
+  'PaymentStatus',
+  PAYMENTS,
+  'docs/payments.md: the status table',
+)
+
+export const RefundStatus = StatusEnum('RefundStatus', REFUNDS)
 
 export const Split = Type.Object(
   {
@@ -39,18 +48,21 @@ export const CreateSessionBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const SessionResponse = Type.Object({
-  sessionId: Type.String({ format: 'uuid' }),
-  checkoutUrl: Type.String(),
-  expiresAt: Timestamp,
-  merchantId: Type.String(),
-  transactionId: Type.String(),
-  mode: Type.String(),
-  amount: Nullable(Type.Integer()),
-  currency: Currency,
-  status: Type.String(),
-  metadata: Metadata,
-})
+export const SessionResponse = Type.Object(
+  {
+    sessionId: Type.String({ format: 'uuid' }),
+    checkoutUrl: Type.String(),
+    expiresAt: Timestamp,
+    merchantId: Type.String(),
+    transactionId: Type.String(),
+    mode: Type.String(),
+    amount: Nullable(Type.Integer()),
+    currency: Currency,
+    status: StatusEnum('CheckoutSessionStatus', SESSIONS),
+    metadata: Metadata,
+  },
+  { title: 'CheckoutSession' },
+)
 
 export const ChargeBody = Type.Object(
   {
@@ -120,27 +132,30 @@ const RiskFields = {
   ),
 }
 
-export const ChargeResponse = Type.Object({
-  paymentId: Type.String(),
-  transactionId: Type.String(),
-  status: Type.String(),
-  amount: Kurus('kuruş'),
-  currency: Currency,
-  commission: Kurus('kuruş'),
-  netAmount: Kurus('amount − commission'),
-  cardMask: Nullable(Type.String()),
-  cardBrand: Nullable(Type.String()),
-  cardType: Nullable(Type.String()),
-  installmentCount: Type.Integer(),
-  threeDSecure: Type.Boolean(),
-  authCode: Nullable(Type.String()),
-  ...RiskFields,
-  correlationId: Type.Optional(Type.String()),
-  challengeUrl: Type.Optional(Type.String()),
-  metadata: Metadata,
-  createdAt: Timestamp,
-  completedAt: Nullable(Timestamp),
-})
+export const ChargeResponse = Type.Object(
+  {
+    paymentId: Type.String(),
+    transactionId: Type.String(),
+    status: PaymentStatus,
+    amount: Kurus('kuruş'),
+    currency: Currency,
+    commission: Kurus('kuruş'),
+    netAmount: Kurus('amount − commission'),
+    cardMask: Nullable(Type.String()),
+    cardBrand: Nullable(Type.String()),
+    cardType: Nullable(Type.String()),
+    installmentCount: Type.Integer(),
+    threeDSecure: Type.Boolean(),
+    authCode: Nullable(Type.String()),
+    ...RiskFields,
+    correlationId: Type.Optional(Type.String()),
+    challengeUrl: Type.Optional(Type.String()),
+    metadata: Metadata,
+    createdAt: Timestamp,
+    completedAt: Nullable(Timestamp),
+  },
+  { title: 'Charge' },
+)
 
 export const UpdatePaymentBody = Type.Object(
   {
@@ -176,20 +191,6 @@ export const ThreeDsResponse = Type.Object({
 
 export const EmptyBody = Type.Object({}, { additionalProperties: false })
 
-export const PaymentStatus = Type.Union(
-  [
-    Type.Literal('pending'),
-    Type.Literal('pending_3ds'),
-    Type.Literal('authorized'),
-    Type.Literal('partially_captured'),
-    Type.Literal('captured'),
-    Type.Literal('voided'),
-    Type.Literal('failed'),
-    Type.Literal('refunded'),
-  ],
-  { description: 'docs/payments.md: the status table' },
-)
-
 export const CaptureBody = Type.Object(
   {
     amount: Type.Optional(
@@ -209,11 +210,14 @@ export const CaptureBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const CaptureSummary = Type.Object({
-  id: Type.String({ description: 'cap_…' }),
-  amount: Kurus('kuruş captured by this capture'),
-  createdAt: Timestamp,
-})
+export const CaptureSummary = Type.Object(
+  {
+    id: Type.String({ description: 'cap_…' }),
+    amount: Kurus('kuruş captured by this capture'),
+    createdAt: Timestamp,
+  },
+  { title: 'Capture' },
+)
 
 export const CaptureResponse = Type.Object({
   id: Type.String(),
@@ -243,38 +247,77 @@ export const VoidResponse = Type.Object({
   ),
 })
 
-export const PaymentResponse = Type.Object({
-  id: Type.String(),
-  merchantId: Type.String(),
-  storeId: Type.String(),
-  transactionId: Type.String(),
-  method: Type.String(),
-  status: PaymentStatus,
-  amount: Kurus('the authorized amount'),
-  capturedAmount: Kurus('sum of the captures'),
-  currency: Currency,
-  commission: Kurus('of the captured amount once anything is captured, else of amount'),
-  netAmount: Kurus('(capturedAmount, or amount before any capture) − commission'),
-  captures: Type.Array(CaptureSummary),
-  cardMask: Nullable(Type.String()),
-  cardBrand: Nullable(Type.String()),
-  cardType: Nullable(Type.String()),
-  bin: Nullable(Type.String()),
-  installmentCount: Type.Integer(),
-  threeDSecure: Type.Boolean(),
-  authCode: Nullable(Type.String()),
-  declineCode: Nullable(Type.String()),
-  ...RiskFields,
-  refundAmount: Type.Integer(),
-  refundableAmount: Type.Integer(),
-  customerId: Nullable(Type.String()),
-  metadata: Metadata,
-  paymentLinkId: Nullable(
-    Type.String({ description: 'the payment link (plink_…) the payment was made through' }),
-  ),
-  createdAt: Timestamp,
-  completedAt: Nullable(Timestamp),
-})
+/** A captured card payment, as GET /v1/payments/{id} shows it (the document's example). */
+const PAYMENT_EXAMPLE = {
+  id: 'pay_01jd8x5q2m4k7r9t1v3w5y7z9a',
+  merchantId: 'mrc_01jd8x0a1b2c3d4e5f6g7h8j9k',
+  storeId: 'sto_01jd8x0b1c2d3e4f5g6h7j8k9m',
+  transactionId: 'SIP-1042',
+  method: 'card',
+  status: 'captured',
+  amount: 15000,
+  capturedAmount: 15000,
+  currency: 'TRY',
+  commission: 435,
+  netAmount: 14565,
+  captures: [
+    { id: 'cap_01jd8x5s3n5m8s0u2w4x6z8b0c', amount: 15000, createdAt: '2026-11-22T10:00:05Z' },
+  ],
+  cardMask: '450803******4318',
+  cardBrand: 'visa',
+  cardType: 'credit',
+  bin: '45080300',
+  installmentCount: 1,
+  threeDSecure: false,
+  authCode: '123456',
+  declineCode: null,
+  card: { fingerprint: 'fp_3b1f0c9e5a7d2b4c' },
+  risk: { decision: 'allow', score: 12, reasons: [], ruleIds: [] },
+  failureCode: null,
+  refundAmount: 0,
+  refundableAmount: 15000,
+  customerId: null,
+  metadata: { orderId: 'SIP-1042' },
+  paymentLinkId: null,
+  createdAt: '2026-11-22T10:00:00Z',
+  completedAt: '2026-11-22T10:00:05Z',
+}
+
+export const PaymentResponse = Type.Object(
+  {
+    id: Type.String(),
+    merchantId: Type.String(),
+    storeId: Type.String(),
+    transactionId: Type.String(),
+    method: Type.String(),
+    status: PaymentStatus,
+    amount: Kurus('the authorized amount'),
+    capturedAmount: Kurus('sum of the captures'),
+    currency: Currency,
+    commission: Kurus('of the captured amount once anything is captured, else of amount'),
+    netAmount: Kurus('(capturedAmount, or amount before any capture) − commission'),
+    captures: Type.Array(CaptureSummary),
+    cardMask: Nullable(Type.String()),
+    cardBrand: Nullable(Type.String()),
+    cardType: Nullable(Type.String()),
+    bin: Nullable(Type.String()),
+    installmentCount: Type.Integer(),
+    threeDSecure: Type.Boolean(),
+    authCode: Nullable(Type.String()),
+    declineCode: Nullable(Type.String()),
+    ...RiskFields,
+    refundAmount: Type.Integer(),
+    refundableAmount: Type.Integer(),
+    customerId: Nullable(Type.String()),
+    metadata: Metadata,
+    paymentLinkId: Nullable(
+      Type.String({ description: 'the payment link (plink_…) the payment was made through' }),
+    ),
+    createdAt: Timestamp,
+    completedAt: Nullable(Timestamp),
+  },
+  { title: 'Payment', examples: [PAYMENT_EXAMPLE] },
+)
 
 export const PublicStatus = Type.Object({ paymentId: Type.String(), status: Type.String() })
 
@@ -325,16 +368,33 @@ export const RefundBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const RefundSummary = Type.Object({
-  refundId: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('completed'), Type.Literal('failed')]),
-  amount: Type.Integer(),
-  reason: Nullable(Type.String()),
-  bankRefundId: Nullable(Type.String()),
-  metadata: Metadata,
-  createdAt: Timestamp,
-  completedAt: Nullable(Timestamp),
-})
+export const RefundSummary = Type.Object(
+  {
+    refundId: Type.String(),
+    status: RefundStatus,
+    amount: Type.Integer(),
+    reason: Nullable(Type.String()),
+    bankRefundId: Nullable(Type.String()),
+    metadata: Metadata,
+    createdAt: Timestamp,
+    completedAt: Nullable(Timestamp),
+  },
+  {
+    title: 'Refund',
+    examples: [
+      {
+        refundId: 'rfn_01jd9b2c3d4e5f6g7h8j9k0m1n',
+        status: 'completed',
+        amount: 5000,
+        reason: 'customer request',
+        bankRefundId: 'RF-778812',
+        metadata: {},
+        createdAt: '2026-11-23T08:30:00Z',
+        completedAt: '2026-11-23T08:30:01Z',
+      },
+    ],
+  },
+)
 
 export const RefundResponse = Type.Object({
   paymentId: Type.String(),
@@ -344,7 +404,7 @@ export const RefundResponse = Type.Object({
   lastRefund: RefundSummary,
 })
 
-export const RefundList = Type.Object({ items: Type.Array(RefundSummary) })
+export const RefundList = Type.Object({ items: Type.Array(RefundSummary) }, { title: 'RefundList' })
 
 export const SandboxKycBody = Type.Object(
   { status: KycStatusSchema },

@@ -81,6 +81,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payout-drafts',
       {
         schema: {
+          operationId: 'payoutDrafts.create',
           tags,
           summary: 'Upload a payout draft (up to 1000 rows, one store); each row is validated',
           body: CreateDraftBody,
@@ -97,6 +98,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payout-drafts/:id',
       {
         schema: {
+          operationId: 'payoutDrafts.get',
           tags,
           summary: 'A payout draft with its per-row validation report (destinations masked)',
           params: DraftParams,
@@ -114,6 +116,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'payoutDrafts.approve',
           tags,
           summary: "Fan the draft's valid rows out into payouts (all or nothing; idempotent)",
           params: DraftParams,
@@ -131,6 +134,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/payout-drafts/:id/cancel',
       {
         schema: {
+          operationId: 'payoutDrafts.cancel',
           tags,
           summary: 'Cancel a payout draft that is not approved',
           params: DraftParams,
@@ -147,6 +151,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true, scopes: ['merchant', 'submerchant'] },
         schema: {
+          operationId: 'payouts.create',
           tags,
           summary: 'Pay a submerchant out of its available balance to the IBAN on its record',
           body: CreatePayoutBody,
@@ -173,6 +178,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { scopes: ['merchant', 'submerchant'] },
         schema: {
+          operationId: 'payouts.get',
           tags,
           summary: 'Retrieve a payout',
           params: PayoutParams,
@@ -187,6 +193,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { scopes: ['merchant', 'submerchant'] },
         schema: {
+          operationId: 'payouts.list',
           tags,
           summary: 'List payouts, newest first (keyset cursor)',
           querystring: ListPayoutsQuery,
@@ -212,6 +219,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { scopes: ['merchant', 'submerchant'] },
         schema: {
+          operationId: 'balances.get',
           tags,
           summary: 'Reserve, available and payout-pending balance per owner',
           response: { 200: BalanceList, ...errorResponses },

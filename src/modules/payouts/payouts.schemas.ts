@@ -1,17 +1,14 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
+import { DRAFTS, PAYOUTS } from './payouts.table.ts'
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()])
 const Currency = Type.Literal('TRY', { description: 'The only currency is TRY.' })
 const Rail = Type.Union([Type.Literal('fast'), Type.Literal('eft'), Type.Literal('card')])
-const PayoutStatus = Type.Union([
-  Type.Literal('pending'),
-  Type.Literal('processing'),
-  Type.Literal('paid'),
-  Type.Literal('failed'),
-])
+const PayoutStatus = StatusEnum('PayoutStatus', PAYOUTS)
+const DraftStatus = StatusEnum('PayoutDraftStatus', DRAFTS)
 
 // A draft row's business rules (rail, dest, holderName, amount, currency) are checked per
 // row and reported, so a bad row never rejects the other 999. Only the shape is checked
@@ -43,7 +40,7 @@ export const CreateDraftBody = Type.Object(
 export const DraftResponse = Type.Object({
   draftId: Type.String(),
   storeId: Type.String(),
-  status: Type.String({ description: '`draft`, `approved` or `cancelled`' }),
+  status: DraftStatus,
   rowCount: Type.Integer(),
   validCount: Type.Integer(),
   invalidCount: Type.Integer(),
@@ -91,26 +88,53 @@ export const CreatePayoutBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const PayoutResponse = Type.Object({
-  payoutId: Type.String({ format: 'uuid' }),
-  status: PayoutStatus,
-  submerchantId: Nullable(Type.String()),
-  draftId: Nullable(Type.String()),
-  ownerType: Type.Union([Type.Literal('merchant'), Type.Literal('submerchant')]),
-  ownerId: Type.String(),
-  rail: Rail,
-  amountMinor: Type.Integer(),
-  currency: Currency,
-  holderName: Type.String(),
-  destMasked: Type.String(),
-  clientReference: Nullable(Type.String()),
-  failureCode: Nullable(Type.String()),
-  metadata: Metadata,
-  createdAt: Timestamp,
-  processingAt: Nullable(Timestamp),
-  paidAt: Nullable(Timestamp),
-  failedAt: Nullable(Timestamp),
-})
+export const PayoutResponse = Type.Object(
+  {
+    payoutId: Type.String({ format: 'uuid' }),
+    status: PayoutStatus,
+    submerchantId: Nullable(Type.String()),
+    draftId: Nullable(Type.String()),
+    ownerType: Type.Union([Type.Literal('merchant'), Type.Literal('submerchant')]),
+    ownerId: Type.String(),
+    rail: Rail,
+    amountMinor: Type.Integer(),
+    currency: Currency,
+    holderName: Type.String(),
+    destMasked: Type.String(),
+    clientReference: Nullable(Type.String()),
+    failureCode: Nullable(Type.String()),
+    metadata: Metadata,
+    createdAt: Timestamp,
+    processingAt: Nullable(Timestamp),
+    paidAt: Nullable(Timestamp),
+    failedAt: Nullable(Timestamp),
+  },
+  {
+    title: 'Payout',
+    examples: [
+      {
+        payoutId: '0b7e5a52-9c1d-4f3e-8a6b-2d4c6e8f0a1b',
+        status: 'paid',
+        submerchantId: 'sbj_01jd8y1a2b3c4d5e6f7g8h9j0k',
+        draftId: null,
+        ownerType: 'submerchant',
+        ownerId: 'sbj_01jd8y1a2b3c4d5e6f7g8h9j0k',
+        rail: 'fast',
+        amountMinor: 250000,
+        currency: 'TRY',
+        holderName: 'Mehmet Kaya',
+        destMasked: 'TR33 **** **** **** **** 1326',
+        clientReference: 'HAKEDIS-2026-11',
+        failureCode: null,
+        metadata: {},
+        createdAt: '2026-11-26T07:00:00Z',
+        processingAt: '2026-11-26T07:00:02Z',
+        paidAt: '2026-11-26T07:00:09Z',
+        failedAt: null,
+      },
+    ],
+  },
+)
 
 export const PayoutParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
 
@@ -126,10 +150,13 @@ export const ListPayoutsQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const PayoutList = Type.Object({
-  items: Type.Array(PayoutResponse),
-  nextCursor: Nullable(Type.String()),
-})
+export const PayoutList = Type.Object(
+  {
+    items: Type.Array(PayoutResponse),
+    nextCursor: Nullable(Type.String()),
+  },
+  { title: 'PayoutList' },
+)
 
 export const BalanceList = Type.Object({
   items: Type.Array(

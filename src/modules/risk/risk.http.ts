@@ -88,6 +88,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/risk/lists/:list/items',
       {
         schema: {
+          operationId: 'risk.listItems.add',
           tags,
           summary: 'Add a value to a block list',
           description:
@@ -112,6 +113,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/risk/lists/:list/items',
       {
         schema: {
+          operationId: 'risk.listItems.list',
           tags,
           summary: "A block list's values, newest first",
           params: ListParams,
@@ -134,6 +136,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/risk/lists/:list/items/:id',
       {
         schema: {
+          operationId: 'risk.listItems.remove',
           tags,
           summary: 'Remove a value from a block list',
           params: ListItemParams,
@@ -151,6 +154,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/risk/rules',
       {
         schema: {
+          operationId: 'risk.rules.create',
           tags,
           summary: 'Create a risk rule (at most 100 per merchant)',
           description:
@@ -170,6 +174,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/risk/rules',
       {
         schema: {
+          operationId: 'risk.rules.list',
           tags,
           summary: "The merchant's rules, oldest first",
           response: { 200: RuleList, ...errorResponses },
@@ -184,6 +189,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/risk/rules/backtest',
       {
         schema: {
+          operationId: 'risk.rules.backtest',
           tags,
           summary: 'Replay a condition over the last 30 days of card payments',
           body: BacktestBody,
@@ -197,6 +203,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/risk/rules/:id',
       {
         schema: {
+          operationId: 'risk.rules.get',
           tags,
           summary: 'Retrieve a rule',
           params: RuleParams,
@@ -211,6 +218,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/risk/rules/:id',
       {
         schema: {
+          operationId: 'risk.rules.update',
           tags,
           summary: "Change a rule's name, condition or enabled flag",
           params: RuleParams,
@@ -228,6 +236,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/risk/rules/:id',
       {
         schema: {
+          operationId: 'risk.rules.delete',
           tags,
           summary: 'Delete a rule',
           params: RuleParams,
@@ -244,6 +253,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/reviews',
       {
         schema: {
+          operationId: 'reviews.list',
           tags,
           summary: 'Reviews, newest first',
           querystring: ReviewListQuery,
@@ -260,6 +270,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/reviews/:id',
       {
         schema: {
+          operationId: 'reviews.get',
           tags,
           summary: 'Retrieve a review',
           params: ReviewParams,
@@ -275,6 +286,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'reviews.approve',
           tags,
           summary: 'Approve: captures the payment when its charge asked for capture',
           params: ReviewParams,
@@ -292,6 +304,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/reviews/:id/reject',
       {
         schema: {
+          operationId: 'reviews.reject',
           tags,
           summary: 'Reject: voids the authorization',
           params: ReviewParams,

@@ -105,6 +105,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'subscriptions.create',
           tags,
           summary: 'Create a subscription on a saved card',
           description:
@@ -128,6 +129,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/subscriptions',
       {
         schema: {
+          operationId: 'subscriptions.list',
           tags,
           summary: "List the merchant's subscriptions, newest first",
           querystring: SubscriptionListQuery,
@@ -149,6 +151,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/subscriptions/:id',
       {
         schema: {
+          operationId: 'subscriptions.get',
           tags,
           summary: 'Retrieve a subscription',
           params: SubscriptionParams,
@@ -165,6 +168,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/subscriptions/:id/charges',
       {
         schema: {
+          operationId: 'subscriptions.listCharges',
           tags,
           summary: 'The charge history of a subscription, newest first',
           params: SubscriptionParams,
@@ -187,6 +191,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/subscriptions/:id/cancel',
       {
         schema: {
+          operationId: 'subscriptions.cancel',
           tags,
           summary: 'Cancel now, or at the end of the paid period',
           params: SubscriptionParams,
@@ -209,6 +214,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/subscriptions/:id/pause',
       {
         schema: {
+          operationId: 'subscriptions.pause',
           tags,
           summary: 'Pause an active or trialing subscription',
           params: SubscriptionParams,
@@ -227,6 +233,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'subscriptions.resume',
           tags,
           summary: 'Resume a paused subscription (charged at the next tick)',
           params: SubscriptionParams,
@@ -244,6 +251,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/subscriptions/:id/retry',
       {
         schema: {
+          operationId: 'subscriptions.retry',
           tags,
           summary: 'Retry a past_due subscription at the next tick (a dunning attempt)',
           params: SubscriptionParams,
@@ -262,6 +270,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'subscriptions.chargeNow',
           tags,
           summary: 'Charge the next cycle now (queued; poll the subscription)',
           params: SubscriptionParams,
@@ -305,6 +314,7 @@ export function subscriptionsPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/public/subscriptions/:hash',
       {
         schema: {
+          operationId: 'public.subscriptions.get',
           tags,
           summary: 'The subscription as its buyer sees it (no signature; the hash is the bearer)',
           security: [],
@@ -335,6 +345,7 @@ export function subscriptionsPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/public/subscriptions/:hash/cancel',
       {
         schema: {
+          operationId: 'public.subscriptions.cancel',
           tags,
           summary: 'The buyer cancels (at the end of the paid period unless atPeriodEnd is false)',
           security: [],
@@ -361,6 +372,7 @@ export function subscriptionsPublicRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/public/subscriptions/:hash/update-card-session',
       {
         schema: {
+          operationId: 'public.subscriptions.createCardUpdateSession',
           tags,
           summary: 'A card_update_only checkout session for the buyer to enter a new card',
           security: [],
@@ -390,6 +402,7 @@ export function subscriptionsSandboxRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { requireKyc: true },
         schema: {
+          operationId: 'sandbox.subscriptions.advance',
           tags: ['sandbox'],
           summary: 'Jump to the next charge time and run it now',
           params: SubscriptionParams,

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
+import { SUBSCRIPTIONS } from './subscriptions.table.ts'
 
 // Shapes only. Amount bounds, interval limits, trial bounds and card ownership are the
 // service's rules (subscriptions.service.ts), so every caller gets them.
@@ -16,17 +17,10 @@ const IntervalUnit = Type.Union([
   Type.Literal('month'),
   Type.Literal('year'),
 ])
-const Status = Type.Union(
-  [
-    Type.Literal('trialing'),
-    Type.Literal('active'),
-    Type.Literal('past_due'),
-    Type.Literal('paused'),
-    Type.Literal('cancelled'),
-    Type.Literal('expired'),
-    Type.Literal('charging'),
-  ],
-  { description: '`charging` is transient: a charge is running; poll until it changes.' },
+const Status = StatusEnum(
+  'SubscriptionStatus',
+  SUBSCRIPTIONS,
+  '`charging` is transient: a charge is running; poll until it changes.',
 )
 const Kurus = Type.Integer({ description: 'kuruş per cycle', examples: [14900] })
 // No control characters: PostgreSQL text cannot hold NUL, and none belongs in these fields.
@@ -94,7 +88,34 @@ const subscriptionFields = {
   createdAt: Timestamp,
 }
 
-export const SubscriptionSchema = Type.Object(subscriptionFields, { title: 'Subscription' })
+export const SubscriptionSchema = Type.Object(subscriptionFields, {
+  title: 'Subscription',
+  examples: [
+    {
+      id: 'sub_01jd8z1a2b3c4d5e6f7g8h9j0k',
+      merchantId: 'mrc_01jd8x0a1b2c3d4e5f6g7h8j9k',
+      storeId: 'sto_01jd8x0b1c2d3e4f5g6h7j8k9m',
+      customerId: 'cus_01jd8x6a2b3c4d5e6f7g8h9j0k',
+      status: 'active',
+      amountMinor: 14900,
+      currency: 'TRY',
+      intervalCount: 1,
+      intervalUnit: 'month',
+      cycleNumber: 3,
+      nextChargeAt: '2026-12-22T10:00:00Z',
+      cardLast4: '6111',
+      cardBrand: 'visa',
+      cancelAtPeriodEnd: false,
+      trialEndAt: null,
+      description: 'Pro plan',
+      generateInvoices: true,
+      metadata: { plan: 'pro' },
+      failedAttempts: 0,
+      cancelledAt: null,
+      createdAt: '2026-08-22T10:00:00Z',
+    },
+  ],
+})
 export const CreatedSubscription = Type.Object(
   {
     ...subscriptionFields,

@@ -71,6 +71,7 @@ export function reportsRoutes(deps: Deps): FastifyPluginAsync {
       {
         config: { scopes: ['merchant', 'submerchant'] },
         schema: {
+          operationId: 'reports.balanceTransactions',
           tags,
           summary: "The caller's balance transactions, newest first",
           description:
@@ -102,6 +103,7 @@ export function reportsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/reports',
       {
         schema: {
+          operationId: 'reports.create',
           tags,
           summary: 'Request a balance summary or payout reconciliation; built in the background',
           description:
@@ -129,6 +131,7 @@ export function reportsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/reports/:reportId',
       {
         schema: {
+          operationId: 'reports.get',
           tags,
           summary: 'Status of a report',
           params: ReportParams,
@@ -143,6 +146,7 @@ export function reportsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/reports/:reportId/download',
       {
         schema: {
+          operationId: 'reports.download',
           tags,
           summary: 'Download a ready report (409 SVC-STATE-3401 until it is ready)',
           params: ReportParams,

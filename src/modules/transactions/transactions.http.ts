@@ -98,6 +98,7 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/transactions',
       {
         schema: {
+          operationId: 'transactions.list',
           tags,
           summary: "List the merchant's transactions, newest first",
           querystring: TransactionsQuery,
@@ -126,6 +127,7 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/transactions/exports',
       {
         schema: {
+          operationId: 'transactions.exports.create',
           tags,
           summary: 'Request a CSV or PDF statement; built in the background',
           description:
@@ -149,6 +151,7 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/transactions/exports/:exportId',
       {
         schema: {
+          operationId: 'transactions.exports.get',
           tags,
           summary: 'Status of an export',
           params: ExportParams,
@@ -163,6 +166,7 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/transactions/exports/:exportId/download',
       {
         schema: {
+          operationId: 'transactions.exports.download',
           tags,
           summary: 'Download a ready export (409 SVC-STATE-3401 until it is ready)',
           params: ExportParams,
@@ -188,6 +192,7 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/transactions/:id',
       {
         schema: {
+          operationId: 'transactions.get',
           tags,
           summary: 'A transaction with its refunds and chargebacks',
           params: TransactionParams,
@@ -202,6 +207,7 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/transactions/:id/ledger',
       {
         schema: {
+          operationId: 'transactions.ledger',
           tags,
           summary: 'The ledger legs posted for a transaction',
           params: TransactionParams,

@@ -21,6 +21,7 @@ export function vaultRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/cards/tokens',
       {
         schema: {
+          operationId: 'cards.tokenize',
           tags: ['cards'],
           summary: 'Store a card in the vault and get a token to charge it with',
           body: TokenizeCardBody,
@@ -37,6 +38,7 @@ export function vaultRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/transactions/card-access',
       {
         schema: {
+          operationId: 'cards.listAccess',
           tags: ['cards'],
           summary: "Audit of every detokenization of the merchant's card tokens",
           querystring: CardAccessQuery,

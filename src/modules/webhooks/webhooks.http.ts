@@ -76,6 +76,7 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/webhooks',
       {
         schema: {
+          operationId: 'webhooks.endpoints.create',
           tags,
           summary: 'Add a webhook endpoint; its signing secret is shown once',
           security,
@@ -99,6 +100,7 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/webhooks',
       {
         schema: {
+          operationId: 'webhooks.endpoints.list',
           tags,
           summary: "The store's webhook endpoints (secrets are never listed)",
           security,
@@ -117,6 +119,7 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/webhooks/callback-secret',
       {
         schema: {
+          operationId: 'webhooks.callbackSecret.get',
           tags,
           summary: "The secret that signs deliveries to sessions' callbackUrl",
           security,
@@ -134,6 +137,7 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/webhooks/:id',
       {
         schema: {
+          operationId: 'webhooks.endpoints.delete',
           tags,
           summary: 'Delete an endpoint; its pending deliveries end failed',
           security,
@@ -152,6 +156,7 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/webhooks/:id/rotate-secret',
       {
         schema: {
+          operationId: 'webhooks.endpoints.rotateSecret',
           tags,
           summary: 'New signing secret (shown once); the old one also signs for 24 h',
           security,
@@ -172,6 +177,7 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/webhooks/:id/enable',
       {
         schema: {
+          operationId: 'webhooks.endpoints.enable',
           tags,
           summary: 'Re-enable an endpoint disabled after 3 days of failures',
           security,
@@ -191,6 +197,7 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/webhooks/deliveries',
       {
         schema: {
+          operationId: 'webhooks.deliveries.list',
           tags,
           summary: "The store's webhook deliveries, newest first",
           security,
@@ -218,6 +225,7 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
       '/v1/stores/:storeId/webhooks/deliveries/:id/redeliver',
       {
         schema: {
+          operationId: 'webhooks.deliveries.redeliver',
           tags,
           summary: 'Send a delivery again now (same webhook-id), with a fresh retry window',
           security,

@@ -25,6 +25,8 @@ declare module 'fastify' {
     scopes?: AuthContext['scope'][]
     /** Money coming in: the merchant's KYC must be approved (403 SVC-KYC-3101). */
     requireKyc?: boolean
+    /** Set by the gateway on the routes that honour Idempotency-Key (the OpenAPI shows it). */
+    idempotencyKey?: boolean
   }
 }
 

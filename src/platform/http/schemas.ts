@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox'
+import type { StateMachine } from '../state-machine.ts'
 
 export const ErrorEnvelope = Type.Object(
   {
@@ -11,7 +12,17 @@ export const ErrorEnvelope = Type.Object(
     paymentId: Type.Optional(Type.String()),
     declineCode: Type.Optional(Type.String()),
   },
-  { title: 'ErrorEnvelope' },
+  {
+    title: 'ErrorEnvelope',
+    examples: [
+      {
+        code: 'SVC-VAL-3001',
+        message: 'validation failed',
+        requestId: '4b1f2c3d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+        details: [{ field: 'amount', reason: 'must be >= 1' }],
+      },
+    ],
+  },
 )
 export type ErrorEnvelope = Static<typeof ErrorEnvelope>
 
@@ -39,6 +50,24 @@ export const errorResponses = {
     'SVC-GW-1004: rate limited, or too many failed authentications from this address; ' +
       'see Retry-After',
   ),
+}
+
+/**
+ * A status field as an enum named `title` (an OpenAPI component), listing the statuses of the
+ * module's state machine: the one table its services, its conditional updates and the
+ * document all read.
+ */
+export function StatusEnum<S extends string>(
+  title: string,
+  machine: StateMachine<S>,
+  description?: string,
+) {
+  const statuses = Object.keys(machine.transitions) as S[]
+  return Type.Enum(statuses, {
+    title,
+    type: 'string',
+    ...(description === undefined ? {} : { description }),
+  })
 }
 
 export const Timestamp = Type.String({ format: 'date-time', examples: ['2026-11-22T10:00:00Z'] })

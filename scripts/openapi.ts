@@ -1,0 +1,74 @@
+// Writes the OpenAPI document the server serves at /openapi.json to a file, without listening:
+// builds the app as `npm start` does in the sandbox (KURUS_ENV=demo, so the sandbox routes are
+// in it too) over an in-memory PGlite, then asks @fastify/swagger for the document. Next to it,
+// the TypeScript types openapi-typescript generates from it (what a merchant's generated
+// client sees; test/openapi/client.test.ts is written against them).
+//   npm run openapi        → .artifacts/openapi.json and .artifacts/openapi-types.ts (gitignored)
+// `npm run lint` runs it first, lints the document with redocly (redocly.yaml), and tsc checks
+// the typed client test against the fresh types.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { Writable } from 'node:stream'
+import type { Kysely } from 'kysely'
+import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript'
+import { buildApp } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import type { Database } from '../src/database.ts'
+import { systemClock } from '../src/platform/clock.ts'
+import { connectDatabase } from '../src/platform/db/connect.ts'
+import { migrateToLatest } from '../src/platform/db/migrate.ts'
+import { createLogger } from '../src/platform/logger.ts'
+
+const DOCUMENT_FILE = '.artifacts/openapi.json'
+const TYPES_FILE = '.artifacts/openapi-types.ts'
+
+/** The served document, as JSON text. */
+async function openapiDocument(): Promise<string> {
+  // Fixed secrets: nothing in the document depends on them, and a run must not create the
+  // demo's key files in a data directory.
+  const config = loadConfig(
+    { KURUS_ENV: 'demo', KURUS_DATA_DIR: '/nonexistent-openapi-dump', LOG_LEVEL: 'warn' },
+    { masterKey: Buffer.alloc(32, 1), operatorToken: 'openapi-dump-operator-token-000' },
+  )
+  const handle = await connectDatabase<Database>({})
+  try {
+    await migrateToLatest(handle.db as Kysely<unknown>)
+    const discard = new Writable({ write: (_chunk, _enc, done) => done() })
+    const app = await buildApp({
+      config,
+      db: handle.db,
+      dbKind: handle.kind,
+      clock: systemClock,
+      log: createLogger(config.logLevel, discard),
+      ping: handle.ping,
+      raw: handle.raw,
+    })
+    try {
+      return JSON.stringify(app.fastify.swagger(), null, 2) + '\n'
+    } finally {
+      await app.fastify.close()
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
+/** The `paths`, `components` and `operations` types of a client generated from `document`. */
+async function clientTypes(document: string): Promise<string> {
+  const ast = await openapiTS(JSON.parse(document) as Parameters<typeof openapiTS>[0])
+  return COMMENT_HEADER + astToString(ast)
+}
+
+if (import.meta.main) {
+  const root = resolve(import.meta.dirname, '..')
+  const document = await openapiDocument()
+  for (const [file, text] of [
+    [DOCUMENT_FILE, document],
+    [TYPES_FILE, await clientTypes(document)],
+  ] as const) {
+    const out = resolve(root, file)
+    mkdirSync(dirname(out), { recursive: true })
+    writeFileSync(out, text)
+    console.log(`wrote ${file}`)
+  }
+}
