@@ -1,6 +1,6 @@
 // The acquirer's public surface: the port, the BIN table and the configured acquirer.
 // Other modules import only this file and code against the Acquirer interface.
-export type { Acquirer, AuthorizeResult } from './acquirer.port.ts'
+export type { AuthorizeResult } from './acquirer.port.ts'
 export { binInfo } from './bins.ts'
 /** The sandbox bank: the acquirer the app is built with (Deps.acquirer) until a real one is. */
 export { sandboxBank } from './sandbox-bank.ts'
