@@ -64,12 +64,14 @@ test('the PDF renders and holds the merchant, buyer, lines, totals, dates and pa
 
   const info = pdfInfo(pdf)
   assert.equal(info['Pages'], '1')
-  assert.equal(info['Title'], `Fatura ${invoice.id}`)
+  assert.equal(info['Title'], `Ödeme talebi ${invoice.id}`)
 
   const text = pdfText(pdf)
   for (const expected of [
     'Anadolu Kitap Ltd. Şti.',
-    'FATURA',
+    // Not a tax invoice, and it says so (decision 0030).
+    'ÖDEME TALEBİ',
+    'Fatura yerine geçmez (not a tax invoice)',
     invoice.id,
     'Ayşe Yılmaz',
     'ayse@example.com',

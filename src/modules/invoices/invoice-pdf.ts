@@ -63,9 +63,9 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
     size: 'A4',
     margin: MARGIN,
     info: {
-      Title: `Fatura ${invoice.id}`,
+      Title: `Ödeme talebi ${invoice.id}`,
       Author: input.merchantName,
-      Subject: `Invoice ${invoice.id} from ${input.merchantName}`,
+      Subject: `Payment request ${invoice.id} from ${input.merchantName}`,
       Creator: 'Kuruş',
       CreationDate: input.generatedAt,
     },
@@ -94,10 +94,19 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
     .font('bold')
     .fontSize(22)
     .fillColor(ACCENT)
-    .text('FATURA', left, MARGIN, { width, align: 'right' })
-  doc.font('regular').fontSize(9).fillColor(MUTED).text('Invoice', { width, align: 'right' })
+    .text('ÖDEME TALEBİ', left, MARGIN, { width, align: 'right' })
+  // Not a Turkish tax invoice (no KDV breakdown, no VKN/TCKN, no e-Arşiv number): it says so,
+  // so no buyer mistakes it for one (docs/decisions/0030-invoice-document.md).
+  doc
+    .font('regular')
+    .fontSize(9)
+    .fillColor(MUTED)
+    .text('Payment request · Fatura yerine geçmez (not a tax invoice)', {
+      width,
+      align: 'right',
+    })
   const facts: (readonly [string, string])[] = [
-    ['Fatura no', invoice.id],
+    ['Belge no', invoice.id],
     ['Düzenleme tarihi', formatDateTr(invoice.createdAt)],
     ...(invoice.dueDate ? ([['Son ödeme tarihi', formatDateTr(invoice.dueDate)]] as const) : []),
     ...(invoice.expiresAt
@@ -213,13 +222,18 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
       )
     doc.font('regular').fontSize(9).fillColor(MUTED)
     if (invoice.paymentId) doc.text(`Ödeme no: ${invoice.paymentId}`, { width: textWidth })
-    doc.text('Faturanın güncel durumu:', { width: textWidth })
+    doc.text('Belgenin güncel durumu:', { width: textWidth })
   } else if (invoice.status === 'cancelled' || invoice.status === 'expired') {
-    doc.text(`Bu fatura ${STATUS_TR[invoice.status].toLocaleLowerCase('tr')}.`, left + 12, y + 12, {
-      width: textWidth,
-    })
+    doc.text(
+      `Bu ödeme talebi ${STATUS_TR[invoice.status].toLocaleLowerCase('tr')}.`,
+      left + 12,
+      y + 12,
+      {
+        width: textWidth,
+      },
+    )
     doc.font('regular').fontSize(9).fillColor(MUTED)
-    doc.text('Ödeme alınmaz. Faturanın güncel durumu:', { width: textWidth })
+    doc.text('Ödeme alınmaz. Belgenin güncel durumu:', { width: textWidth })
   } else {
     doc.text('Çevrimiçi ödeme (Pay online)', left + 12, y + 12, { width: textWidth })
     doc.font('regular').fontSize(9).fillColor(MUTED)

@@ -4,24 +4,26 @@ export {
   countMerchants,
   createMerchant,
   createStore,
-  createStoreKey,
   createSubmerchant,
   findSubmerchantIds,
-  findUsableKey,
   getMerchant,
   getStore,
   getSubmerchant,
-  listApiKeys,
-  listDashboardEmails,
   normalizeIban,
+  setKycStatus,
+} from './merchants.service.ts'
+export type { PayoutLimits } from './merchants.service.ts'
+export {
+  createStoreKey,
+  findUsableKey,
+  listApiKeys,
   reencryptApiKeySecrets,
   revealDemoCredentials,
   revokeApiKey,
   rollApiKey,
-  setKycStatus,
-  verifyDashboardLogin,
-} from './merchants.service.ts'
-export type { AuthKey, ApiKeySummary, IssuedKey, PayoutLimits } from './merchants.service.ts'
+} from './api-keys.service.ts'
+export type { AuthKey, ApiKeySummary, IssuedKey } from './api-keys.service.ts'
+export { listDashboardEmails, verifyDashboardLogin } from './sign-in.service.ts'
 export type { Pricing } from './merchants.table.ts'
 export {
   DASHBOARD_ROLES,

@@ -75,12 +75,25 @@ export function chargedAmounts(
   return { commission: charged, netAmount: captured - charged }
 }
 
+/**
+ * What may still be refunded: captured − refunds (reserved or done) − open chargebacks
+ * (CONTRACT.md), while the payment is captured or partially captured (captured money is
+ * refundable also while more may still be captured; docs/payments.md). The one formula: the
+ * refund's check and the payment's `refundableAmount` both use it.
+ */
+export function refundableMinor(
+  row: Pick<
+    PaymentRow,
+    'status' | 'captured_minor' | 'refund_reserved_minor' | 'chargeback_open_minor'
+  >,
+): number {
+  return row.status === 'captured' || row.status === 'partially_captured'
+    ? row.captured_minor - row.refund_reserved_minor - row.chargeback_open_minor
+    : 0
+}
+
 export function paymentRowToPayment(row: PaymentRow): Payment {
-  // Captured money is refundable, also while more may still be captured (docs/payments.md).
-  const refundable =
-    row.status === 'captured' || row.status === 'partially_captured'
-      ? row.captured_minor - row.refund_reserved_minor - row.chargeback_open_minor
-      : 0
+  const refundable = refundableMinor(row)
   const captured = row.captured_minor
   return {
     id: row.id,

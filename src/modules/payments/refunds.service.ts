@@ -9,7 +9,7 @@ import { postRefund, refundStepCommission } from '../ledger/index.ts'
 import { emit } from './charge.service.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
-import { paymentRowToPayment, type Payment } from './payment-view.ts'
+import { paymentRowToPayment, refundableMinor, type Payment } from './payment-view.ts'
 import type { PaymentRow, RefundRow, RefundStatus } from './payments.table.ts'
 
 export const REFUND_REASON_LENGTH_MAX = 500
@@ -87,12 +87,7 @@ export async function refundPayment(
     payment = await transact(deps.db, async (tx) => {
       const row = await repo.lockPaymentById(tx, merchantId, paymentId)
       if (!row) throw paymentsError('payment_not_found')
-      // Captured money is refundable while further captures are still possible (CONTRACT.md:
-      // refundable = captured − refunds − open chargebacks; docs/payments.md).
-      if (row.status !== 'captured' && row.status !== 'partially_captured') {
-        throw paymentsError('not_refundable')
-      }
-      const refundable = row.captured_minor - row.refund_reserved_minor - row.chargeback_open_minor
+      const refundable = refundableMinor(row)
       const amount = input.amount ?? refundable
       if (refundable <= 0) throw paymentsError('not_refundable')
       if (amount > refundable) {
