@@ -11,6 +11,7 @@ export {
   listRecentDrafts,
 } from './drafts.service.ts'
 export { DRAFT_CSV_COLUMNS, parseDraftCsv } from './drafts-csv.ts'
-export { getBalances, getPayout, listPayouts, processPayout } from './payouts.service.ts'
+export { getBalances, getPayout, listPayouts } from './payouts.service.ts'
+export { processPayout } from './processing.service.ts'
 export type { DraftStatus, PayoutStatus } from './payouts.table.ts'
 export type { Draft } from './drafts.service.ts'

@@ -1,12 +1,8 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import type { JobDefinition, Reconciler } from '../../platform/jobs/queue.ts'
-import {
-  PAYOUTS_PER_JOB_MAX,
-  PROCESS_PAYOUT_JOB,
-  processPayout,
-  reconcileStalePayouts,
-} from './payouts.service.ts'
+import { PAYOUTS_PER_JOB_MAX, PROCESS_PAYOUT_JOB } from './payouts.service.ts'
+import { processPayout, reconcileStalePayouts } from './processing.service.ts'
 import { settleFunds } from './settlement.service.ts'
 
 interface ProcessPayoutData {
