@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Deps } from '../../database.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
+import { BODY_LIMIT_BYTES } from '../../platform/http/raw-body.ts'
 import {
   badge,
   csrfInput,
@@ -181,8 +182,11 @@ const EVIDENCE_FIELDS: readonly { key: EvidenceKey; charsMax: number; area: bool
 ]
 /** Files on one draft (the API's `fileIds` maxItems). */
 const EVIDENCE_FILES_MAX = 20
-/** Four texts of 20,000 characters, urlencoded (a Turkish letter is 6 bytes): room for them. */
-const EVIDENCE_FORM_BYTES_MAX = 600 * 1024
+/**
+ * Four texts of 20,000 characters, urlencoded (a Turkish letter is 6 bytes), need ~600 KiB:
+ * these two forms take the API's own body limit (1 MiB) instead of the dashboard's 64 KiB.
+ */
+const EVIDENCE_FORM_BYTES_MAX = BODY_LIMIT_BYTES
 /** A 5 MiB file plus the form around it (boundaries, part headers, the CSRF field). */
 const UPLOAD_BODY_BYTES_MAX = FILE_SIZE_MAX_BYTES + 64 * 1024
 const MULTIPART = /^multipart\/form-data(;.*)?$/i
@@ -547,11 +551,13 @@ export function chargebacksPages(deps: Deps): FastifyPluginAsync {
     app.post(
       '/chargebacks/:id/evidence/files',
       {
-        bodyLimit: UPLOAD_BODY_BYTES_MAX,
+        // The multipart parser above carries the upload's 5 MiB limit; any other body keeps
+        // the 1 MiB one (and is refused later like any dashboard POST without a session).
         // Nobody's bytes reach the multipart reader before a signed-in session is known (the
         // session was resolved by onRequest; the stage check proper runs later, as elsewhere).
         preParsing: async (request) => {
-          if (request.dashSession?.stage !== 'active') {
+          const multipart = MULTIPART.test(request.headers['content-type'] ?? '')
+          if (multipart && request.dashSession?.stage !== 'active') {
             throw new AppError('SVC-AUTH-3201', 403, 'sign in first')
           }
         },
