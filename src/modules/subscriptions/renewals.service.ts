@@ -12,6 +12,7 @@ import { subscriptionsError } from './subscriptions.errors.ts'
 import * as repo from './subscriptions.repository.ts'
 import { isChargeable } from './subscriptions.service.ts'
 import type { SubscriptionPatch, SubscriptionRow } from './subscriptions.table.ts'
+import { depsOnClock, nowOnClock } from './test-clock-time.ts'
 import {
   emitSubscriptionEvent,
   subscriptionRowToSubscription,
@@ -318,8 +319,9 @@ function isTakeover(row: SubscriptionRow): boolean {
   return claimed.getTime() > started.getTime()
 }
 
-/** Steps 2 and 3 for one claimed row. */
-async function runClaimedCharge(deps: Deps, claimed: SubscriptionRow, kyc: KycCheck) {
+/** Steps 2 and 3 for one claimed row (one on a test clock runs at the clock's time). */
+async function runClaimedCharge(wallDeps: Deps, claimed: SubscriptionRow, kyc: KycCheck) {
+  const deps = await depsOnClock(wallDeps, claimed.test_clock_id)
   if (!isTakeover(claimed)) {
     if (claimed.cancel_at_period_end && claimed.charge_kind !== 'charge_now') {
       return finishAtPeriodEnd(deps, claimed)
@@ -377,6 +379,31 @@ export async function renewDueSubscriptions(deps: Deps): Promise<number> {
       now: deps.clock.now(),
       claimId: newUuid(),
       limit: CLAIM_BATCH,
+      testClockId: null,
+    })
+    if (claimed.length === 0) break
+    moved += await runAll(deps, claimed, kyc)
+  }
+  return moved
+}
+
+/**
+ * A test clock's advance, at one moment `at` (the clock already reads `at`): claims and
+ * charges the clock's subscriptions due by then, batch by batch. Returns how many it moved.
+ */
+export async function renewClockDueSubscriptions(
+  deps: Deps,
+  testClockId: string,
+  at: Date,
+): Promise<number> {
+  const kyc = kycChecker(deps)
+  let moved = 0
+  for (;;) {
+    const claimed = await repo.claimDueSubscriptions(deps.db, {
+      now: at,
+      claimId: newUuid(),
+      limit: CLAIM_BATCH,
+      testClockId,
     })
     if (claimed.length === 0) break
     moved += await runAll(deps, claimed, kyc)
@@ -412,7 +439,8 @@ export async function advanceSubscription(
     if (!row) throw subscriptionsError('subscription_not_found')
     if (row.status === 'charging') throw subscriptionsError('charge_in_progress')
     if (!isChargeable(row.status)) throw subscriptionsError('not_chargeable')
-    const now = deps.clock.now()
+    // On a test clock the charge runs at the clock's time (its own advance moves the clock).
+    const now = await nowOnClock(tx, row.test_clock_id, deps.clock.now())
     const from = row.status
     return repo.claimSubscriptionNow(tx, {
       id,

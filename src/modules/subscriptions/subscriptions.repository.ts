@@ -150,7 +150,16 @@ export function leaveCharging(
  */
 export function claimDueSubscriptions(
   db: Db,
-  p: { now: Date; claimId: string; limit: number },
+  p: {
+    now: Date
+    claimId: string
+    limit: number
+    /**
+     * null: the real-time engine, which never claims a row on a test clock (it would be
+     * charged at wall time); a clock's id: that clock's advance, at the clock's time.
+     */
+    testClockId: string | null
+  },
 ): Promise<SubscriptionRow[]> {
   return db
     .updateTable('subscriptions')
@@ -170,6 +179,7 @@ export function claimDueSubscriptions(
         .select('id')
         .where('status', 'in', CHARGEABLE)
         .where('next_charge_at', '<=', p.now)
+        .where('test_clock_id', p.testClockId === null ? 'is' : '=', p.testClockId)
         .orderBy('next_charge_at')
         .orderBy('id')
         .limit(p.limit)

@@ -18,6 +18,8 @@ import { getStore } from '../merchants/index.ts'
 import { getCardToken } from '../vault/index.ts'
 import { INTERVAL_COUNT_MAX } from './calendar.ts'
 import { syncSubscriptionCard } from './card-sync.service.ts'
+import { nowOnClock } from './test-clock-time.ts'
+import { findTestClock } from './test-clocks.repository.ts'
 import { subscriptionsError } from './subscriptions.errors.ts'
 import * as repo from './subscriptions.repository.ts'
 import {
@@ -75,6 +77,8 @@ export interface CreateSubscriptionInput {
   generateInvoices?: boolean | undefined
   description?: string | undefined
   metadata?: Record<string, string> | undefined
+  /** Sandbox: the test clock whose time the subscription lives on (decision 0031). */
+  testClockId?: string | undefined
 }
 
 interface CardChoice {
@@ -129,6 +133,18 @@ function checkCreateInput(input: CreateSubscriptionInput, now: Date): void {
   }
 }
 
+/** Now, for a new subscription: its test clock's time when it is created on one. */
+async function creationTime(
+  deps: Deps,
+  merchantId: string,
+  testClockId: string | undefined,
+): Promise<Date> {
+  if (testClockId === undefined) return deps.clock.now()
+  const clock = await findTestClock(deps.db, merchantId, testClockId)
+  if (!clock) throw subscriptionsError('test_clock_not_found')
+  return clock.frozen_time
+}
+
 /**
  * Creates a subscription: `trialing` until trialEndAt when given, else `active` with its
  * first cycle due at once (charged at the renewal engine's next tick). cycleNumber starts
@@ -140,7 +156,7 @@ export async function createSubscription(
   merchantId: string,
   input: CreateSubscriptionInput,
 ): Promise<{ subscription: Subscription; publicHash: string }> {
-  const now = deps.clock.now()
+  const now = await creationTime(deps, merchantId, input.testClockId)
   checkCreateInput(input, now)
   checkMetadata(input.metadata ?? {})
   await getStore(deps, merchantId, input.storeId)
@@ -188,6 +204,7 @@ export async function createSubscription(
       updated_at: now,
       cancelled_at: null,
       ended_at: null,
+      test_clock_id: input.testClockId ?? null,
     })
     const inserted = await repo.lockSubscription(tx, merchantId, id)
     assert(inserted !== undefined, 'inserted subscription is readable')
@@ -223,7 +240,8 @@ async function changeLocked<T>(
   return transact(deps.db, async (tx) => {
     const row = await repo.lockSubscription(tx, merchantId, id)
     if (!row) throw subscriptionsError('subscription_not_found')
-    return change(tx, row, deps.clock.now())
+    // A subscription on a sandbox test clock changes at the clock's time.
+    return change(tx, row, await nowOnClock(tx, row.test_clock_id, deps.clock.now()))
   })
 }
 
