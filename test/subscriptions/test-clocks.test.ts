@@ -5,6 +5,7 @@
 // clock (past and future), so anything charged at wall time would show in the dates.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { Kurus } from '../../packages/node/src/index.ts'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { startTestApp, type TestMerchant } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
@@ -242,4 +243,40 @@ test('deleting a test clock cancels the subscriptions on it, at its time', async
   )
   assert.equal((await advance(m, clock.id, '2027-07-01T00:00:00Z')).status, 404)
   assert.deepEqual((await eventTypes(h, m.merchantId, sub.id)).at(-1), 'subscription.cancelled')
+})
+
+test('@kurus/node: kurus.testClocks create, advance, list, get and del', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const kurus = new Kurus({
+    publicKey: m.publicKey,
+    secretKey: m.secretKey,
+    baseUrl: h.url,
+    now: () => h.clock.now(),
+  })
+  const clock = await kurus.testClocks.create({ frozenTime: '2027-05-31T21:00:00Z', name: 'sdk' })
+  const { customerId } = await customerWithCard(m.client)
+  const sub = await kurus.subscriptions.create({
+    storeId: m.storeId,
+    customerId,
+    amountMinor: 9_900,
+    currency: 'TRY',
+    intervalCount: 1,
+    intervalUnit: 'month',
+    testClockId: clock.id,
+  })
+  assert.equal(sub.testClockId, clock.id)
+  // 1 June in Turkey time; cycles on 1 June, 1 July and 1 August.
+  const moved = await kurus.testClocks.advance(clock.id, { frozenTime: '2027-08-01T00:00:00Z' })
+  assert.equal(moved.status, 'ready')
+  const after = await kurus.subscriptions.get(sub.id)
+  assert.equal(after.cycleNumber, 3)
+  assert.equal(after.nextChargeAt, '2027-08-31T21:00:00.000Z')
+  assert.deepEqual(
+    (await kurus.testClocks.list()).items.map((c) => c.id),
+    [clock.id],
+  )
+  assert.equal((await kurus.testClocks.get(clock.id)).frozenTime, '2027-08-01T00:00:00.000Z')
+  await kurus.testClocks.del(clock.id)
+  assert.equal((await kurus.subscriptions.get(sub.id)).status, 'cancelled')
 })
