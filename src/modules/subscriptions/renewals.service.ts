@@ -5,6 +5,7 @@ import { transact } from '../../platform/db/transaction.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newUuid } from '../../platform/ids.ts'
 import { getMerchant } from '../merchants/index.ts'
+import { depsOnClock, nowOnClock } from '../test-clocks/index.ts'
 import { chargeSavedCard, findPaymentByTransactionId, type Payment } from '../payments/index.ts'
 import { addInterval, cycleDueAt } from './calendar.ts'
 import { syncPendingCards, syncSubscriptionCard } from './card-sync.service.ts'
@@ -12,7 +13,6 @@ import { subscriptionsError } from './subscriptions.errors.ts'
 import * as repo from './subscriptions.repository.ts'
 import { isChargeable } from './subscriptions.service.ts'
 import type { SubscriptionPatch, SubscriptionRow } from './subscriptions.table.ts'
-import { depsOnClock, nowOnClock } from './test-clock-time.ts'
 import {
   emitSubscriptionEvent,
   subscriptionRowToSubscription,

@@ -10,9 +10,6 @@ export type SubscriptionsErrorCode =
   | 'charge_in_progress'
   | 'subscription_ended'
   | 'card_token_revoked'
-  | 'test_clock_not_found'
-  | 'test_clock_advancing'
-  | 'test_clocks_limit'
 
 const table: ErrorTable<SubscriptionsErrorCode> = {
   subscription_not_found: {
@@ -59,21 +56,6 @@ const table: ErrorTable<SubscriptionsErrorCode> = {
     code: 'SVC-STATE-3401',
     status: 409,
     message: 'the card token is revoked',
-  },
-  test_clock_not_found: {
-    code: 'SVC-RES-3301',
-    status: 404,
-    message: 'test clock not found',
-  },
-  test_clock_advancing: {
-    code: 'SVC-STATE-3401',
-    status: 409,
-    message: 'the test clock is advancing; try again when its status is ready',
-  },
-  test_clocks_limit: {
-    code: 'SVC-STATE-3401',
-    status: 409,
-    message: 'a merchant has at most 100 test clocks; delete one first',
   },
 }
 

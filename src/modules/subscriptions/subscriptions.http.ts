@@ -6,14 +6,13 @@ import { authOf } from '../../platform/http/auth.ts'
 import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { cancelFromPortal, getPortalView, mintUpdateCardSession } from './portal.service.ts'
 import { advanceSubscription } from './renewals.service.ts'
+import { advanceTestClock, deleteTestClock } from './test-clocks.service.ts'
 import {
-  advanceTestClock,
   createTestClock,
-  deleteTestClock,
   getTestClock,
   listTestClocks,
   type TestClock,
-} from './test-clocks.service.ts'
+} from '../test-clocks/index.ts'
 import {
   CancelBody,
   CancelResponse,

@@ -15,11 +15,10 @@ import { checkMetadata } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import { getCustomer, getDefaultCard } from '../customers/index.ts'
 import { getStore } from '../merchants/index.ts'
+import { nowOnClock, testClockTime } from '../test-clocks/index.ts'
 import { getCardToken } from '../vault/index.ts'
 import { INTERVAL_COUNT_MAX } from './calendar.ts'
 import { syncSubscriptionCard } from './card-sync.service.ts'
-import { nowOnClock } from './test-clock-time.ts'
-import { findTestClock } from './test-clocks.repository.ts'
 import { subscriptionsError } from './subscriptions.errors.ts'
 import * as repo from './subscriptions.repository.ts'
 import {
@@ -140,9 +139,7 @@ async function creationTime(
   testClockId: string | undefined,
 ): Promise<Date> {
   if (testClockId === undefined) return deps.clock.now()
-  const clock = await findTestClock(deps.db, merchantId, testClockId)
-  if (!clock) throw subscriptionsError('test_clock_not_found')
-  return clock.frozen_time
+  return testClockTime(deps, merchantId, testClockId)
 }
 
 /**

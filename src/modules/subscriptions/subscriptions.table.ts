@@ -76,19 +76,6 @@ export interface SubscriptionsTable {
   test_clock_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
-export type TestClockStatus = 'ready' | 'advancing'
-
-/** Sandbox test clocks (migration 0320, docs/decisions/0031-test-clocks.md). */
-export interface TestClocksTable {
-  id: string
-  merchant_id: string
-  name: string | null
-  frozen_time: Date
-  status: TestClockStatus
-  created_at: Date
-  updated_at: Date
-}
-
 export interface SubscriptionChargesTable {
   subscription_id: string
   merchant_id: string
@@ -104,7 +91,6 @@ export interface SubscriptionChargesTable {
 export interface SubscriptionsTables {
   subscriptions: SubscriptionsTable
   subscription_charges: SubscriptionChargesTable
-  test_clocks: TestClocksTable
 }
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>
@@ -112,4 +98,3 @@ export type NewSubscription = Insertable<SubscriptionsTable>
 export type SubscriptionPatch = Updateable<SubscriptionsTable>
 export type SubscriptionChargeRow = Selectable<SubscriptionChargesTable>
 export type NewSubscriptionCharge = Insertable<SubscriptionChargesTable>
-export type TestClockRow = Selectable<TestClocksTable>

@@ -1,8 +1,9 @@
 import { sql, type Kysely } from 'kysely'
 
-// Owned by modules/subscriptions: sandbox test clocks (docs/decisions/0031-test-clocks.md). A
-// subscription created with a clock lives on the clock's time; the real-time renewal engine
-// never claims it, only advancing its clock does. Frozen in time.
+// Sandbox test clocks (docs/decisions/0031-test-clocks.md): the table is owned by
+// modules/test-clocks, subscriptions.test_clock_id by modules/subscriptions. A subscription
+// created on a clock lives at the clock's time; the real-time renewal engine never claims it,
+// only advancing its clock does. Frozen in time.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table test_clocks (
