@@ -280,3 +280,56 @@ test('@kurus/node: kurus.testClocks create, advance, list, get and del', async (
   await kurus.testClocks.del(clock.id)
   assert.equal((await kurus.subscriptions.get(sub.id)).status, 'cancelled')
 })
+
+test("a chargeback of a clock's payment: its deadline passes when the clock does", async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const start = Date.parse('2027-09-01T08:00:00Z')
+  const clock = await newClock(m, iso(start))
+  const { customerId } = await customerWithCard(m.client)
+  const sub = await createSubscription(m, customerId, { testClockId: clock.id })
+  await advanced(m, clock.id, iso(start + 60_000))
+  const [paid] = await charges(m, sub.id)
+  assert.ok(paid?.paymentId)
+
+  interface ChargebackBody {
+    id: string
+    status: string
+    receivedAt: string
+    evidenceDueBy: string
+    resolvedAt: string | null
+    resolution: string | null
+  }
+  const raised = await m.client.request<ChargebackBody>(
+    'POST',
+    `/v1/sandbox/payments/${paid.paymentId}/chargebacks`,
+    { body: { amount: 5_000 } },
+  )
+  assert.equal(raised.status, 201, JSON.stringify(raised.body))
+  assert.equal(raised.body.receivedAt, iso(start + 60_000), 'received at the clock time')
+  const dueBy = start + 60_000 + h.config.evidenceDays * DAY_MS
+  assert.equal(raised.body.evidenceDueBy, iso(dueBy))
+
+  const chargeback = async () => {
+    const res = await m.client.request<{ items: ChargebackBody[] }>(
+      'GET',
+      `/v1/payments/${paid.paymentId}/chargebacks`,
+    )
+    assert.equal(res.status, 200)
+    const [cb] = res.body.items
+    assert.ok(cb)
+    return cb
+  }
+  // Wall time far past the deadline: the real-time deadline reconciler leaves it open.
+  h.clock.advance(400 * DAY_MS)
+  await reconcile(m)
+  assert.equal((await chargeback()).status, 'received')
+  // The clock just before the deadline, then past it.
+  await advanced(m, clock.id, iso(dueBy - 60_000))
+  assert.equal((await chargeback()).status, 'received')
+  await advanced(m, clock.id, iso(dueBy + DAY_MS))
+  const closed = await chargeback()
+  assert.equal(closed.status, 'accepted')
+  assert.equal(closed.resolution, 'expired')
+  assert.equal(closed.resolvedAt, iso(dueBy), 'closed at its deadline on the clock')
+})

@@ -153,6 +153,7 @@ async function chargeCycle(deps: Deps, row: SubscriptionRow): Promise<ChargeOutc
       customerId: row.customer_id,
       // The subscription's metadata, and ours naming the subscription and the cycle.
       metadata: { ...row.metadata, subscriptionId: row.id, cycle: String(cycle) },
+      ...(row.test_clock_id === null ? {} : { testClockId: row.test_clock_id }),
     })
     return { payment }
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { Deps } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import { expireClockChargebacks, nextChargebackDeadlineOnClock } from '../disputes/index.ts'
 import {
   finishTestClockAdvance,
   lockTestClockForDelete,
@@ -22,11 +23,18 @@ import * as repo from './test-clocks.repository.ts'
  */
 export const ADVANCE_STEPS_MAX = 2000
 
+function earliest(a: Date | undefined, b: Date | undefined): Date | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return a.getTime() <= b.getTime() ? a : b
+}
+
 /**
  * Moves the clock forward to `to`. Each due moment in order: the clock is set to it, then
  * the clock's subscriptions due by then are charged (renewal or dunning retry) exactly as
  * the real-time engine would, at that time — their next due dates and retries are measured
- * from it, so they come round again within the same advance. Answers when the clock is
+ * from it, so they come round again within the same advance — and the chargebacks of their
+ * payments whose evidence deadline has come are closed as expired. Answers when the clock is
  * `ready` at `to` (or where an error or ADVANCE_STEPS_MAX stopped it).
  */
 export async function advanceTestClock(
@@ -39,7 +47,10 @@ export async function advanceTestClock(
   let at = clock.frozenTime
   try {
     for (let step = 0; ; step++) {
-      const due = await repo.findNextClockDue(deps.db, id, to)
+      const due = earliest(
+        await repo.findNextClockDue(deps.db, id, to),
+        await nextChargebackDeadlineOnClock(deps, id, to),
+      )
       if (due === undefined) {
         at = to
         break
@@ -48,6 +59,7 @@ export async function advanceTestClock(
       if (due.getTime() > at.getTime()) at = due
       await setTestClockTime(deps, id, at)
       await renewClockDueSubscriptions(deps, id, at)
+      await expireClockChargebacks(deps, id, at)
     }
   } catch (error) {
     // The clock is left ready where it got to, not `advancing`.
