@@ -1,8 +1,10 @@
 // Goal: sandbox test clocks (docs/decisions/0031-test-clocks.md) — a monthly subscription on a
 // clock advanced through 12 renewals, dunning run by the clock to expired, the real-time engine
-// leaving clock subscriptions alone, the advance's bounds and tenancy, deleting a clock.
-// Method: signed HTTP through app.inject on PGlite; the clock's times are far from the wall
-// clock (past and future), so anything charged at wall time would show in the dates.
+// leaving clock subscriptions alone, a chargeback deadline passed by the clock, the advance's
+// bounds and tenancy, a busy or abandoned advance, pause/resume/cancel at clock time, deleting a
+// clock, and the SDK's kurus.testClocks. Method: signed HTTP through app.inject on PGlite; the
+// clocks' times are far from the wall clock (past and future), so anything done at wall time
+// would show in the dates. An advance runs its steps one after another: nothing here races.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Kurus } from '../../packages/node/src/index.ts'
@@ -332,4 +334,55 @@ test("a chargeback of a clock's payment: its deadline passes when the clock does
   assert.equal(closed.status, 'accepted')
   assert.equal(closed.resolution, 'expired')
   assert.equal(closed.resolvedAt, iso(dueBy), 'closed at its deadline on the clock')
+})
+
+test('a clock that is advancing answers 409; one left advancing by a dead process moves again', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const clock = await newClock(m, '2027-01-01T00:00:00Z')
+  // Staged with SQL (a deliberately mid-advance state): an advance running in another request.
+  await h.deps.db
+    .updateTable('test_clocks')
+    .set({ status: 'advancing', updated_at: h.clock.now() })
+    .where('id', '=', clock.id)
+    .execute()
+  const busy = await advance(m, clock.id, '2027-02-01T00:00:00Z')
+  assert.equal(busy.status, 409)
+  assert.equal(busy.body.code, 'SVC-STATE-3401')
+  const del = await m.client.request<ErrorBody>('DELETE', `/v1/sandbox/test-clocks/${clock.id}`)
+  assert.equal(del.status, 409)
+  // Its process died: untouched for more than 5 minutes, the clock may move again.
+  h.clock.advance(6 * 60_000)
+  await advanced(m, clock.id, '2027-02-01T00:00:00Z')
+})
+
+test('pause, resume and cancel of a subscription on a clock happen at the clock time', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const clock = await newClock(m, '2027-04-01T06:00:00Z')
+  const { customerId } = await customerWithCard(m.client)
+  const sub = await createSubscription(m, customerId, { testClockId: clock.id })
+  await advanced(m, clock.id, '2027-04-02T06:00:00Z')
+  const paused = await m.client.request('POST', `/v1/subscriptions/${sub.id}/pause`, { body: {} })
+  assert.equal(paused.status, 200)
+  await advanced(m, clock.id, '2027-07-01T00:00:00Z')
+  assert.equal((await charges(m, sub.id)).length, 1, 'nothing charged while paused')
+  const resumed = await m.client.request('POST', `/v1/subscriptions/${sub.id}/resume`, {
+    body: {},
+  })
+  assert.equal(resumed.status, 200)
+  assert.equal(
+    (await getSub(m, sub.id)).nextChargeAt,
+    '2027-07-01T00:00:00.000Z',
+    'due at once on the clock',
+  )
+  await advanced(m, clock.id, '2027-07-01T00:01:00Z')
+  const history = await charges(m, sub.id)
+  assert.equal(history.length, 2)
+  assert.equal(history[0]?.chargedAt, '2027-07-01T00:00:00.000Z')
+  const cancelled = await m.client.request('POST', `/v1/subscriptions/${sub.id}/cancel`, {
+    body: { atPeriodEnd: false },
+  })
+  assert.equal(cancelled.status, 200)
+  assert.equal((await getSub(m, sub.id)).cancelledAt, '2027-07-01T00:01:00.000Z')
 })
