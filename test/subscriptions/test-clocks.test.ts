@@ -12,6 +12,12 @@ import { eventsForResource } from '../../src/modules/events/index.ts'
 import { startTestApp, type TestMerchant } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
 import {
+  addEndpoint,
+  newDashboardMerchant,
+  startReceiver,
+  verifyNow,
+} from '../webhooks/_support.ts'
+import {
   DAY_MS,
   charges,
   createSubscription,
@@ -385,4 +391,28 @@ test('pause, resume and cancel of a subscription on a clock happen at the clock 
   })
   assert.equal(cancelled.status, 200)
   assert.equal((await getSub(m, sub.id)).cancelledAt, '2027-07-01T00:01:00.000Z')
+})
+
+test("webhooks of an advance are delivered as usual, dated at the clock's time", async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const receiver = await startReceiver(t)
+  const endpoint = await addEndpoint(m, receiver.url)
+  const clock = await newClock(m, '2027-02-10T12:00:00Z')
+  const { customerId } = await customerWithCard(m.client)
+  const sub = await createSubscription(m, customerId, { testClockId: clock.id })
+  await advanced(m, clock.id, '2027-04-10T12:00:00Z')
+  await reconcile(m)
+
+  const got = receiver.about(sub.id).sort((a, b) => a.json.sequence - b.json.sequence)
+  assert.deepEqual(
+    got.map((r) => [r.json.type, r.json.createdAt]),
+    [
+      ['subscription.created', '2027-02-10T12:00:00.000Z'],
+      ['subscription.renewed', '2027-02-10T12:00:00.000Z'],
+      ['subscription.renewed', '2027-03-10T12:00:00.000Z'],
+      ['subscription.renewed', '2027-04-10T12:00:00.000Z'],
+    ],
+  )
+  for (const r of got) assert.deepEqual(verifyNow(endpoint.secret, r), r.json)
 })
