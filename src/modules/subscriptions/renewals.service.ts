@@ -373,6 +373,7 @@ export async function renewDueSubscriptions(deps: Deps): Promise<number> {
     claimId: newUuid(),
     staleBefore: new Date(now.getTime() - STALE_CLAIM_MS),
     limit: CLAIM_BATCH * 10,
+    testClockId: null,
   })
   moved += await runAll(deps, leftover, kyc)
   for (;;) {
@@ -389,6 +390,29 @@ export async function renewDueSubscriptions(deps: Deps): Promise<number> {
 }
 
 /**
+ * A test clock's advance: its charges left in `charging` with a claim taken before
+ * `claimedBefore` (one an earlier step or an advance that died did not finish), and those
+ * awaiting the acquirer, are taken over at `at` — the real-time engine leaves them alone.
+ * One advance runs per clock, so none is in progress in another advance; a charge-now job
+ * running meanwhile is fenced by the claim and the cycle's transactionId.
+ */
+export async function resumeClockCharges(
+  deps: Deps,
+  testClockId: string,
+  at: Date,
+  claimedBefore: Date,
+): Promise<number> {
+  const leftover = await repo.reclaimChargingSubscriptions(deps.db, {
+    now: at,
+    claimId: newUuid(),
+    staleBefore: claimedBefore,
+    limit: CLAIM_BATCH * 10,
+    testClockId,
+  })
+  return runAll(deps, leftover, kycChecker(deps))
+}
+
+/**
  * A test clock's advance, at one moment `at` (the clock already reads `at`): claims and
  * charges the clock's subscriptions due by then, batch by batch. Returns how many it moved.
  */
@@ -398,7 +422,7 @@ export async function renewClockDueSubscriptions(
   at: Date,
 ): Promise<number> {
   const kyc = kycChecker(deps)
-  let moved = 0
+  let moved = await resumeClockCharges(deps, testClockId, at, at)
   for (;;) {
     const claimed = await repo.claimDueSubscriptions(deps.db, {
       now: at,

@@ -199,7 +199,17 @@ export function claimDueSubscriptions(
  */
 export function reclaimChargingSubscriptions(
   db: Db,
-  p: { now: Date; claimId: string; staleBefore: Date; limit: number },
+  p: {
+    now: Date
+    claimId: string
+    staleBefore: Date
+    limit: number
+    /**
+     * null: the real-time engine, which leaves a test clock's rows to that clock's advance (their
+     * claim times are clock times, which wall time would misjudge); a clock's id: its advance.
+     */
+    testClockId: string | null
+  },
 ): Promise<SubscriptionRow[]> {
   return db
     .updateTable('subscriptions')
@@ -220,6 +230,7 @@ export function reclaimChargingSubscriptions(
             w('charging_since', '<', p.staleBefore),
           ]),
         )
+        .where('test_clock_id', p.testClockId === null ? 'is' : '=', p.testClockId)
         .orderBy('charging_since')
         .limit(p.limit)
         .forUpdate()

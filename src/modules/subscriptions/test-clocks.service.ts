@@ -9,7 +9,7 @@ import {
   startTestClockAdvance,
   type TestClock,
 } from '../test-clocks/index.ts'
-import { renewClockDueSubscriptions } from './renewals.service.ts'
+import { renewClockDueSubscriptions, resumeClockCharges } from './renewals.service.ts'
 import { cancelRow } from './subscriptions.service.ts'
 import * as repo from './test-clocks.repository.ts'
 
@@ -46,6 +46,9 @@ export async function advanceTestClock(
   const clock = await startTestClockAdvance(deps, merchantId, id, to)
   let at = clock.frozenTime
   try {
+    // What an earlier advance left unfinished (or awaiting the acquirer) ends first, at the
+    // clock's time: every claim on the clock is older than this advance.
+    await resumeClockCharges(deps, id, at, new Date(at.getTime() + 1))
     for (let step = 0; ; step++) {
       const due = earliest(
         await repo.findNextClockDue(deps.db, id, to),
