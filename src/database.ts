@@ -25,6 +25,7 @@ import type { PaymentLinksTables } from './modules/payment-links/payment-links.t
 import type { AuditTables } from './modules/audit/audit.table.ts'
 import type { DashboardTables } from './modules/dashboard/dashboard.table.ts'
 import type { RiskTables } from './modules/risk/risk.table.ts'
+import type { TestClocksTables } from './modules/test-clocks/test-clocks.table.ts'
 
 // The whole schema as Kysely sees it: each module declares its own tables in its
 // <module>.table.ts, and only its repository queries them.
@@ -48,7 +49,8 @@ export type Database = MerchantsTables &
   TransactionsTables &
   AuditTables &
   DashboardTables &
-  RiskTables
+  RiskTables &
+  TestClocksTables
 
 export type Db = Kysely<Database>
 export type Tx = Transaction<Database>

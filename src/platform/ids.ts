@@ -33,6 +33,7 @@ export type IdPrefix =
   | 'rli'
   | 'rule'
   | 'rev'
+  | 'clk'
 
 /** 120 random bits as 24 base32 characters behind the spec's type prefix. */
 export function newId(prefix: IdPrefix): string {

@@ -36,6 +36,14 @@ export type Make = (w: World, m: Actor) => Promise<Fixture>
 
 // ---------------------------------------------------------------- building blocks
 
+/** A sandbox test clock of the merchant's (decision 0031). */
+async function testClock(m: Actor): Promise<string> {
+  const res = await m.client.request<{ id: string }>('POST', '/v1/sandbox/test-clocks', {
+    body: { frozenTime: '2027-01-01T00:00:00Z' },
+  })
+  return expectOk(res, 'test clock').id
+}
+
 function expectOk<T>(res: KurusResponse<T>, what: string): T {
   assert.ok(
     res.status >= 200 && res.status < 300,
@@ -644,6 +652,18 @@ export const CATALOG: Record<string, Make> = {
   'POST /v1/sandbox/subscriptions/{id}/advance': async (w, m) => ({
     params: { id: (await subscription(w, m)).id },
     body: {},
+  }),
+  'GET /v1/sandbox/test-clocks/{id}': async (_w, m) => ({ params: { id: await testClock(m) } }),
+  'DELETE /v1/sandbox/test-clocks/{id}': async (_w, m) => ({
+    params: { id: await testClock(m) },
+  }),
+  'POST /v1/sandbox/test-clocks/{id}/advance': async (_w, m) => ({
+    params: { id: await testClock(m) },
+    body: { frozenTime: '2027-02-01T00:00:00Z' },
+  }),
+  'POST /v1/sandbox/test-clocks': async () => ({
+    params: {},
+    body: { frozenTime: '2027-01-01T00:00:00Z' },
   }),
   // dashboard: the store's keys and webhooks
   'GET /v1/stores/{storeId}/api-keys': async (_w, m) => ({ params: { storeId: m.storeId } }),

@@ -31,6 +31,7 @@ export interface SubscriptionBody {
   failedAttempts: number
   cancelledAt: string | null
   createdAt: string
+  testClockId?: string | null
 }
 
 export interface ChargeItem {

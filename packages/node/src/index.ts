@@ -237,6 +237,26 @@ export class Kurus {
     advanceSubscription: (id: string) =>
       this.post('/v1/sandbox/subscriptions/{id}/advance', {}, { id }),
   }
+
+  /**
+   * Sandbox test clocks (`demo` only): subscriptions created with a clock's `testClockId` live
+   * at its time; `advance` runs their renewals and dunning retries as if that time had passed.
+   */
+  readonly testClocks = {
+    create: (body: Body<'/v1/sandbox/test-clocks', 'post'>) =>
+      this.post('/v1/sandbox/test-clocks', body),
+    get: (id: string) => this.get('/v1/sandbox/test-clocks/{id}', { id }),
+    /** Every clock of the merchant (at most 100), newest first: one page. */
+    list: () => this.get('/v1/sandbox/test-clocks'),
+    advance: (id: string, body: Body<'/v1/sandbox/test-clocks/{id}/advance', 'post'>) =>
+      this.post('/v1/sandbox/test-clocks/{id}/advance', body, { id }),
+    del: (id: string) =>
+      this.transport.call<Json<'/v1/sandbox/test-clocks/{id}', 'delete'>>(
+        'delete',
+        '/v1/sandbox/test-clocks/{id}',
+        { path: { id } },
+      ),
+  }
 }
 
 function sendOptions<O>(init: RequestInit<O>): SendOptions {

@@ -1477,6 +1477,65 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/sandbox/test-clocks': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** List the merchant's test clocks (at most 100), newest first */
+    get: operations['sandbox.testClocks.list']
+    put?: never
+    /**
+     * Create a test clock at a frozen time
+     * @description Subscriptions created with its testClockId live at its time and renew only when it is advanced.
+     */
+    post: operations['sandbox.testClocks.create']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/sandbox/test-clocks/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Get a test clock */
+    get: operations['sandbox.testClocks.get']
+    put?: never
+    post?: never
+    /** Delete a test clock and cancel the subscriptions on it */
+    delete: operations['sandbox.testClocks.delete']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/sandbox/test-clocks/{id}/advance': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Advance a test clock, running the renewals and retries that fall due
+     * @description Runs every renewal and dunning retry of the subscriptions on the clock that falls due by frozenTime, in order, each at its due time; answers when the clock is ready again.
+     */
+    post: operations['sandbox.testClocks.advance']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/stores/{storeId}/api-keys': {
     parameters: {
       query?: never
@@ -2162,6 +2221,7 @@ export interface components {
       publicHash: string
       status: components['schemas']['SubscriptionStatus']
       storeId: string
+      testClockId: string | null
       trialEndAt: string | null
     }
     CreatedWebhookEndpoint: {
@@ -2854,7 +2914,8 @@ export interface components {
      *       },
      *       "failedAttempts": 0,
      *       "cancelledAt": null,
-     *       "createdAt": "2026-08-22T10:00:00Z"
+     *       "createdAt": "2026-08-22T10:00:00Z",
+     *       "testClockId": null
      *     }
      */
     Subscription: {
@@ -2892,6 +2953,7 @@ export interface components {
       nextChargeAt: string | null
       status: components['schemas']['SubscriptionStatus']
       storeId: string
+      testClockId: string | null
       trialEndAt: string | null
     }
     SubscriptionChargeList: {
@@ -2957,6 +3019,34 @@ export interface components {
     /** @enum {string} */
     SubscriptionStatus:
       'trialing' | 'active' | 'past_due' | 'paused' | 'charging' | 'cancelled' | 'expired'
+    /**
+     * @example {
+     *       "id": "clk_01jd8z1a2b3c4d5e6f7g8h9j0k",
+     *       "name": "yearly renewal test",
+     *       "frozenTime": "2027-01-01T00:00:00Z",
+     *       "status": "ready",
+     *       "createdAt": "2026-11-27T10:00:00Z"
+     *     }
+     */
+    TestClock: {
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00Z
+       */
+      createdAt: string
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00Z
+       */
+      frozenTime: string
+      id: string
+      name: string | null
+      /** @description `advancing` while an advance runs; another advance or delete is then 409. */
+      status: 'ready' | 'advancing'
+    }
+    TestClockList: {
+      items: components['schemas']['TestClock'][]
+    }
     TokenizeCard: {
       /** @description digits; spaces allowed */
       cardNumber: string
@@ -12016,10 +12106,461 @@ export interface operations {
            *       },
            *       "failedAttempts": 0,
            *       "cancelledAt": null,
-           *       "createdAt": "2026-08-22T10:00:00Z"
+           *       "createdAt": "2026-08-22T10:00:00Z",
+           *       "testClockId": null
            *     }
            */
           'application/json': components['schemas']['Subscription']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'sandbox.testClocks.list': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['TestClockList']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'sandbox.testClocks.create': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: date-time
+           * @description The time the clock starts at (past or future).
+           */
+          frozenTime: string
+          name?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "id": "clk_01jd8z1a2b3c4d5e6f7g8h9j0k",
+           *       "name": "yearly renewal test",
+           *       "frozenTime": "2027-01-01T00:00:00Z",
+           *       "status": "ready",
+           *       "createdAt": "2026-11-27T10:00:00Z"
+           *     }
+           */
+          'application/json': components['schemas']['TestClock']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'sandbox.testClocks.get': {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "id": "clk_01jd8z1a2b3c4d5e6f7g8h9j0k",
+           *       "name": "yearly renewal test",
+           *       "frozenTime": "2027-01-01T00:00:00Z",
+           *       "status": "ready",
+           *       "createdAt": "2026-11-27T10:00:00Z"
+           *     }
+           */
+          'application/json': components['schemas']['TestClock']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'sandbox.testClocks.delete': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description No body */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'sandbox.testClocks.advance': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: date-time
+           * @description The new time: after the clock's frozenTime, at most two years on.
+           */
+          frozenTime: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "id": "clk_01jd8z1a2b3c4d5e6f7g8h9j0k",
+           *       "name": "yearly renewal test",
+           *       "frozenTime": "2027-01-01T00:00:00Z",
+           *       "status": "ready",
+           *       "createdAt": "2026-11-27T10:00:00Z"
+           *     }
+           */
+          'application/json': components['schemas']['TestClock']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
@@ -13200,6 +13741,8 @@ export interface operations {
             [key: string]: string
           }
           storeId: string
+          /** @description Sandbox: a test clock. The subscription lives at the clock's time and renews only when the clock is advanced. */
+          testClockId?: string
           /**
            * Format: date-time
            * @description trialing until then; the first charge
@@ -13317,7 +13860,8 @@ export interface operations {
            *       },
            *       "failedAttempts": 0,
            *       "cancelledAt": null,
-           *       "createdAt": "2026-08-22T10:00:00Z"
+           *       "createdAt": "2026-08-22T10:00:00Z",
+           *       "testClockId": null
            *     }
            */
           'application/json': components['schemas']['Subscription']

@@ -92,14 +92,49 @@ export function updateEvidenceDraft(
 
 /** Open chargebacks past their deadline, across merchants (chargebacks_open_due_idx). */
 export async function findOverdueChargebacks(db: Db, now: Date, limit: number) {
+  return (
+    db
+      .selectFrom('chargebacks')
+      .select(['id', 'merchant_id', 'payment_id'])
+      .where('status', '=', 'received')
+      .where('evidence_due_by', '<=', now)
+      // A sandbox test clock's chargebacks expire when their clock passes the deadline.
+      .where('test_clock_id', 'is', null)
+      .orderBy('evidence_due_by')
+      .limit(limit)
+      .execute()
+  )
+}
+
+/** A test clock's open chargebacks past their deadline at `at` (chargebacks_test_clock_due_idx). */
+export function findClockOverdueChargebacks(db: Db, testClockId: string, at: Date, limit: number) {
   return db
     .selectFrom('chargebacks')
     .select(['id', 'merchant_id', 'payment_id'])
+    .where('test_clock_id', '=', testClockId)
     .where('status', '=', 'received')
-    .where('evidence_due_by', '<=', now)
+    .where('evidence_due_by', '<=', at)
     .orderBy('evidence_due_by')
     .limit(limit)
     .execute()
+}
+
+/** The earliest deadline at or before `upTo` of a test clock's open chargebacks. */
+export async function findNextClockDeadline(
+  db: Db,
+  testClockId: string,
+  upTo: Date,
+): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('chargebacks')
+    .select('evidence_due_by')
+    .where('test_clock_id', '=', testClockId)
+    .where('status', '=', 'received')
+    .where('evidence_due_by', '<=', upTo)
+    .orderBy('evidence_due_by')
+    .limit(1)
+    .executeTakeFirst()
+  return row?.evidence_due_by
 }
 
 /**
@@ -123,16 +158,20 @@ export async function findUnderReview(db: Db, limit: number, offset: number) {
  * (chargebacks_open_due_idx).
  */
 export async function findReminderDue(db: Db, before: Date, now: Date, limit: number) {
-  return db
-    .selectFrom('chargebacks')
-    .selectAll()
-    .where('status', '=', 'received')
-    .where('evidence_due_by', '<=', before)
-    .where('evidence_due_by', '>', now)
-    .where('reminder_sent_at', 'is', null)
-    .orderBy('evidence_due_by')
-    .limit(limit)
-    .execute()
+  return (
+    db
+      .selectFrom('chargebacks')
+      .selectAll()
+      .where('status', '=', 'received')
+      .where('evidence_due_by', '<=', before)
+      .where('evidence_due_by', '>', now)
+      .where('reminder_sent_at', 'is', null)
+      // No reminder mail for a sandbox test clock's chargeback (its deadline is not wall time).
+      .where('test_clock_id', 'is', null)
+      .orderBy('evidence_due_by')
+      .limit(limit)
+      .execute()
+  )
 }
 
 /** Claims the reminder: one process sends it, once (conditional on reminder_sent_at null). */

@@ -6,6 +6,7 @@ import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
 import { postChargeback, postChargebackReversal } from '../ledger/index.ts'
 import { getPayment, holdChargeback, releaseChargeback } from '../payments/index.ts'
+import { depsOnClock } from '../test-clocks/index.ts'
 import { disputesError } from './disputes.errors.ts'
 import * as repo from './disputes.repository.ts'
 import {
@@ -94,10 +95,14 @@ export async function receiveChargeback(
   input: { amount?: number; reasonCode?: string; bankChargebackId?: string },
 ): Promise<Chargeback> {
   const chargebackId = newId('cbk')
+  // A payment made on a sandbox test clock is disputed at the clock's time (decision 0031).
+  const payment = await getPayment(deps, merchantId, paymentId)
+  const clocked = await depsOnClock(deps, payment.testClockId)
   return transact(deps.db, async (tx) => {
-    const now = deps.clock.now()
+    const now = clocked.clock.now()
     const { before, amount } = await holdChargeback(tx, merchantId, paymentId, input.amount, now)
     const row: ChargebackRow = {
+      test_clock_id: before.testClockId,
       evidence_due_by: dueBy(deps, now),
       resolution: null,
       evidence: {},
@@ -150,8 +155,10 @@ export async function closeChargeback(
   closing: Closing,
 ): Promise<Chargeback> {
   const payment = await getPayment(deps, merchantId, paymentId)
+  // One of a payment on a sandbox test clock closes at the clock's time (decision 0031).
+  const clocked = await depsOnClock(deps, payment.testClockId)
   return transact(deps.db, async (tx) => {
-    const now = deps.clock.now()
+    const now = clocked.clock.now()
     const current = await repo.lockChargeback(tx, merchantId, paymentId, chargebackId)
     if (!current) throw disputesError('chargeback_not_found')
     const row = await repo.moveChargeback(tx, chargebackId, closing.from, closing.to, {
@@ -215,6 +222,44 @@ export async function expireOverdueChargebacks(deps: Deps): Promise<number> {
     }
     if (due.length < BATCH) return moved
   }
+}
+
+/**
+ * A sandbox test clock's advance (decision 0031): the earliest evidence deadline of the
+ * clock's open chargebacks at or before `upTo`.
+ */
+export function nextChargebackDeadlineOnClock(
+  deps: Deps,
+  testClockId: string,
+  upTo: Date,
+): Promise<Date | undefined> {
+  return repo.findNextClockDeadline(deps.db, testClockId, upTo)
+}
+
+/**
+ * A sandbox test clock's advance, at `at` (the clock already reads it): the clock's open
+ * chargebacks past their deadline close as the deadline reconciler closes real-time ones.
+ */
+export async function expireClockChargebacks(
+  deps: Deps,
+  testClockId: string,
+  at: Date,
+): Promise<number> {
+  let moved = 0
+  for (const cb of await repo.findClockOverdueChargebacks(deps.db, testClockId, at, BATCH)) {
+    try {
+      await closeChargeback(deps, cb.merchant_id, cb.payment_id, cb.id, {
+        from: ['received'],
+        to: 'accepted',
+        resolution: 'expired',
+        event: 'chargeback.closed',
+      })
+      moved++
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status !== 409) throw error
+    }
+  }
+  return moved
 }
 
 /** One chargeback of the merchant by its id (404 for another merchant's or none). */

@@ -41,6 +41,11 @@ export interface ChargebacksTable {
   evidence_submitted_at: ColumnType<Date | null, Date | null | undefined>
   /** When the deadline reminder went to the merchant's owners (sent once). */
   reminder_sent_at: ColumnType<Date | null, Date | null | undefined>
+  /**
+   * Sandbox: the test clock of its payment (migration 0321). Its deadline passes when that
+   * clock does, never by wall time; no reminder is mailed for it.
+   */
+  test_clock_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface DisputesTables {

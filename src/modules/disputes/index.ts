@@ -10,6 +10,8 @@ export {
   evidenceDueBy,
   countChargebacks,
   openChargebackFigures,
+  expireClockChargebacks,
+  nextChargebackDeadlineOnClock,
 } from './disputes.service.ts'
 export type { Chargeback } from './disputes.service.ts'
 export { saveEvidence } from './evidence.service.ts'

@@ -21,6 +21,8 @@ export interface SavedCardCharge {
   customerId?: string | null
   metadata?: Record<string, string>
   callbackUrl?: string | null
+  /** Sandbox: the test clock whose time `deps.clock` answers (docs/decisions/0031). */
+  testClockId?: string | null
 }
 
 /**
@@ -74,6 +76,7 @@ export async function chargeSavedCard(deps: Deps, input: SavedCardCharge): Promi
       authorized_at: null,
       completed_at: null,
       updated_at: now,
+      test_clock_id: input.testClockId ?? null,
     })
   } catch (error) {
     if (!isUniqueViolation(error)) throw error

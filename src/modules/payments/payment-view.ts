@@ -51,6 +51,8 @@ export interface Payment {
   createdAt: Date
   authorizedAt: Date | null
   completedAt: Date | null
+  /** Sandbox: the test clock it was made on (a renewal of a subscription on one), or null. */
+  testClockId: string | null
 }
 
 /**
@@ -136,6 +138,7 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     createdAt: row.created_at,
     authorizedAt: row.authorized_at,
     completedAt: row.completed_at,
+    testClockId: row.test_clock_id,
   }
 }
 

@@ -140,6 +140,8 @@ export interface PaymentsTable {
   authorized_at: Date | null
   completed_at: Date | null
   updated_at: Date
+  /** Sandbox: the test clock the payment was made on (a renewal of a subscription on it). */
+  test_clock_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export type RefundStatus = 'pending' | 'completed' | 'failed'

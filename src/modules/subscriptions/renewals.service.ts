@@ -5,6 +5,7 @@ import { transact } from '../../platform/db/transaction.ts'
 import { AppError } from '../../platform/errors.ts'
 import { newUuid } from '../../platform/ids.ts'
 import { getMerchant } from '../merchants/index.ts'
+import { depsOnClock, nowOnClock } from '../test-clocks/index.ts'
 import { chargeSavedCard, findPaymentByTransactionId, type Payment } from '../payments/index.ts'
 import { addInterval, cycleDueAt } from './calendar.ts'
 import { syncPendingCards, syncSubscriptionCard } from './card-sync.service.ts'
@@ -152,6 +153,7 @@ async function chargeCycle(deps: Deps, row: SubscriptionRow): Promise<ChargeOutc
       customerId: row.customer_id,
       // The subscription's metadata, and ours naming the subscription and the cycle.
       metadata: { ...row.metadata, subscriptionId: row.id, cycle: String(cycle) },
+      ...(row.test_clock_id === null ? {} : { testClockId: row.test_clock_id }),
     })
     return { payment }
   } catch (error) {
@@ -318,8 +320,9 @@ function isTakeover(row: SubscriptionRow): boolean {
   return claimed.getTime() > started.getTime()
 }
 
-/** Steps 2 and 3 for one claimed row. */
-async function runClaimedCharge(deps: Deps, claimed: SubscriptionRow, kyc: KycCheck) {
+/** Steps 2 and 3 for one claimed row (one on a test clock runs at the clock's time). */
+async function runClaimedCharge(wallDeps: Deps, claimed: SubscriptionRow, kyc: KycCheck) {
+  const deps = await depsOnClock(wallDeps, claimed.test_clock_id)
   if (!isTakeover(claimed)) {
     if (claimed.cancel_at_period_end && claimed.charge_kind !== 'charge_now') {
       return finishAtPeriodEnd(deps, claimed)
@@ -370,6 +373,7 @@ export async function renewDueSubscriptions(deps: Deps): Promise<number> {
     claimId: newUuid(),
     staleBefore: new Date(now.getTime() - STALE_CLAIM_MS),
     limit: CLAIM_BATCH * 10,
+    testClockId: null,
   })
   moved += await runAll(deps, leftover, kyc)
   for (;;) {
@@ -377,6 +381,54 @@ export async function renewDueSubscriptions(deps: Deps): Promise<number> {
       now: deps.clock.now(),
       claimId: newUuid(),
       limit: CLAIM_BATCH,
+      testClockId: null,
+    })
+    if (claimed.length === 0) break
+    moved += await runAll(deps, claimed, kyc)
+  }
+  return moved
+}
+
+/**
+ * A test clock's advance: its charges left in `charging` with a claim taken before
+ * `claimedBefore` (one an earlier step or an advance that died did not finish), and those
+ * awaiting the acquirer, are taken over at `at` — the real-time engine leaves them alone.
+ * One advance runs per clock, so none is in progress in another advance; a charge-now job
+ * running meanwhile is fenced by the claim and the cycle's transactionId.
+ */
+export async function resumeClockCharges(
+  deps: Deps,
+  testClockId: string,
+  at: Date,
+  claimedBefore: Date,
+): Promise<number> {
+  const leftover = await repo.reclaimChargingSubscriptions(deps.db, {
+    now: at,
+    claimId: newUuid(),
+    staleBefore: claimedBefore,
+    limit: CLAIM_BATCH * 10,
+    testClockId,
+  })
+  return runAll(deps, leftover, kycChecker(deps))
+}
+
+/**
+ * A test clock's advance, at one moment `at` (the clock already reads `at`): claims and
+ * charges the clock's subscriptions due by then, batch by batch. Returns how many it moved.
+ */
+export async function renewClockDueSubscriptions(
+  deps: Deps,
+  testClockId: string,
+  at: Date,
+): Promise<number> {
+  const kyc = kycChecker(deps)
+  let moved = await resumeClockCharges(deps, testClockId, at, at)
+  for (;;) {
+    const claimed = await repo.claimDueSubscriptions(deps.db, {
+      now: at,
+      claimId: newUuid(),
+      limit: CLAIM_BATCH,
+      testClockId,
     })
     if (claimed.length === 0) break
     moved += await runAll(deps, claimed, kyc)
@@ -412,7 +464,8 @@ export async function advanceSubscription(
     if (!row) throw subscriptionsError('subscription_not_found')
     if (row.status === 'charging') throw subscriptionsError('charge_in_progress')
     if (!isChargeable(row.status)) throw subscriptionsError('not_chargeable')
-    const now = deps.clock.now()
+    // On a test clock the charge runs at the clock's time (its own advance moves the clock).
+    const now = await nowOnClock(tx, row.test_clock_id, deps.clock.now())
     const from = row.status
     return repo.claimSubscriptionNow(tx, {
       id,

@@ -35,6 +35,8 @@ export interface Subscription {
   failedAttempts: number
   cancelledAt: Date | null
   createdAt: Date
+  /** Sandbox: the test clock whose time it lives on, or null. */
+  testClockId: string | null
 }
 
 export interface SubscriptionCharge {
@@ -70,6 +72,7 @@ export function subscriptionRowToSubscription(row: SubscriptionRow): Subscriptio
     failedAttempts: row.failed_attempts,
     cancelledAt: row.cancelled_at,
     createdAt: row.created_at,
+    testClockId: row.test_clock_id,
   }
 }
 
@@ -130,6 +133,8 @@ export async function emitSubscriptionEvent(
       cardLast4: row.card_last4,
       cardBrand: row.card_brand,
       metadata: row.metadata,
+      // Only on a sandbox test clock's subscriptions (decision 0031).
+      ...(row.test_clock_id === null ? {} : { testClockId: row.test_clock_id }),
       ...extra,
     },
     at,

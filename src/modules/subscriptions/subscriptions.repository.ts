@@ -150,7 +150,16 @@ export function leaveCharging(
  */
 export function claimDueSubscriptions(
   db: Db,
-  p: { now: Date; claimId: string; limit: number },
+  p: {
+    now: Date
+    claimId: string
+    limit: number
+    /**
+     * null: the real-time engine, which never claims a row on a test clock (it would be
+     * charged at wall time); a clock's id: that clock's advance, at the clock's time.
+     */
+    testClockId: string | null
+  },
 ): Promise<SubscriptionRow[]> {
   return db
     .updateTable('subscriptions')
@@ -170,6 +179,7 @@ export function claimDueSubscriptions(
         .select('id')
         .where('status', 'in', CHARGEABLE)
         .where('next_charge_at', '<=', p.now)
+        .where('test_clock_id', p.testClockId === null ? 'is' : '=', p.testClockId)
         .orderBy('next_charge_at')
         .orderBy('id')
         .limit(p.limit)
@@ -189,7 +199,17 @@ export function claimDueSubscriptions(
  */
 export function reclaimChargingSubscriptions(
   db: Db,
-  p: { now: Date; claimId: string; staleBefore: Date; limit: number },
+  p: {
+    now: Date
+    claimId: string
+    staleBefore: Date
+    limit: number
+    /**
+     * null: the real-time engine, which leaves a test clock's rows to that clock's advance (their
+     * claim times are clock times, which wall time would misjudge); a clock's id: its advance.
+     */
+    testClockId: string | null
+  },
 ): Promise<SubscriptionRow[]> {
   return db
     .updateTable('subscriptions')
@@ -210,6 +230,7 @@ export function reclaimChargingSubscriptions(
             w('charging_since', '<', p.staleBefore),
           ]),
         )
+        .where('test_clock_id', p.testClockId === null ? 'is' : '=', p.testClockId)
         .orderBy('charging_since')
         .limit(p.limit)
         .forUpdate()

@@ -57,6 +57,14 @@ export const CreateSubscriptionBody = Type.Object(
     generateInvoices: Type.Optional(Type.Boolean()),
     description: Type.Optional(Type.String({ minLength: 1, maxLength: 500, pattern: PRINTABLE })),
     metadata: Type.Optional(Metadata),
+    testClockId: Type.Optional(
+      Type.String({
+        pattern: '^clk_[0-9a-z]+$',
+        maxLength: 64,
+        description:
+          "Sandbox: a test clock. The subscription lives at the clock's time and renews only when the clock is advanced.",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -86,6 +94,9 @@ const subscriptionFields = {
   failedAttempts: Type.Integer({ description: 'failed attempts at the unpaid cycle (dunning)' }),
   cancelledAt: Nullable(Timestamp),
   createdAt: Timestamp,
+  testClockId: Nullable(
+    Type.String({ description: 'Sandbox: the test clock it lives on; null for wall time' }),
+  ),
 }
 
 export const SubscriptionSchema = Type.Object(subscriptionFields, {
@@ -113,6 +124,7 @@ export const SubscriptionSchema = Type.Object(subscriptionFields, {
       failedAttempts: 0,
       cancelledAt: null,
       createdAt: '2026-08-22T10:00:00Z',
+      testClockId: null,
     },
   ],
 })
@@ -248,3 +260,58 @@ export const UpdateCardSession = Type.Object({
   checkoutUrl: Type.String(),
   expiresAt: Timestamp,
 })
+
+// Sandbox test clocks (docs/decisions/0031-test-clocks.md).
+
+const TestClockId = Type.String({ pattern: '^clk_[0-9a-z]+$', maxLength: 64 })
+export const TestClockParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) })
+
+export const CreateTestClockBody = Type.Object(
+  {
+    frozenTime: Type.String({
+      format: 'date-time',
+      description: 'The time the clock starts at (past or future).',
+    }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: PRINTABLE })),
+  },
+  { additionalProperties: false },
+)
+
+export const AdvanceTestClockBody = Type.Object(
+  {
+    frozenTime: Type.String({
+      format: 'date-time',
+      description: "The new time: after the clock's frozenTime, at most two years on.",
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const TestClockSchema = Type.Object(
+  {
+    id: TestClockId,
+    name: Nullable(Type.String()),
+    frozenTime: Timestamp,
+    status: Type.Union([Type.Literal('ready'), Type.Literal('advancing')], {
+      description: '`advancing` while an advance runs; another advance or delete is then 409.',
+    }),
+    createdAt: Timestamp,
+  },
+  {
+    title: 'TestClock',
+    examples: [
+      {
+        id: 'clk_01jd8z1a2b3c4d5e6f7g8h9j0k',
+        name: 'yearly renewal test',
+        frozenTime: '2027-01-01T00:00:00Z',
+        status: 'ready',
+        createdAt: '2026-11-27T10:00:00Z',
+      },
+    ],
+  },
+)
+
+export const TestClockList = Type.Object(
+  { items: Type.Array(TestClockSchema) },
+  { title: 'TestClockList' },
+)

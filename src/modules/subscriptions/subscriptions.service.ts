@@ -15,6 +15,7 @@ import { checkMetadata } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import { getCustomer, getDefaultCard } from '../customers/index.ts'
 import { getStore } from '../merchants/index.ts'
+import { nowOnClock, testClockTime } from '../test-clocks/index.ts'
 import { getCardToken } from '../vault/index.ts'
 import { INTERVAL_COUNT_MAX } from './calendar.ts'
 import { syncSubscriptionCard } from './card-sync.service.ts'
@@ -75,6 +76,8 @@ export interface CreateSubscriptionInput {
   generateInvoices?: boolean | undefined
   description?: string | undefined
   metadata?: Record<string, string> | undefined
+  /** Sandbox: the test clock whose time the subscription lives on (decision 0031). */
+  testClockId?: string | undefined
 }
 
 interface CardChoice {
@@ -129,6 +132,16 @@ function checkCreateInput(input: CreateSubscriptionInput, now: Date): void {
   }
 }
 
+/** Now, for a new subscription: its test clock's time when it is created on one. */
+async function creationTime(
+  deps: Deps,
+  merchantId: string,
+  testClockId: string | undefined,
+): Promise<Date> {
+  if (testClockId === undefined) return deps.clock.now()
+  return testClockTime(deps, merchantId, testClockId)
+}
+
 /**
  * Creates a subscription: `trialing` until trialEndAt when given, else `active` with its
  * first cycle due at once (charged at the renewal engine's next tick). cycleNumber starts
@@ -140,7 +153,7 @@ export async function createSubscription(
   merchantId: string,
   input: CreateSubscriptionInput,
 ): Promise<{ subscription: Subscription; publicHash: string }> {
-  const now = deps.clock.now()
+  const now = await creationTime(deps, merchantId, input.testClockId)
   checkCreateInput(input, now)
   checkMetadata(input.metadata ?? {})
   await getStore(deps, merchantId, input.storeId)
@@ -188,6 +201,7 @@ export async function createSubscription(
       updated_at: now,
       cancelled_at: null,
       ended_at: null,
+      test_clock_id: input.testClockId ?? null,
     })
     const inserted = await repo.lockSubscription(tx, merchantId, id)
     assert(inserted !== undefined, 'inserted subscription is readable')
@@ -223,7 +237,8 @@ async function changeLocked<T>(
   return transact(deps.db, async (tx) => {
     const row = await repo.lockSubscription(tx, merchantId, id)
     if (!row) throw subscriptionsError('subscription_not_found')
-    return change(tx, row, deps.clock.now())
+    // A subscription on a sandbox test clock changes at the clock's time.
+    return change(tx, row, await nowOnClock(tx, row.test_clock_id, deps.clock.now()))
   })
 }
 

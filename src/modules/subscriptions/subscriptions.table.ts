@@ -72,6 +72,8 @@ export interface SubscriptionsTable {
   updated_at: Date
   cancelled_at: Date | null
   ended_at: Date | null
+  /** The sandbox test clock whose time this subscription lives on (migration 0320). */
+  test_clock_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface SubscriptionChargesTable {
