@@ -335,8 +335,12 @@ export async function trigger(kurus: Kurus, event: string): Promise<TriggerResul
 // ---------------------------------------------------------------------------------------------
 // payments get | list, events tail
 
+/** "1234.56 TRY" from integer kuruş, with integer arithmetic only (money is never a float). */
 function money(kurus: number): string {
-  return `${(kurus / 100).toFixed(2)} TRY`
+  const sign = kurus < 0 ? '-' : ''
+  const abs = Math.abs(kurus)
+  const cents = abs % 100
+  return `${sign}${(abs - cents) / 100}.${String(cents).padStart(2, '0')} TRY`
 }
 
 export async function paymentsGet(kurus: Kurus, id: string, json: boolean, out: Out) {
