@@ -1,7 +1,7 @@
 // Shared pieces of the benchmark scripts: free ports, the real server as child processes,
 // signing, autocannon's typed surface, and the machine description recorded with results.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { createHash, createHmac } from 'node:crypto'
+import { createHash, createHmac, randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { cpus, totalmem } from 'node:os'
@@ -131,4 +131,104 @@ export function statusCounts(result: AutocannonResult): Record<string, number> {
   const out: Record<string, number> = {}
   for (const [code, v] of Object.entries(result.statusCodeStats ?? {})) out[code] = Number(v.count)
   return out
+}
+
+export const OPERATOR_TOKEN = 'bench-operator-token-0123456789'
+export const CARD = '4155650100416111'
+
+export interface Keys {
+  merchantId: string
+  publicKey: string
+  secretKey: string
+  cardToken: string
+}
+
+export async function signed<T>(
+  base: string,
+  keys: Keys,
+  method: string,
+  path: string,
+  body?: unknown,
+) {
+  const text = body === undefined ? '' : JSON.stringify(body)
+  const res = await fetch(base + path, {
+    method,
+    headers: {
+      ...signHeaders(keys, method, path, text),
+      ...(text ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(text ? { body: text } : {}),
+  })
+  const json = (await res.json()) as T
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+
+export async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>) {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++] as T)
+    }),
+  )
+}
+
+export async function provision(base: string, count: number): Promise<Keys[]> {
+  const out: Keys[] = []
+  await pool(
+    Array.from({ length: count }, (_, i) => i),
+    8,
+    async (i) => {
+      const res = await fetch(`${base}/operator/v1/merchants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Bench ${i}`, kycStatus: 'approved' }),
+      })
+      const m = (await res.json()) as Omit<Keys, 'cardToken'>
+      const token = await signed<{ cardToken: string }>(
+        base,
+        { ...m, cardToken: '' },
+        'POST',
+        '/v1/cards/tokens',
+        {
+          cardNumber: CARD,
+          expMonth: 12,
+          expYear: 2030,
+          cvc: '123',
+          holderName: 'Bench Buyer',
+        },
+      )
+      out.push({ ...m, cardToken: token.cardToken })
+    },
+  )
+  return out
+}
+
+export interface Ticket {
+  keys: Keys
+  transactionId: string
+}
+
+export async function openSessions(
+  base: string,
+  merchants: Keys[],
+  count: number,
+): Promise<Ticket[]> {
+  const tickets: Ticket[] = []
+  await pool(
+    Array.from({ length: count }, (_, i) => i),
+    32,
+    async (i) => {
+      const keys = merchants[i % merchants.length] as Keys
+      const transactionId = `bench-${randomUUID()}`
+      await signed(base, keys, 'POST', '/v1/payments/sessions', {
+        transactionId,
+        amount: 10_000,
+        currency: 'TRY',
+        returnUrl: 'https://shop.example/return',
+      })
+      tickets.push({ keys, transactionId })
+    },
+  )
+  return tickets
 }

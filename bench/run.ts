@@ -24,7 +24,14 @@ import {
   statusCounts,
   stop,
   waitReady,
+  OPERATOR_TOKEN,
+  openSessions,
+  pool,
+  provision,
+  signed,
   type AutocannonResult,
+  type Keys,
+  type Ticket,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -57,16 +64,6 @@ function reachable(url: string): Promise<boolean> {
     })
   })
 }
-const OPERATOR_TOKEN = 'bench-operator-token-0123456789'
-const CARD = '4155650100416111'
-
-interface Keys {
-  merchantId: string
-  publicKey: string
-  secretKey: string
-  cardToken: string
-}
-
 function dbUrl(name: string): string {
   const url = new URL(BASE_URL)
   url.pathname = `/${name}`
@@ -81,86 +78,6 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   } finally {
     await client.end()
   }
-}
-
-async function signed<T>(base: string, keys: Keys, method: string, path: string, body?: unknown) {
-  const text = body === undefined ? '' : JSON.stringify(body)
-  const res = await fetch(base + path, {
-    method,
-    headers: {
-      ...signHeaders(keys, method, path, text),
-      ...(text ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(text ? { body: text } : {}),
-  })
-  const json = (await res.json()) as T
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
-  return json
-}
-
-async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>) {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await fn(items[next++] as T)
-    }),
-  )
-}
-
-async function provision(base: string, count: number): Promise<Keys[]> {
-  const out: Keys[] = []
-  await pool(
-    Array.from({ length: count }, (_, i) => i),
-    8,
-    async (i) => {
-      const res = await fetch(`${base}/operator/v1/merchants`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `Bench ${i}`, kycStatus: 'approved' }),
-      })
-      const m = (await res.json()) as Omit<Keys, 'cardToken'>
-      const token = await signed<{ cardToken: string }>(
-        base,
-        { ...m, cardToken: '' },
-        'POST',
-        '/v1/cards/tokens',
-        {
-          cardNumber: CARD,
-          expMonth: 12,
-          expYear: 2030,
-          cvc: '123',
-          holderName: 'Bench Buyer',
-        },
-      )
-      out.push({ ...m, cardToken: token.cardToken })
-    },
-  )
-  return out
-}
-
-interface Ticket {
-  keys: Keys
-  transactionId: string
-}
-
-async function openSessions(base: string, merchants: Keys[], count: number): Promise<Ticket[]> {
-  const tickets: Ticket[] = []
-  await pool(
-    Array.from({ length: count }, (_, i) => i),
-    32,
-    async (i) => {
-      const keys = merchants[i % merchants.length] as Keys
-      const transactionId = `bench-${randomUUID()}`
-      await signed(base, keys, 'POST', '/v1/payments/sessions', {
-        transactionId,
-        amount: 10_000,
-        currency: 'TRY',
-        returnUrl: 'https://shop.example/return',
-      })
-      tickets.push({ keys, transactionId })
-    },
-  )
-  return tickets
 }
 
 /**

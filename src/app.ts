@@ -27,6 +27,7 @@ import { connectRedis, type RedisHandle } from './platform/redis.ts'
 import { nameRequestSpan } from './platform/tracing.ts'
 import {
   authFailureLimit,
+  leasedRateLimiter,
   memoryRateLimiter,
   postgresRateLimiter,
   redisRateLimiter,
@@ -129,19 +130,27 @@ export async function buildApp(options: AppOptions): Promise<App> {
   if (config.redisUrl !== undefined && options.rateLimiter === undefined) {
     redis = await connectRedis(config.redisUrl, log)
   }
+  const sharedRateLimiter = redis
+    ? redisRateLimiter({
+        redis: redis.redis,
+        keyPrefix: config.redisKeyPrefix + 'rl:',
+        clock,
+        ratePerSecond: config.rateLimitRps,
+        burst: config.rateLimitBurst,
+        fallback: databaseRateLimiter,
+        log,
+      })
+    : databaseRateLimiter
+  // A shared bucket costs a round trip per take; busy buckets lease tokens in batches instead
+  // (PGlite's buckets are in this process already).
   const rateLimiter =
     options.rateLimiter ??
-    (redis
-      ? redisRateLimiter({
-          redis: redis.redis,
-          keyPrefix: config.redisKeyPrefix + 'rl:',
-          clock,
+    (redis || options.dbKind === 'postgres'
+      ? leasedRateLimiter(sharedRateLimiter, clock, {
           ratePerSecond: config.rateLimitRps,
           burst: config.rateLimitBurst,
-          fallback: databaseRateLimiter,
-          log,
         })
-      : databaseRateLimiter)
+      : sharedRateLimiter)
   // Failed authentications per client address, on every API whose callers authenticate.
   const authFailures = authFailureLimit({
     rateLimiter,
@@ -156,6 +165,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     // The request id is logged as `requestId`, the name the API uses for it everywhere.
     childLoggerFactory: (logger, bindings, options) =>
       logger.child({ requestId: (bindings as { reqId?: string }).reqId }, options),
+    // One access line per request, written in onResponse below (Fastify's pair of lines,
+    // "incoming request" and "request completed", cost two log writes per request).
+    disableRequestLogging: true,
     bodyLimit: BODY_LIMIT_BYTES,
     // request.ip (every per-IP limit) follows X-Forwarded-For only through these proxies.
     trustProxy: trustProxyOption(config.trustProxy),
@@ -188,6 +200,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.addHook('onSend', async (request, reply, payload) => {
     void reply.header('x-request-id', reply.replayedRequestId ?? request.id)
     return payload
+  })
+  // reply.log carries the route, the merchant (gateway) and the error code (sendError).
+  app.addHook('onResponse', (request, reply, done) => {
+    reply.log.info(
+      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      'request completed',
+    )
+    done()
   })
   // Action endpoints take `{}`; a client that sends no body at all means the same thing.
   app.addHook('preValidation', async (request) => {

@@ -93,9 +93,41 @@ async function sharedBucket(t: TestContext, redisUrl: string) {
   )
 }
 
+async function leasedBucket(t: TestContext, redisUrl: string) {
+  const prefix = `kurus-test:${randomUUID()}:`
+  const redis = new Redis(redisUrl)
+  t.after(async () => {
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length > 0) await redis.del(...keys)
+    await redis.quit()
+  })
+  const env = {
+    KURUS_RATE_LIMIT_RPS: '1',
+    KURUS_RATE_LIMIT_BURST: '200',
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+  }
+  const clock = new FreezableClock()
+  const first = await startTestApp(t, { env, clock })
+  const m = await first.newMerchant()
+  const second = await startTestApp(t, { env, clock, database: first.database })
+  clock.freeze()
+  assert.deepEqual(await burst(m, 150), times(150, 200))
+  const key = `${prefix}rl:key:${m.apiKeyId}`
+  // Leases of 1, 2, 4, 8, 16, then the cap (a tenth of the burst): 11 script calls, not 150.
+  assert.equal(await redis.hget(key, 'granted'), '20')
+  assert.equal(await redis.hget(key, 'tokens'), '49')
+  // The two instances together: the burst, no more.
+  const viaSecond = { ...m, client: second.clientFor(m) }
+  const rest = [...(await burst(viaSecond, 60)), ...(await burst(m, 30))]
+  assert.equal(rest.filter((s) => s === 200).length, 50)
+}
+
 // Registered only where a Redis is given, like the PostgreSQL suite (scripts/test.ts refuses
 // to run without TEST_REDIS_URL in CI, so CI always runs it).
 if (REDIS_URL !== undefined) {
   test('two app instances with REDIS_URL share one bucket in Redis', (t) =>
     sharedBucket(t, REDIS_URL))
+  test('a busy bucket leases tokens from Redis in batches, never beyond the bucket', (t) =>
+    leasedBucket(t, REDIS_URL))
 }

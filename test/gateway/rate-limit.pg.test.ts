@@ -129,3 +129,38 @@ test('concurrent requests never get more than the burst', async (t) => {
     20,
   )
 })
+
+// Issue 29: a busy bucket leases tokens in batches (one shared take per batch, not per
+// request), and the requests let through still never exceed what the shared bucket holds.
+test('busy buckets lease tokens in batches and never let more through than the bucket holds', async (t) => {
+  const clock = new FreezableClock()
+  const env = { KURUS_RATE_LIMIT_RPS: '1', KURUS_RATE_LIMIT_BURST: '200' }
+  const h = await startTestApp(t, { env, clock })
+  const m = await h.newMerchant()
+  const second = await startTestApp(t, { env, clock, database: h.database })
+  const viaSecond = { ...m, client: second.clientFor(m) }
+  clock.freeze()
+  const first = await burst(m, 150)
+  assert.deepEqual(first, times(150, 200))
+  const bucket = async () =>
+    (
+      await sql<{ tokens: number; granted: number }>`select tokens, granted from rate_limit_buckets
+        where bucket = ${'key:' + m.apiKeyId}`.execute(h.deps.db)
+    ).rows[0]
+  if (h.database.handle.kind === 'postgres') {
+    const row = await bucket()
+    // Leases grew 1, 2, 4, 8, 16, then the cap (a tenth of the burst): the last take was 20.
+    assert.equal(row?.granted, 20)
+    // Handed out: at least the 150 spent, at most one lease more.
+    assert.ok(row && row.tokens <= 50 && row.tokens > 30, `tokens left ${row?.tokens}`)
+    // Both instances together: exactly the burst, then refusals, whoever asks.
+    const rest = [...(await burst(viaSecond, 100)), ...(await burst(m, 30))]
+    assert.equal(count(rest, 200), 50)
+    assert.equal(count(rest, 429), 80)
+    assert.deepEqual(await burst(viaSecond, 3), times(3, 429))
+  } else {
+    // PGlite is one process: its bucket is in memory, no lease, no row.
+    assert.equal(await bucket(), undefined)
+    assert.deepEqual(await burst(m, 51), [...times(50, 200), 429])
+  }
+})

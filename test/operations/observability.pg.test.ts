@@ -70,13 +70,17 @@ test('request log lines carry requestId, route and merchantId, and no card data'
   const lines = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>)
   const mine = lines.filter((l) => l['requestId'] === requestId)
   assert.ok(mine.length > 0, 'the request logged')
-  // Fastify logs 'incoming request' before routing; every later line knows the route.
-  const completed = mine.find((l) => l['msg'] === 'request completed')
+  // One access line per request (issue 29: not Fastify's two), with the route and merchant.
+  assert.deepEqual(
+    mine.map((l) => l['msg']),
+    ['request completed'],
+  )
+  const completed = mine[0]
   assert.equal(completed?.['route'], '/v1/auth/whoami')
   assert.equal(completed['merchantId'], m.merchantId)
-  for (const line of mine.filter((l) => l['msg'] !== 'incoming request')) {
-    assert.equal(line['route'], '/v1/auth/whoami')
-  }
+  assert.equal((completed['res'] as { statusCode?: number }).statusCode, 200)
+  assert.equal(typeof completed['responseTime'], 'number')
+  assert.equal((completed['req'] as { url?: string }).url, '/v1/auth/whoami')
   // An error's completion line names its code, not only the status.
   const declined = await charge(m.client, CARDS.declined, 5_000)
   assert.equal(declined.res.status, 402)

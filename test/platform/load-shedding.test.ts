@@ -32,6 +32,11 @@ test('requests beyond the in-flight limit are shed with 503 and Retry-After', as
   assert.equal(shed.status, 503)
   assert.equal(shed.body.code, 'SVC-GW-1005')
   assert.equal(shed.headers.get('retry-after'), '1')
+  // Issue 29: a shed request is one access line with its code, no error line or stack trace.
+  const shedLines = h.logs.filter((l) => l.includes(shed.requestId!))
+  assert.equal(shedLines.length, 1)
+  assert.match(shedLines[0]!, /"errorCode":"SVC-GW-1005"/)
+  assert.match(shedLines[0]!, /"statusCode":503/)
   release()
   for (const r of await Promise.all(held)) assert.equal(r.status, 200)
   const after = await m.client.request('GET', '/v1/auth/whoami')

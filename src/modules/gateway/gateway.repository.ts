@@ -151,8 +151,10 @@ export async function deleteExpiredIdempotencyKeys(db: Db, now: Date, limit: num
 
 /**
  * Token bucket in one statement, so it holds across API processes. Raw SQL because the
- * refill arithmetic refers to the conflicting row (b.*). The balance is floored at -1 so a
- * client that keeps hammering recovers within one token's time once it stops.
+ * refill arithmetic refers to the conflicting row (b.*). Takes up to `count` whole tokens, as
+ * many as the bucket holds (a process leases several and spends them locally, rate-limit.ts);
+ * a take that finds less than one token grants none and floors the balance at -1, so a client
+ * that keeps hammering recovers within one token's time once it stops.
  *
  * A bucket is throwaway state, so its commit need not wait for the WAL flush: the statement
  * turns synchronous_commit off for its own implicit transaction (set_config(…, true)), and a
@@ -160,23 +162,29 @@ export async function deleteExpiredIdempotencyKeys(db: Db, now: Date, limit: num
  * fsync while holding the bucket's row lock, which capped one key at one request per flush.
  * It stays a single statement so the row lock is never held across a client round trip.
  */
-export async function takeRateLimitToken(
+export async function takeRateLimitTokens(
   db: Db,
   bucket: string,
+  count: number,
   ratePerSecond: number,
   burst: number,
   now: Date,
-): Promise<number> {
-  const result = await sql<{ tokens: number }>`
-    insert into rate_limit_buckets as b (bucket, tokens, refilled_at)
-    select ${bucket}::text, ${burst - 1}::float8, ${now}::timestamptz
+): Promise<{ granted: number; left: number }> {
+  const refilled = sql`least(${burst}::float8,
+    b.tokens + greatest(0, extract(epoch from (${now}::timestamptz - b.refilled_at))) * ${ratePerSecond}::float8)`
+  const grant = sql`(case when ${refilled} >= 1 then least(${count}::int, floor(${refilled})::int) else 0 end)`
+  const result = await sql<{ tokens: number; granted: number }>`
+    insert into rate_limit_buckets as b (bucket, tokens, refilled_at, granted)
+    select ${bucket}::text, ${burst}::float8 - least(${count}::int, floor(${burst}::float8)::int),
+      ${now}::timestamptz, least(${count}::int, floor(${burst}::float8)::int)
     from (select set_config('synchronous_commit', 'off', true)) as async_commit
     on conflict (bucket) do update set
-      tokens = greatest(-1, least(${burst}::float8,
-        b.tokens + greatest(0, extract(epoch from (${now}::timestamptz - b.refilled_at))) * ${ratePerSecond}::float8) - 1),
+      tokens = case when ${refilled} >= 1 then ${refilled} - ${grant} else greatest(-1, ${refilled} - 1) end,
+      granted = ${grant},
       refilled_at = greatest(b.refilled_at, ${now}::timestamptz)
-    returning tokens`.execute(db)
-  return result.rows[0]?.tokens ?? -1
+    returning tokens, granted`.execute(db)
+  const row = result.rows[0]
+  return row ? { granted: row.granted, left: row.tokens } : { granted: 0, left: -1 }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely'
+import type { Generated, Selectable } from 'kysely'
 
 export interface IdempotencyKeysTable {
   api_key_id: string
@@ -19,6 +19,8 @@ export interface RateLimitBucketsTable {
   bucket: string
   tokens: number
   refilled_at: Date
+  /** How many tokens the last take handed out (a lease may take several). */
+  granted: Generated<number>
 }
 
 export interface AcceptedSignaturesTable {

@@ -118,8 +118,15 @@ export function sendFrameworkError(
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error)
-    if (appError.status >= 500) {
-      request.log.error({ err: error, requestId: request.id }, 'unhandled error')
+    // A stack only for what nobody meant to throw. A deliberate 5xx (503 busy, a bank that did
+    // not answer) is told by the access line's status and errorCode; under overload a stack
+    // per shed request would spend the CPU the shedding is there to save.
+    if (!(error instanceof AppError)) {
+      if (appError.status >= 500) {
+        request.log.error({ err: error, requestId: request.id }, 'unhandled error')
+      }
+    } else if (appError.status >= 500 && appError.status !== 503) {
+      request.log.warn({ errorCode: appError.code }, appError.message)
     }
     return sendError(request, reply, appError)
   })

@@ -1,0 +1,187 @@
+// `npx node bench/profile.ts`: what one request of each kind costs, counted rather than timed,
+// so the figures hold on a noisy shared machine (issue 29's table in docs/performance.md).
+// Starts the real API (`serve --no-worker`) over a scratch PostgreSQL database with
+// bench/count-queries.ts preloaded, then sends each kind of request one after another and reads,
+// per request: the statements the API sent (each a round trip with node-postgres), the
+// transactions, the commits (explicit, and single writes outside a transaction, of which
+// asynchronous ones are counted apart), and the API process's CPU time (/proc, user + system).
+// Knobs: BENCH_DATABASE_URL (default the local test DB's server), PROFILE_REQUESTS (default 300),
+// BENCH_REDIS_URL (default redis://127.0.0.1:6379; `none` for the PostgreSQL rate limiter),
+// PROFILE_ONLY (a regex: which request kinds), BENCH_NODE_ARGS (extra node flags for the server, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
+import pg from 'pg'
+import {
+  OPERATOR_TOKEN,
+  freePort,
+  machine,
+  openSessions,
+  provision,
+  signHeaders,
+  signed,
+  startProcess,
+  stop,
+  waitReady,
+  type Keys,
+} from './lib.ts'
+
+const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
+const REQUESTS = Number(process.env['PROFILE_REQUESTS'] ?? 300)
+const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379'
+const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean)
+const CLOCK_TICKS_PER_S = 100
+
+interface Counts {
+  statements: number
+  begins: number
+  commits: number
+  autocommitWrites: number
+  asyncCommits: number
+}
+
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat (11 and 12 after the command).
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1000
+}
+
+async function main(): Promise<void> {
+  const dbName = `kurus_profile_${process.pid}`
+  const admin = new pg.Client({ connectionString: BASE_URL })
+  await admin.connect()
+  await admin.query(`create database ${dbName}`)
+  const url = new URL(BASE_URL)
+  url.pathname = `/${dbName}`
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const work = mkdtempSync(join(tmpdir(), 'kurus-profile-'))
+  const countFile = join(work, 'counts.json')
+  const redis =
+    REDIS_URL === 'none' ? {} : { REDIS_URL, REDIS_KEY_PREFIX: `profile:${process.pid}:` }
+  const server = startProcess(
+    [...NODE_ARGS, '--import', './bench/count-queries.ts', 'src/main.ts', 'serve', '--no-worker'],
+    {
+      DATABASE_URL: url.toString(),
+      KURUS_ENV: 'demo',
+      KURUS_MASTER_KEY: 'c'.repeat(64),
+      KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      KURUS_DATA_DIR: work,
+      KURUS_QUERY_COUNT_FILE: countFile,
+      LOG_LEVEL: 'info',
+      KURUS_RATE_LIMIT_RPS: '1000000',
+      KURUS_RATE_LIMIT_BURST: '1000000',
+      PORT: String(port),
+      NODE_ENV: 'production',
+      ...redis,
+    },
+  )
+  const pid = server.pid as number
+  const counts = async (): Promise<Counts> => {
+    rmSync(countFile, { force: true })
+    process.kill(pid, 'SIGUSR2')
+    for (let i = 0; i < 100; i++) {
+      try {
+        return JSON.parse(readFileSync(countFile, 'utf8')) as Counts
+      } catch {
+        await delay(10)
+      }
+    }
+    throw new Error('no counts from the server')
+  }
+  const rows: string[] = []
+  try {
+    await waitReady(`${base}/readyz`)
+    const [keys] = (await provision(base, 1)) as [Keys]
+    const send = async (method: string, path: string, body?: unknown, idempotent = false) => {
+      const text = body === undefined ? '' : JSON.stringify(body)
+      const res = await fetch(base + path, {
+        method,
+        headers: {
+          // The signature covers the path without its query string.
+          ...signHeaders(keys, method, path.split('?')[0] ?? path, text),
+          ...(text ? { 'content-type': 'application/json' } : {}),
+          ...(idempotent ? { 'idempotency-key': randomUUID() } : {}),
+        },
+        ...(text ? { body: text } : {}),
+      })
+      await res.arrayBuffer()
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status}`)
+    }
+    const only = new RegExp(process.env['PROFILE_ONLY'] ?? '.')
+    const charging = only.test('POST /v1/payments/card (frictionless)')
+    const tickets = await openSessions(base, [keys], charging ? REQUESTS + 21 : 1)
+    const charge = (i: number) =>
+      send(
+        'POST',
+        '/v1/payments/card',
+        {
+          transactionId: tickets[i]?.transactionId,
+          amount: 10_000,
+          currency: 'TRY',
+          cardToken: keys.cardToken,
+        },
+        true,
+      )
+    const payment = await signed<{ paymentId: string }>(base, keys, 'POST', '/v1/payments/card', {
+      transactionId: tickets[0]?.transactionId,
+      amount: 10_000,
+      currency: 'TRY',
+      cardToken: keys.cardToken,
+    })
+    let next = 1
+    const kinds: [string, (i: number) => Promise<void>][] = [
+      ['GET /v1/auth/whoami', () => send('GET', '/v1/auth/whoami')],
+      ['GET /v1/payments/{id}', () => send('GET', `/v1/payments/${payment.paymentId}`)],
+      ['GET /v1/transactions (20)', () => send('GET', '/v1/transactions?limit=20')],
+      [
+        'POST /v1/payments/sessions',
+        () =>
+          send(
+            'POST',
+            '/v1/payments/sessions',
+            {
+              transactionId: `profile-${randomUUID()}`,
+              amount: 10_000,
+              currency: 'TRY',
+              returnUrl: 'https://shop.example/return',
+            },
+            true,
+          ),
+      ],
+      ['POST /v1/payments/card (frictionless)', () => charge(next++)],
+    ]
+    const header =
+      '| request | statements | transactions | commits (sync) | async commits | API CPU µs |'
+    rows.push(header, '| --- | ---: | ---: | ---: | ---: | ---: |')
+    process.stdout.write(`machine ${JSON.stringify(machine())}\n${header}\n`)
+    for (const [name, run] of kinds.filter(([name]) => only.test(name))) {
+      for (let i = 0; i < 20; i++) await run(i) // warm: JIT, caches, pool connections
+      const before = await counts()
+      const cpu0 = cpuMs(pid)
+      for (let i = 0; i < REQUESTS; i++) await run(i)
+      const cpu1 = cpuMs(pid)
+      const after = await counts()
+      const per = (k: keyof Counts) => ((after[k] - before[k]) / REQUESTS).toFixed(1)
+      const syncCommits = (
+        (after.commits -
+          before.commits +
+          (after.autocommitWrites - before.autocommitWrites) -
+          (after.asyncCommits - before.asyncCommits)) /
+        REQUESTS
+      ).toFixed(1)
+      const row = `| ${name} | ${per('statements')} | ${per('begins')} | ${syncCommits} | ${per('asyncCommits')} | ${Math.round(((cpu1 - cpu0) * 1000) / REQUESTS)} |`
+      rows.push(row)
+      process.stdout.write(row + '\n')
+    }
+  } finally {
+    await stop(server)
+    await admin.query(`drop database if exists ${dbName} with (force)`)
+    await admin.end()
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+await main()
