@@ -8,6 +8,8 @@ import pg from 'pg'
 
 const totals = { statements: 0, begins: 0, commits: 0, autocommitWrites: 0, asyncCommits: 0 }
 const inTransaction = new WeakSet<object>()
+// KURUS_QUERY_TRACE=1: every statement's start on stderr (what a request sends, in order).
+const trace = process.env['KURUS_QUERY_TRACE'] === '1'
 const WRITE = /^\s*(insert|update|delete|with)\b/i
 
 type Query = (this: pg.Client, ...args: unknown[]) => unknown
@@ -17,6 +19,7 @@ proto.query = function (this: pg.Client, ...args: unknown[]) {
   const first = args[0]
   const text = typeof first === 'string' ? first : ((first as { text?: string })?.text ?? '')
   totals.statements++
+  if (trace) process.stderr.write(`sql ${text.replace(/\s+/g, ' ').slice(0, 160)}\n`)
   const head = text.trimStart().slice(0, 12).toLowerCase()
   if (head.startsWith('begin') || head.startsWith('start')) {
     totals.begins++
@@ -34,4 +37,9 @@ proto.query = function (this: pg.Client, ...args: unknown[]) {
 }
 
 const file = process.env['KURUS_QUERY_COUNT_FILE']
-if (file) process.on('SIGUSR2', () => writeFileSync(file, JSON.stringify(totals)))
+if (file) {
+  process.on('SIGUSR2', () => {
+    writeFileSync(file, JSON.stringify(totals))
+    if (trace) process.stderr.write('sql --- counted\n')
+  })
+}

@@ -14,6 +14,7 @@ import {
   type DetokenizeCaller,
 } from '../../src/modules/vault/index.ts'
 import { startTestApp, type TestApp, type TestMerchant } from '../helpers/app.ts'
+import { CARDS, charge } from '../helpers/payments.ts'
 import { tokenize } from './_cards.ts'
 
 interface AccessItem {
@@ -223,4 +224,22 @@ test('if the audit row cannot be written, no card number comes out', async (t) =
   await sql`drop trigger fail_audit on vault_card_access`.execute(h.deps.db)
   assert.equal((await list(a)).body.items.length, 0)
   assert.equal((await detokenizeOk(h, a, token)).pan, '4155650100416111')
+})
+
+// Issue 29: the sandbox ACS hands the card it read to the bank in the same request, so a
+// frictionless charge reads the vault once; a challenge (answered later) reads it again.
+test('a frictionless charge detokenizes once; a 3-D Secure challenge reads the card again to authorize', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const frictionless = await charge(m.client, CARDS.frictionless, 5_000)
+  assert.equal(frictionless.res.status, 201)
+  assert.equal(frictionless.res.body.status, 'captured')
+  const reads = async (cardToken: string) =>
+    (await list(m)).body.items.filter((i) => i.cardToken === cardToken && i.op === 'detokenize')
+      .length
+  assert.equal(await reads(frictionless.cardToken), 1)
+
+  const challenged = await charge(m.client, CARDS.challenge, 5_000)
+  assert.equal(challenged.res.body.status, 'pending_3ds')
+  assert.equal(await reads(challenged.cardToken), 1)
 })

@@ -1,4 +1,5 @@
 import { sql, type Updateable } from 'kysely'
+import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Db, Tx } from '../../database.ts'
 import {
   CAPTURES,
@@ -108,6 +109,49 @@ export function findPaymentById(
     .where('merchant_id', '=', merchantId)
     .where('id', '=', paymentId)
     .executeTakeFirst()
+}
+
+/**
+ * A payment and its completed captures, oldest first, in one statement (one round trip for
+ * GET /v1/payments/{id}). The captures come as JSON, so their times are ISO strings.
+ */
+export function findPaymentWithCaptures(
+  db: Db,
+  merchantId: string,
+  paymentId: string,
+): Promise<(PaymentRow & { captures: CaptureJson[] }) | undefined> {
+  return db
+    .selectFrom('payments')
+    .selectAll('payments')
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom('captures')
+          .select([
+            'captures.id',
+            'captures.amount',
+            'captures.commission',
+            'captures.final',
+            sql<string>`coalesce(captures.completed_at, captures.created_at)`.as('at'),
+          ])
+          .whereRef('captures.payment_id', '=', 'payments.id')
+          .where('captures.merchant_id', '=', merchantId)
+          .where('captures.status', '=', 'completed')
+          .orderBy('captures.created_at')
+          .orderBy('captures.id'),
+      ).as('captures'),
+    )
+    .where('payments.merchant_id', '=', merchantId)
+    .where('payments.id', '=', paymentId)
+    .executeTakeFirst()
+}
+
+export interface CaptureJson {
+  id: string
+  amount: number
+  commission: number
+  final: boolean
+  at: string
 }
 
 /** Public status lookups: the payment id itself is the bearer, so no merchant filter. */
@@ -601,12 +645,12 @@ export async function countVelocity(db: Db, k: VelocityKeys) {
 
 /** Records the risk check's facts and decision on a payment still `pending`. */
 export function recordRisk(
-  tx: Tx,
+  db: Db,
   merchantId: string,
   paymentId: string,
   set: { risk: string; risk_facts: string; three_d_secure: boolean; updated_at: Date },
 ): Promise<PaymentRow | undefined> {
-  return tx
+  return db
     .updateTable('payments')
     .set(set)
     .where('merchant_id', '=', merchantId)

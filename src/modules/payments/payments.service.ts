@@ -9,12 +9,7 @@ import { authorizeAndSettle, emit } from './charge.service.ts'
 import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
-import {
-  captureRowToCapture,
-  paymentRowToPayment,
-  type Payment,
-  type PaymentDetail,
-} from './payment-view.ts'
+import { paymentRowToPayment, type Payment, type PaymentDetail } from './payment-view.ts'
 
 /** The payment with its captures (GET /v1/payments/{id}). */
 export async function getPayment(
@@ -22,10 +17,19 @@ export async function getPayment(
   merchantId: string,
   paymentId: string,
 ): Promise<PaymentDetail> {
-  const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
-  if (!row) throw paymentsError('payment_not_found')
-  const captures = await repo.findCapturesByPayment(deps.db, merchantId, paymentId)
-  return { ...paymentRowToPayment(row), captures: captures.map(captureRowToCapture) }
+  const found = await repo.findPaymentWithCaptures(deps.db, merchantId, paymentId)
+  if (!found) throw paymentsError('payment_not_found')
+  const { captures, ...row } = found
+  return {
+    ...paymentRowToPayment(row),
+    captures: captures.map((c) => ({
+      id: c.id,
+      amount: c.amount,
+      commission: c.commission,
+      final: c.final,
+      createdAt: new Date(c.at),
+    })),
+  }
 }
 
 /**

@@ -99,14 +99,13 @@ export async function checkRisk(deps: Deps, row: PaymentRow): Promise<PaymentRow
     })
     throw riskBlockedError(row.id)
   }
-  const updated = await transact(deps.db, (tx) =>
-    repo.recordRisk(tx, row.merchant_id, row.id, {
-      risk: JSON.stringify(assessment),
-      risk_facts: JSON.stringify(facts),
-      three_d_secure: row.three_d_secure || assessment.decision === 'require_3ds',
-      updated_at: now,
-    }),
-  )
+  // One statement, its own transaction: no event goes with it.
+  const updated = await repo.recordRisk(deps.db, row.merchant_id, row.id, {
+    risk: JSON.stringify(assessment),
+    risk_facts: JSON.stringify(facts),
+    three_d_secure: row.three_d_secure || assessment.decision === 'require_3ds',
+    updated_at: now,
+  })
   return updated ?? row
 }
 

@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Db, Tx } from '../../database.ts'
 import type {
   ListItemRow,
@@ -57,24 +58,40 @@ export async function deleteListItem(
 }
 
 /**
- * The lists a charge's facts are on: at most one equality probe per list on the unique
- * (merchant_id, list, value) index.
+ * What a charge is screened against, in one statement (one round trip on the charge path):
+ * the lists its facts are on (at most one equality probe per list on the unique
+ * (merchant_id, list, value) index), and the merchant's enabled rules in their order.
  */
-export async function findListedFacts(
+export async function findChargeScreen(
   db: Db,
   merchantId: string,
   probes: { list: RiskListName; value: string }[],
-): Promise<RiskListName[]> {
-  if (probes.length === 0) return []
-  const rows = await db
-    .selectFrom('risk_list_items')
-    .select('list')
-    .where('merchant_id', '=', merchantId)
-    .where((eb) =>
-      eb.or(probes.map((p) => eb.and([eb('list', '=', p.list), eb('value', '=', p.value)]))),
-    )
-    .execute()
-  return rows.map((r) => r.list)
+): Promise<{ listed: RiskListName[]; rules: Pick<RuleRow, 'id' | 'action' | 'condition'>[] }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      jsonArrayFrom(
+        eb
+          .selectFrom('risk_list_items')
+          .select('list')
+          .where('merchant_id', '=', merchantId)
+          .where((w) =>
+            probes.length === 0
+              ? sql<boolean>`false`
+              : w.or(probes.map((p) => w.and([w('list', '=', p.list), w('value', '=', p.value)]))),
+          ),
+      ).as('listed'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('risk_rules')
+          .select(['id', 'action', 'condition'])
+          .where('merchant_id', '=', merchantId)
+          .where('enabled', '=', true)
+          .orderBy('created_at')
+          .orderBy('id'),
+      ).as('rules'),
+    ])
+    .executeTakeFirstOrThrow()
+  return { listed: row.listed.map((r) => r.list), rules: row.rules }
 }
 
 // ---------------------------------------------------------------- rules
@@ -92,10 +109,14 @@ export async function countRules(tx: Tx, merchantId: string): Promise<number> {
   return Number(row.n)
 }
 
-export function findRules(db: Db, merchantId: string, enabledOnly = false): Promise<RuleRow[]> {
-  let q = db.selectFrom('risk_rules').selectAll().where('merchant_id', '=', merchantId)
-  if (enabledOnly) q = q.where('enabled', '=', true)
-  return q.orderBy('created_at').orderBy('id').execute()
+export function findRules(db: Db, merchantId: string): Promise<RuleRow[]> {
+  return db
+    .selectFrom('risk_rules')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
 }
 
 export function findRuleById(db: Db, merchantId: string, id: string): Promise<RuleRow | undefined> {

@@ -241,8 +241,7 @@ export async function assessCharge(
   merchantId: string,
   facts: RiskFacts,
 ): Promise<RiskAssessment> {
-  const listed = await repo.findListedFacts(deps.db, merchantId, listProbes(facts))
-  const rules = await repo.findRules(deps.db, merchantId, true)
+  const { listed, rules } = await repo.findChargeScreen(deps.db, merchantId, listProbes(facts))
   let decision: RiskDecision = listed.length > 0 ? 'block' : 'allow'
   const reasons = [...new Set(listed)].sort().map((l) => `list:${l}`)
   const ruleIds: string[] = []
