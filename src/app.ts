@@ -11,6 +11,7 @@ import type { Config } from './config.ts'
 import type { Db, Deps } from './database.ts'
 import type { Clock } from './platform/clock.ts'
 import { connectReadDatabase, type DbKind, type SqlExecutor } from './platform/db/connect.ts'
+import { listenChannel, type ChannelListener } from './platform/db/listen.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { registerJobs } from './jobs.ts'
 import { AppError } from './platform/errors.ts'
@@ -34,7 +35,12 @@ import {
   signedApi,
   type RateLimiter,
 } from './modules/gateway/index.ts'
-import { merchantsRoutes } from './modules/merchants/index.ts'
+import {
+  MERCHANT_CHANGES_CHANNEL,
+  forgetMerchant,
+  merchantsRoutes,
+  setMerchantCachesLive,
+} from './modules/merchants/index.ts'
 import { dashboardApi, dashboardPagesRoutes } from './modules/dashboard/index.ts'
 import { eventsRoutes } from './modules/events/index.ts'
 import {
@@ -321,7 +327,23 @@ export async function buildApp(options: AppOptions): Promise<App> {
       ...(options.extraSignedRoutes ?? []),
     ],
   })
+  // Keys and merchant rows are cached in process; on PostgreSQL every process hears the
+  // changes others make (merchants.cache.ts), on PGlite there are no others.
+  let merchantChanges: ChannelListener | undefined
+  if (options.dbKind === 'postgres' && config.databaseUrl) {
+    merchantChanges = await listenChannel({
+      databaseUrl: config.databaseUrl,
+      channel: MERCHANT_CHANGES_CHANNEL,
+      log,
+      onMessage: (merchantId) => forgetMerchant(deps, merchantId),
+      onConnected: () => setMerchantCachesLive(deps, true),
+      onLost: () => setMerchantCachesLive(deps, false),
+    })
+  } else if (options.dbKind === 'pglite') {
+    setMerchantCachesLive(deps, true)
+  }
   app.addHook('onClose', async () => {
+    await merchantChanges?.close()
     await jobs.stop()
     await read.close()
     await redis?.close()

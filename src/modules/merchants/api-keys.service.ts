@@ -11,6 +11,7 @@ import {
 import { newId } from '../../platform/ids.ts'
 import { merchantsError } from './merchants.errors.ts'
 import * as repo from './merchants.repository.ts'
+import { announceMerchantChange, cached, forgetMerchant } from './merchants.cache.ts'
 import type { KycStatus, SubjectScope } from './merchants.table.ts'
 
 // API keys: issuing, rolling and revoking key pairs, the short-lived cache of usable keys on the
@@ -104,79 +105,29 @@ export interface AuthKey {
   kycStatus: KycStatus
 }
 
-// Every signed request needs its key; reading it (and decrypting the secret) once per few
-// seconds instead of per request takes a database round trip off the hot path. A revoke,
-// roll or KYC change in this process clears the entry once it has committed; other processes
-// see it within KEY_CACHE_TTL_MS.
-const KEY_CACHE_TTL_MS = 5_000
-const KEY_CACHE_SIZE_MAX = 10_000
-interface CachedKey {
-  key: (AuthKey & { expiresAt: Date | null }) | undefined
-  fetchedAtMs: number
-}
-interface KeyCache {
-  entries: Map<string, CachedKey>
-  /** Bumped by every forget: a read that began before one must not refill the cache. */
-  generation: number
-}
-const keyCaches = new WeakMap<object, KeyCache>()
-
-function keyCache(deps: Deps): KeyCache {
-  let cache = keyCaches.get(deps.db)
-  if (!cache) {
-    cache = { entries: new Map(), generation: 0 }
-    keyCaches.set(deps.db, cache)
-  }
-  return cache
-}
-
-/**
- * Forgets cached keys of a merchant (all of them when merchantId is undefined). Call it after
- * the change has committed: called inside the transaction, a request reading between the
- * forget and the commit would cache the old row again.
- */
-export function forgetCachedKeys(deps: Deps, merchantId?: string): void {
-  const cache = keyCache(deps)
-  cache.generation += 1
-  if (merchantId === undefined) cache.entries.clear()
-  for (const [publicKey, entry] of cache.entries) {
-    if (!entry.key || entry.key.merchantId === merchantId) cache.entries.delete(publicKey)
-  }
-}
-
 /**
  * The key the gateway authenticates with, or undefined when it is unknown, revoked, or
- * rolled and past its grace period. The secret is decrypted here for the HMAC check.
+ * rolled and past its grace period. The secret is decrypted here for the HMAC check; key and
+ * secret are cached in process (merchants.cache.ts says how changes reach every process).
+ * Unknown keys are not cached: random garbage must not fill the cache.
  */
 export async function findUsableKey(deps: Deps, publicKey: string): Promise<AuthKey | undefined> {
-  const cache = keyCache(deps)
-  let entry = cache.entries.get(publicKey)
-  if (!entry || Date.now() - entry.fetchedAtMs > KEY_CACHE_TTL_MS) {
-    const generation = cache.generation
+  const key = await cached(deps, 'keys', publicKey, async () => {
     const row = await repo.findApiKeyByPublicKey(deps.db, publicKey)
-    entry = {
-      fetchedAtMs: Date.now(),
-      key:
-        row?.status === 'active'
-          ? {
-              apiKeyId: row.id,
-              merchantId: row.merchant_id,
-              storeId: row.store_id,
-              submerchantId: row.submerchant_id,
-              scope: row.subject_scope,
-              env: row.env,
-              secretKey: decryptWithAny(masterKeys(deps), row.secret_enc, row.id).toString('utf8'),
-              kycStatus: row.kyc_status,
-              expiresAt: row.expires_at,
-            }
-          : undefined,
+    if (row?.status !== 'active') return undefined
+    const value = {
+      apiKeyId: row.id,
+      merchantId: row.merchant_id,
+      storeId: row.store_id,
+      submerchantId: row.submerchant_id,
+      scope: row.subject_scope,
+      env: row.env,
+      secretKey: decryptWithAny(masterKeys(deps), row.secret_enc, row.id).toString('utf8'),
+      kycStatus: row.kyc_status,
+      expiresAt: row.expires_at,
     }
-    if (cache.entries.size >= KEY_CACHE_SIZE_MAX) cache.entries.clear()
-    // Unknown keys are not cached: random garbage must not fill the cache. Nor is a row read
-    // while a revoke, roll or KYC change was committing (the generation moved meanwhile).
-    if (entry.key && cache.generation === generation) cache.entries.set(publicKey, entry)
-  }
-  const key = entry.key
+    return { value, merchantId: row.merchant_id }
+  })
   if (!key) return undefined
   if (key.expiresAt && key.expiresAt.getTime() <= deps.clock.now().getTime()) return undefined
   const { expiresAt, ...auth } = key
@@ -201,9 +152,10 @@ export async function rollApiKey(
     })
     const expiresAt = new Date(deps.clock.now().getTime() + deps.config.keyRollGraceSeconds * 1000)
     await repo.updateApiKeyRolled(tx, keyId, expiresAt, fresh.apiKeyId)
+    await announceMerchantChange(tx, merchantId)
     return { ...fresh, previousExpiresAt: expiresAt }
   })
-  forgetCachedKeys(deps, merchantId)
+  forgetMerchant(deps, merchantId)
   return rolled
 }
 
@@ -212,8 +164,9 @@ export async function revokeApiKey(deps: Deps, merchantId: string, keyId: string
     const old = await repo.lockApiKeyById(tx, merchantId, keyId)
     if (!old) throw merchantsError('api_key_not_found')
     await repo.updateApiKeyRevoked(tx, keyId, deps.clock.now())
+    await announceMerchantChange(tx, merchantId)
   })
-  forgetCachedKeys(deps, merchantId)
+  forgetMerchant(deps, merchantId)
 }
 
 export interface ApiKeySummary {

@@ -41,6 +41,11 @@ export {
   spendTotpStep,
 } from './dashboard-users.service.ts'
 export type { DashboardMember, DashboardRole } from './dashboard-users.service.ts'
+export {
+  MERCHANT_CHANGES_CHANNEL,
+  forgetMerchant,
+  setMerchantCachesLive,
+} from './merchants.cache.ts'
 export { merchantsRoutes } from './merchants.http.ts'
 export { KycStatusSchema } from './merchants.schemas.ts'
 export { listStores } from './stores.service.ts'

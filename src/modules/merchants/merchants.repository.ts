@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely'
+import { sql, type Insertable, type Selectable } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
 import type {
   ApiKeyRow,
@@ -56,6 +56,15 @@ export async function updateMerchantKyc(
     .set({ kyc_status: status, kyc_decided_at: decidedAt })
     .where('id', '=', id)
     .execute()
+}
+
+/** NOTIFY at commit (merchants.cache.ts): the merchant's keys or row changed. */
+export async function notifyMerchantChanged(
+  tx: Tx,
+  channel: string,
+  merchantId: string,
+): Promise<void> {
+  await sql`select pg_notify(${channel}, ${merchantId})`.execute(tx)
 }
 
 export function countMerchants(db: Db): Promise<{ n: number }> {

@@ -6,7 +6,8 @@ import { newId, newUuid } from '../../platform/ids.ts'
 import { merchantsError } from './merchants.errors.ts'
 import * as repo from './merchants.repository.ts'
 import type { KycStatus, MerchantRow, Pricing } from './merchants.table.ts'
-import { forgetCachedKeys, issueKey, type IssuedKey } from './api-keys.service.ts'
+import { issueKey, type IssuedKey } from './api-keys.service.ts'
+import { announceMerchantChange, cached, forgetMerchant } from './merchants.cache.ts'
 
 // Merchants, stores and submerchants: creation with their first key pair, pricing, payout
 // limits, and the KYC status that gates taking money in.
@@ -168,10 +169,14 @@ function merchantRowToMerchant(row: MerchantRow): Merchant {
   }
 }
 
+/** The merchant, cached in process (merchants.cache.ts: a KYC change reaches every process). */
 export async function getMerchant(deps: Deps, merchantId: string): Promise<Merchant> {
-  const row = await repo.findMerchantById(deps.db, merchantId)
-  if (!row) throw merchantsError('merchant_not_found')
-  return merchantRowToMerchant(row)
+  const merchant = await cached(deps, 'merchants', merchantId, async () => {
+    const row = await repo.findMerchantById(deps.db, merchantId)
+    return row ? { value: merchantRowToMerchant(row), merchantId } : undefined
+  })
+  if (!merchant) throw merchantsError('merchant_not_found')
+  return merchant
 }
 
 export async function setKycStatus(
@@ -185,9 +190,10 @@ export async function setKycStatus(
     // A decision is a move into a settled status; pending and none have no decision time.
     const decidedAt = status === 'none' || status === 'pending' ? null : deps.clock.now()
     await repo.updateMerchantKyc(tx, merchantId, status, decidedAt)
+    await announceMerchantChange(tx, merchantId)
     return merchantRowToMerchant({ ...row, kyc_status: status, kyc_decided_at: decidedAt })
   })
-  forgetCachedKeys(deps, merchantId)
+  forgetMerchant(deps, merchantId)
   return merchant
 }
 
