@@ -1,7 +1,6 @@
-import { hkdfSync } from 'node:crypto'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { byCreatedAt, createdAtPosition, signedCursor } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
@@ -303,29 +302,15 @@ export async function getPayout(
 
 export const PAYOUTS_LIMIT_MAX = 100
 
-interface PayoutsCursor {
-  k: 'payouts'
-  m: string
-  t: string
-  i: string
-}
-
-function cursorKey(masterKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/payouts/cursor', 32))
-}
-
-function isPayoutsCursor(value: unknown, merchantId: string): value is PayoutsCursor {
-  if (typeof value !== 'object' || value === null) return false
-  const c = value as Record<string, unknown>
-  return (
-    c['k'] === 'payouts' &&
-    c['m'] === merchantId &&
-    typeof c['t'] === 'string' &&
-    !Number.isNaN(Date.parse(c['t'])) &&
-    typeof c['i'] === 'string' &&
-    UUID.test(c['i'])
-  )
-}
+// The list's cursor: signed with a key of its own, names its merchant. Payout ids are UUIDs:
+// a position with another id can't be one of ours (and PostgreSQL would refuse to compare it).
+const PAYOUTS_CURSOR = signedCursor('payouts', 'kurus/payouts/cursor', {
+  write: createdAtPosition.write,
+  read: (payload) => {
+    const at = createdAtPosition.read(payload)
+    return at && UUID.test(at.id) ? at : undefined
+  },
+})
 
 /**
  * The caller's payouts, newest first, in keyset pages. A submerchant key sees only its own
@@ -348,36 +333,21 @@ export async function listPayouts(
   if (q.from && q.to && q.from.getTime() > q.to.getTime()) {
     throw validationError('from', 'must not be after to')
   }
-  const key = cursorKey(deps.config.masterKey)
-  let before: repo.PayoutPageQuery['before']
-  if (q.cursor !== undefined) {
-    const decoded = decodeCursor<unknown>(key, q.cursor)
-    if (!isPayoutsCursor(decoded, caller.merchantId)) throw invalidCursorError()
-    before = { createdAt: new Date(decoded.t), id: decoded.i }
-  }
-  // One row more than asked tells whether another page exists. A list: the read pool (never
-  // for the balance a payout is checked against).
-  const rows = await repo.findPayoutsPage(deps.readDb, {
-    merchantId: caller.merchantId,
-    submerchantId: caller.submerchantId ?? q.submerchantId,
-    status: q.status,
-    from: q.from,
-    to: q.to,
-    before,
-    limit: q.limit + 1,
+  // A list: the read pool (never for the balance a payout is checked against).
+  return PAYOUTS_CURSOR.page(deps.config.masterKey, caller.merchantId, q, {
+    fetch: (before, limit) =>
+      repo.findPayoutsPage(deps.readDb, {
+        merchantId: caller.merchantId,
+        submerchantId: caller.submerchantId ?? q.submerchantId,
+        status: q.status,
+        from: q.from,
+        to: q.to,
+        before,
+        limit,
+      }),
+    view: (rows) => rows.map(payoutRowToPayout),
+    position: byCreatedAt,
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? encodeCursor(key, {
-          k: 'payouts',
-          m: caller.merchantId,
-          t: last.created_at.toISOString(),
-          i: last.id,
-        } satisfies PayoutsCursor)
-      : null
-  return { items: page.map(payoutRowToPayout), nextCursor }
 }
 
 /**

@@ -1,14 +1,8 @@
-import { hkdfSync, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
-import {
-  decodeCursor,
-  encodeCursor,
-  invalidCursorError,
-  byCreatedAt,
-  keysetCursor,
-} from '../../platform/cursor.ts'
+import { byCreatedAt, keysetCursor, signedCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
@@ -423,13 +417,6 @@ export async function chargeSubscriptionNow(
   })
 }
 
-// Lists. Cursors are signed with keys of their own (derived from the master key) and name
-// their merchant and list, so a cursor of another list or merchant does not verify here.
-
-function cursorKey(masterKey: Buffer, purpose: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), purpose, 32))
-}
-
 export interface SubscriptionListQuery {
   storeId?: string | undefined
   customerId?: string | undefined
@@ -465,23 +452,22 @@ export async function listSubscriptions(
   })
 }
 
-interface ChargesCursor {
-  k: 'subscription-charges'
-  s: string
-  c: number
-  a: number
-}
-
-function isChargesCursor(value: unknown, subscriptionId: string): value is ChargesCursor {
-  if (typeof value !== 'object' || value === null) return false
-  const c = value as Partial<ChargesCursor>
-  return (
-    c.k === 'subscription-charges' &&
-    c.s === subscriptionId &&
-    Number.isSafeInteger(c.c) &&
-    Number.isSafeInteger(c.a)
-  )
-}
+// Charges are ordered by (cycle, attempt) within one subscription: the cursor names the
+// subscription (its id is the merchant's alone) and that position.
+const CHARGES_CURSOR = signedCursor<{ cycle: number; attempt: number }>(
+  'subscription-charges',
+  'kurus/subscriptions/charges',
+  {
+    write: (at) => ({ c: at.cycle, a: at.attempt }),
+    read: ({ c, a }) =>
+      typeof c === 'number' &&
+      typeof a === 'number' &&
+      Number.isSafeInteger(c) &&
+      Number.isSafeInteger(a)
+        ? { cycle: c, attempt: a }
+        : undefined,
+  },
+)
 
 /** Every charge attempt of the subscription, newest first (cycle, then attempt). */
 export async function listSubscriptionCharges(
@@ -492,29 +478,10 @@ export async function listSubscriptionCharges(
 ): Promise<{ items: SubscriptionCharge[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= CHARGES_LIMIT_MAX, 'limit')
   await loadRow(deps, merchantId, subscriptionId)
-  const key = cursorKey(deps.config.masterKey, 'kurus/subscriptions/charges')
-  let before: { cycle: number; attempt: number } | undefined
-  if (q.cursor !== undefined) {
-    const decoded = decodeCursor<unknown>(key, q.cursor)
-    if (!isChargesCursor(decoded, subscriptionId)) throw invalidCursorError()
-    before = { cycle: decoded.c, attempt: decoded.a }
-  }
-  const rows = await repo.findChargePage(deps.db, {
-    merchantId,
-    subscriptionId,
-    before,
-    limit: q.limit + 1,
+  return CHARGES_CURSOR.page(deps.config.masterKey, { s: subscriptionId }, q, {
+    fetch: (before, limit) =>
+      repo.findChargePage(deps.db, { merchantId, subscriptionId, before, limit }),
+    view: (rows) => rows.map(chargeRowToCharge),
+    position: (row) => ({ cycle: row.cycle_number, attempt: row.attempt }),
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? encodeCursor(key, {
-          k: 'subscription-charges',
-          s: subscriptionId,
-          c: last.cycle_number,
-          a: last.attempt,
-        } satisfies ChargesCursor)
-      : null
-  return { items: page.map(chargeRowToCharge), nextCursor }
 }
