@@ -57,19 +57,45 @@ export function byCreatedAt(row: { created_at: Date; id: string }): KeysetPositi
   return { createdAt: row.created_at, id: row.id }
 }
 
-interface KeysetPayload {
-  k: string
-  m: string
-  t: string
-  i: string
+/**
+ * How a list writes its keyset position into a cursor's payload and reads it back. `read`
+ * returns undefined for a payload that holds no position of this shape (then the cursor is a
+ * 400). The field names are the payload's, short because the cursor travels in URLs; they
+ * must not be `k` (the list's kind) or one of the list's scope fields.
+ */
+export interface CursorPosition<P> {
+  write: (at: P) => Record<string, string | number>
+  read: (payload: Readonly<Record<string, unknown>>) => P | undefined
+}
+
+/** (created_at, id) as `{ t: ISO time, i: id }`: the position of most lists. */
+export const createdAtPosition: CursorPosition<KeysetPosition> = {
+  write: (at) => ({ t: at.createdAt.toISOString(), i: at.id }),
+  read: (c) =>
+    typeof c['t'] === 'string' && !Number.isNaN(Date.parse(c['t'])) && typeof c['i'] === 'string'
+      ? { createdAt: new Date(c['t']), id: c['i'] }
+      : undefined,
 }
 
 /**
- * The signed cursor of one merchant-scoped list ordered by (created_at, id): `kind` names the
- * list inside the payload and `purpose` the HKDF label of its key, so a cursor of another list
- * or another merchant is refused (400 SVC-VAL-3001) as if it were forged.
+ * What a cursor is bound to: a merchant id (written as `m`), or named fields when a list is
+ * narrower or wider than one merchant (a store, a subscription, the filters' fingerprint).
+ * A cursor issued under another scope is refused as if it were forged.
  */
-export function keysetCursor(kind: string, purpose: string) {
+export type CursorScope = string | Readonly<Record<string, string>>
+
+function scopeFields(scope: CursorScope): Readonly<Record<string, string>> {
+  return typeof scope === 'string' ? { m: scope } : scope
+}
+
+/**
+ * The signed cursor of one keyset-paged list: `kind` names the list inside the payload and
+ * `purpose` the HKDF label of its key, so a cursor of another list (or another scope: see
+ * `CursorScope`) is refused (400 SVC-VAL-3001) as if it were forged. The payload is
+ * `{ k: kind, ...scope, ...position }`; `position` says how the list's order is written
+ * (`createdAtPosition` for lists ordered by (created_at, id): use `keysetCursor`).
+ */
+export function signedCursor<P>(kind: string, purpose: string, position: CursorPosition<P>) {
   const keys = new WeakMap<Buffer, Buffer>()
   const keyOf = (masterKey: Buffer): Buffer => {
     let key = keys.get(masterKey)
@@ -80,48 +106,42 @@ export function keysetCursor(kind: string, purpose: string) {
     return key
   }
   const cursor = {
-    encode(masterKey: Buffer, merchantId: string, at: KeysetPosition): string {
-      const payload: KeysetPayload = {
+    encode(masterKey: Buffer, scope: CursorScope, at: P): string {
+      return encodeCursor(keyOf(masterKey), {
         k: kind,
-        m: merchantId,
-        t: at.createdAt.toISOString(),
-        i: at.id,
-      }
-      return encodeCursor(keyOf(masterKey), payload)
+        ...scopeFields(scope),
+        ...position.write(at),
+      })
     },
-    decode(masterKey: Buffer, merchantId: string, cursor: string): KeysetPosition {
-      const c = decodeCursor<Partial<KeysetPayload> | null>(keyOf(masterKey), cursor)
-      if (
-        typeof c !== 'object' ||
-        c === null ||
-        c.k !== kind ||
-        c.m !== merchantId ||
-        typeof c.t !== 'string' ||
-        Number.isNaN(Date.parse(c.t)) ||
-        typeof c.i !== 'string'
-      ) {
+    decode(masterKey: Buffer, scope: CursorScope, cursor: string): P {
+      const c = decodeCursor<Record<string, unknown> | null>(keyOf(masterKey), cursor)
+      if (typeof c !== 'object' || c === null || Array.isArray(c) || c['k'] !== kind) {
         throw invalidCursorError()
       }
-      return { createdAt: new Date(c.t), id: c.i }
+      for (const [field, value] of Object.entries(scopeFields(scope))) {
+        if (c[field] !== value) throw invalidCursorError()
+      }
+      const at = position.read(c)
+      if (at === undefined) throw invalidCursorError()
+      return at
     },
     /**
      * One page of the list: decodes the cursor (400 if it is not this list's, this
-     * merchant's), fetches one row more than `limit` from that position to learn whether
+     * scope's), fetches one row more than `limit` from that position to learn whether
      * another page follows, and signs the next page's position (null on the last page).
      */
     async page<Row, Item>(
       masterKey: Buffer,
-      merchantId: string,
+      scope: CursorScope,
       q: { limit: number; cursor?: string | undefined },
       list: {
-        fetch: (before: KeysetPosition | undefined, limit: number) => Promise<Row[]>
+        fetch: (before: P | undefined, limit: number) => Promise<Row[]>
         view: (rows: Row[]) => Item[] | Promise<Item[]>
         /** The row's position in the list's order (`byCreatedAt` for most lists). */
-        position: (row: Row) => KeysetPosition
+        position: (row: Row) => P
       },
     ): Promise<{ items: Item[]; nextCursor: string | null }> {
-      const before =
-        q.cursor === undefined ? undefined : cursor.decode(masterKey, merchantId, q.cursor)
+      const before = q.cursor === undefined ? undefined : cursor.decode(masterKey, scope, q.cursor)
       const rows = await list.fetch(before, q.limit + 1)
       const page = rows.slice(0, q.limit)
       const last = page.at(-1)
@@ -129,10 +149,15 @@ export function keysetCursor(kind: string, purpose: string) {
         items: await list.view(page),
         nextCursor:
           rows.length > q.limit && last !== undefined
-            ? cursor.encode(masterKey, merchantId, list.position(last))
+            ? cursor.encode(masterKey, scope, list.position(last))
             : null,
       }
     },
   }
   return cursor
+}
+
+/** The signed cursor of a list ordered by (created_at, id), newest first (see `signedCursor`). */
+export function keysetCursor(kind: string, purpose: string) {
+  return signedCursor(kind, purpose, createdAtPosition)
 }

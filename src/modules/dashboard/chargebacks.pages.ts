@@ -1,20 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { Deps } from '../../database.ts'
-import { AppError, validationError } from '../../platform/errors.ts'
-import { BODY_LIMIT_BYTES } from '../../platform/http/raw-body.ts'
 import {
-  badge,
-  csrfInput,
   dataTable,
   facts,
-  field,
   postButton,
   section,
   selectField,
-  textArea,
-  type BadgeTone,
 } from '../../platform/web/components.ts'
-import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
+import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
@@ -24,17 +17,8 @@ import {
   getChargeback,
   listMerchantChargebacks,
   reverseChargeback,
-  saveEvidence,
   type Chargeback,
 } from '../disputes/index.ts'
-import {
-  FILE_SIZE_MAX_BYTES,
-  getFileContents,
-  getFiles,
-  parseUploadForm,
-  uploadFile,
-  type StoredFile,
-} from '../files/index.ts'
 import {
   BASE,
   allow,
@@ -46,8 +30,14 @@ import {
   setFlash,
   type PageContext,
 } from './dashboard.web.ts'
-import { formFields, queryFields } from './forms.ts'
+import { queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
+import { statusBadge } from './chargeback-view.ts'
+import {
+  chargebackEvidenceRoutes,
+  evidencePanel,
+  type DetailExtra,
+} from './chargeback-evidence.pages.ts'
 
 // /dashboard/chargebacks: the merchant's chargebacks, newest first, with the deadline to
 // answer each (open ones only), and /dashboard/chargebacks/{id}: its facts, the payment, and
@@ -59,21 +49,11 @@ import { idParam, keysetPager } from './list-pages.ts'
 // multipart/form-data through the files module's uploadFile; the CSRF token travels as a form
 // field, read after the multipart parser, which only runs for a signed-in session), and Submit,
 // which saves the texts, asks for a confirmation, then sends the saved draft (`under_review`).
+// The evidence panel and its routes are chargeback-evidence.pages.ts.
 
 const PAGE_SIZE = 25
 type Status = Chargeback['status']
 const STATUSES: readonly Status[] = ['received', 'under_review', 'accepted', 'reversed']
-const TONES: Readonly<Record<Status, BadgeTone>> = {
-  received: 'warning',
-  under_review: 'info',
-  accepted: 'neutral',
-  reversed: 'success',
-}
-
-function statusBadge(lang: Lang, status: Status): SafeHtml {
-  return badge(t(lang, `dash_cb_status_${status}`), TONES[status])
-}
-
 function deadline(lang: Lang, cb: Chargeback): string {
   return cb.status === 'received' ? formatDate(evidenceDueBy(cb), lang, 'datetime') : '—'
 }
@@ -163,184 +143,6 @@ function actionsPanel(ctx: PageContext, cb: Chargeback): SafeHtml {
   return section({ title: t(lang, 'dash_pay_actions'), id: 'actions-heading', body })
 }
 
-// ---------------------------------------------------------------- evidence
-
-type EvidenceKey =
-  | 'productDescription'
-  | 'customerCommunication'
-  | 'shippingTrackingNumber'
-  | 'refundPolicy'
-  | 'uncategorizedText'
-
-/** The draft's texts, their limits (the API's schema) and how each is typed. */
-const EVIDENCE_FIELDS: readonly { key: EvidenceKey; charsMax: number; area: boolean }[] = [
-  { key: 'productDescription', charsMax: 20_000, area: true },
-  { key: 'customerCommunication', charsMax: 20_000, area: true },
-  { key: 'shippingTrackingNumber', charsMax: 200, area: false },
-  { key: 'refundPolicy', charsMax: 20_000, area: true },
-  { key: 'uncategorizedText', charsMax: 20_000, area: true },
-]
-/** Files on one draft (the API's `fileIds` maxItems). */
-const EVIDENCE_FILES_MAX = 20
-/**
- * Four texts of 20,000 characters, urlencoded (a Turkish letter is 6 bytes), need ~600 KiB:
- * these two forms take the API's own body limit (1 MiB) instead of the dashboard's 64 KiB.
- */
-const EVIDENCE_FORM_BYTES_MAX = BODY_LIMIT_BYTES
-/** A 5 MiB file plus the form around it (boundaries, part headers, the CSRF field). */
-const UPLOAD_BODY_BYTES_MAX = FILE_SIZE_MAX_BYTES + 64 * 1024
-const MULTIPART = /^multipart\/form-data(;.*)?$/i
-
-type EvidenceTexts = Partial<Record<EvidenceKey, string>>
-
-const RESOLUTION_KEYS = {
-  accepted: 'dash_cb_resolution_accepted',
-  reversed: 'dash_cb_resolution_reversed',
-  won: 'dash_cb_resolution_won',
-  lost: 'dash_cb_resolution_lost',
-  expired: 'dash_cb_resolution_expired',
-} as const
-
-function bytesText(lang: Lang, size: number): string {
-  return size >= 1024 * 1024
-    ? `${formatNumber(Math.round((size / 1024 / 1024) * 10) / 10, lang)} MiB`
-    : `${formatNumber(Math.max(1, Math.round(size / 1024)), lang)} KiB`
-}
-
-function filesTable(
-  ctx: PageContext,
-  cb: Chargeback,
-  files: readonly StoredFile[],
-  editable: boolean,
-) {
-  const { lang } = ctx
-  const token = editable ? csrfToken(ctx.request, ctx.reply) : ''
-  return dataTable({
-    caption: t(lang, 'dash_evd_files'),
-    showCaption: true,
-    id: 'evidence-files',
-    columns: [
-      { label: t(lang, 'dash_evd_file') },
-      { label: t(lang, 'dash_evd_file_type') },
-      { label: t(lang, 'dash_evd_file_size'), numeric: true },
-      ...(editable ? [{ label: t(lang, 'dash_pay_actions') }] : []),
-    ],
-    rows: files.map((f) => [
-      markup`<a class="mono" href="${BASE}/chargebacks/${cb.id}/files/${f.id}">${f.id}</a>`,
-      f.type.toUpperCase(),
-      bytesText(lang, f.size),
-      ...(editable
-        ? [
-            postButton({
-              action: `${BASE}/chargebacks/${cb.id}/evidence/files/${f.id}/remove`,
-              csrfToken: token,
-              label: t(lang, 'dash_evd_file_remove'),
-              ariaLabel: t(lang, 'dash_evd_file_remove_named', { file: f.id }),
-            }),
-          ]
-        : []),
-    ]),
-    empty: t(lang, 'dash_evd_no_files'),
-  })
-}
-
-function evidenceForm(
-  ctx: PageContext,
-  cb: Chargeback,
-  texts: EvidenceTexts,
-  errorKey?: EvidenceKey,
-) {
-  const { lang } = ctx
-  const token = csrfToken(ctx.request, ctx.reply)
-  return markup`<form method="post" action="${BASE}/chargebacks/${cb.id}/evidence" class="form-stack" id="evidence-form">
-      ${csrfInput(token)}
-      ${EVIDENCE_FIELDS.map((f) => {
-        const common = {
-          name: f.key,
-          label: t(lang, `dash_evd_${f.key}`),
-          value: texts[f.key],
-          maxlength: f.charsMax,
-          ...(errorKey === f.key ? { error: t(lang, 'dash_evd_too_long', { n: f.charsMax }) } : {}),
-        }
-        return f.area ? textArea({ ...common, rows: 4 }) : field(common)
-      })}
-      <div class="actions">
-        <button type="submit" class="button button-secondary">${t(lang, 'dash_evd_save')}</button>
-        <button type="submit" class="button button-primary" formaction="${BASE}/chargebacks/${cb.id}/evidence/submit">
-          ${t(lang, 'dash_evd_submit')}
-        </button>
-      </div>
-    </form>
-    <form method="post" action="${BASE}/chargebacks/${cb.id}/evidence/files" enctype="multipart/form-data" class="form-stack" id="upload-form">
-      ${csrfInput(token)}
-      <div class="field">
-        <label for="f-file">${t(lang, 'dash_evd_upload_label')}</label>
-        <input id="f-file" name="file" type="file" required accept=".pdf,.png,.jpg,.jpeg,application/pdf,image/png,image/jpeg" aria-describedby="f-file-hint" />
-        <p class="hint" id="f-file-hint">${t(lang, 'dash_evd_upload_hint')}</p>
-      </div>
-      <div class="actions">
-        <button type="submit" class="button button-secondary">${t(lang, 'dash_evd_upload')}</button>
-      </div>
-    </form>`
-}
-
-function submittedTexts(lang: Lang, cb: Chargeback): SafeHtml {
-  const given = EVIDENCE_FIELDS.filter((f) => cb.evidence[f.key])
-  if (given.length === 0) return markup``
-  return facts(given.map((f) => [t(lang, `dash_evd_${f.key}`), cb.evidence[f.key] ?? '']))
-}
-
-async function evidencePanel(
-  deps: Deps,
-  ctx: PageContext,
-  cb: Chargeback,
-  edit: { texts?: EvidenceTexts; errorKey?: EvidenceKey },
-): Promise<SafeHtml> {
-  const { lang } = ctx
-  const { found: files } = await getFiles(deps, ctx.member.merchantId, cb.evidence.fileIds ?? [])
-  const editable = cb.status === 'received' && ctx.can('payments.refund')
-  const status = facts([
-    [
-      t(lang, 'dash_col_status'),
-      markup`<span id="evidence-status">${statusBadge(lang, cb.status)}</span>`,
-    ],
-    [
-      t(lang, 'dash_evd_due'),
-      markup`<span id="evidence-due">${formatDate(cb.evidenceDueBy, lang, 'datetime')}</span>`,
-    ],
-    [
-      t(lang, 'dash_evd_submitted'),
-      cb.evidenceSubmittedAt ? formatDate(cb.evidenceSubmittedAt, lang, 'datetime') : '—',
-    ],
-    [
-      t(lang, 'dash_evd_outcome'),
-      markup`<span id="evidence-outcome">${cb.resolution ? t(lang, RESOLUTION_KEYS[cb.resolution]) : '—'}</span>`,
-    ],
-    ...(cb.evidenceFileId
-      ? [
-          [
-            t(lang, 'dash_evd_pdf'),
-            markup`<a href="${BASE}/chargebacks/${cb.id}/files/${cb.evidenceFileId}" id="evidence-pdf">${t(lang, 'dash_evd_pdf_download')}</a>`,
-          ] as const,
-        ]
-      : []),
-  ])
-  const texts: EvidenceTexts = edit.texts ?? cb.evidence
-  const body = editable
-    ? markup`${status}
-        <p class="hint">${t(lang, 'dash_cb_evidence_note')}</p>
-        ${filesTable(ctx, cb, files, true)}
-        ${evidenceForm(ctx, cb, texts, edit.errorKey)}`
-    : markup`${status}${submittedTexts(lang, cb)}${files.length ? filesTable(ctx, cb, files, false) : ''}`
-  return section({ title: t(lang, 'dash_evd_title'), id: 'evidence-heading', body })
-}
-
-interface DetailExtra {
-  problem?: AppError
-  texts?: EvidenceTexts
-  errorKey?: EvidenceKey
-}
-
 async function detailPage(deps: Deps, ctx: PageContext, id: string, extra: DetailExtra = {}) {
   const { lang } = ctx
   const cb = await getChargeback(deps, ctx.member.merchantId, id)
@@ -383,53 +185,12 @@ async function detailPage(deps: Deps, ctx: PageContext, id: string, extra: Detai
   })
 }
 
-function confirmSubmitPage(ctx: PageContext, cb: Chargeback) {
-  const { lang } = ctx
-  return renderPage(ctx, {
-    heading: t(lang, 'dash_evd_confirm_title'),
-    section: 'chargebacks',
-    content: markup`<div class="panel form-stack">
-      <p id="confirm-text">${t(lang, 'dash_evd_confirm_body', { amount: formatMoney(cb.amount, lang) })}</p>
-      <form method="post" action="${BASE}/chargebacks/${cb.id}/evidence/submit" class="actions">
-        ${csrfInput(csrfToken(ctx.request, ctx.reply))}
-        <input type="hidden" name="confirm" value="yes" />
-        <button type="submit" class="button button-primary">${t(lang, 'dash_evd_confirm_button')}</button>
-        <a class="button button-secondary" href="${BASE}/chargebacks/${cb.id}">${t(lang, 'dash_cancel')}</a>
-      </form>
-    </div>`,
-  })
-}
-
-/** The texts of the evidence form, or the first one over its limit. */
-function readTexts(ctx: PageContext): { texts: EvidenceTexts; tooLong?: EvidenceKey } {
-  const form = formFields(ctx.request)
-  const texts: EvidenceTexts = {}
-  let tooLong: EvidenceKey | undefined
-  for (const f of EVIDENCE_FIELDS) {
-    // A field the form leaves blank clears the draft's ("" in the API's terms).
-    const value = form.text(f.key, f.charsMax + 1).trim()
-    if (value.length > f.charsMax) tooLong ??= f.key
-    texts[f.key] = value
-  }
-  return tooLong ? { texts, tooLong } : { texts }
-}
-
 // ---------------------------------------------------------------- routes
 
 export function chargebacksPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
-    // Evidence uploads, in this plugin only: the body is read whole (bounded) and parsed by the
-    // files module's multipart reader; the CSRF check then reads `_csrf` from the parsed form.
-    app.addContentTypeParser(
-      MULTIPART,
-      { parseAs: 'buffer', bodyLimit: UPLOAD_BODY_BYTES_MAX },
-      (request, body, done) => {
-        parseUploadForm(body as Buffer, request.headers['content-type'] ?? '').then(
-          (form) => done(null, form),
-          (error: unknown) => done(error as Error, undefined),
-        )
-      },
-    )
+    // The evidence routes, with the multipart parser for their uploads (this plugin only).
+    chargebackEvidenceRoutes(deps, app, detailPage)
 
     app.get('/chargebacks', async (request, reply) =>
       listPage(deps, allow(deps, request, reply, 'read')),
@@ -474,162 +235,5 @@ export function chargebacksPages(deps: Deps): FastifyPluginAsync {
         act(allow(deps, request, reply, 'payments.refund'), idParam(request), action),
       )
     }
-
-    /** Saves the draft's texts (the API's evidence call without submit); a refusal is shown. */
-    const saveTexts = async (ctx: PageContext, cb: Chargeback) => {
-      const { texts, tooLong } = readTexts(ctx)
-      if (tooLong) {
-        return {
-          ok: false as const,
-          page: await detailPage(deps, ctx, cb.id, {
-            problem: validationError(tooLong, 'too long'),
-            texts,
-            errorKey: tooLong,
-          }),
-        }
-      }
-      const saved = await attempt(() =>
-        saveEvidence(deps, ctx.member.merchantId, cb.paymentId, cb.id, texts),
-      )
-      if (!saved.ok) {
-        return {
-          ok: false as const,
-          page: await detailPage(deps, ctx, cb.id, { problem: saved.error, texts }),
-        }
-      }
-      return { ok: true as const }
-    }
-
-    const audit = (ctx: PageContext, action: string, cb: Chargeback, details = {}) =>
-      recordAuditEntry(deps, {
-        merchantId: ctx.member.merchantId,
-        actorId: ctx.member.userId,
-        action,
-        target: cb.id,
-        details: { paymentId: cb.paymentId, ...details },
-      })
-
-    app.post(
-      '/chargebacks/:id/evidence',
-      { bodyLimit: EVIDENCE_FORM_BYTES_MAX },
-      async (request, reply) => {
-        const ctx = allow(deps, request, reply, 'payments.refund')
-        const cb = await getChargeback(deps, ctx.member.merchantId, idParam(request))
-        const saved = await saveTexts(ctx, cb)
-        if (!saved.ok) return saved.page
-        await audit(ctx, 'chargeback.evidence_save', cb)
-        setFlash(deps, reply, 'success', 'dash_done_ev_save')
-        return redirect(reply, `${BASE}/chargebacks/${cb.id}`)
-      },
-    )
-
-    app.post(
-      '/chargebacks/:id/evidence/submit',
-      { bodyLimit: EVIDENCE_FORM_BYTES_MAX },
-      async (request, reply) => {
-        const ctx = allow(deps, request, reply, 'payments.refund')
-        const { merchantId } = ctx.member
-        const cb = await getChargeback(deps, merchantId, idParam(request))
-        if (formFields(request).text('confirm', 3) !== 'yes') {
-          // First step: the texts as typed are saved as the draft, then the page asks again.
-          const saved = await saveTexts(ctx, cb)
-          if (!saved.ok) return saved.page
-          return confirmSubmitPage(ctx, cb)
-        }
-        const result = await attempt(() =>
-          saveEvidence(deps, merchantId, cb.paymentId, cb.id, { submit: true }),
-        )
-        if (!result.ok) return detailPage(deps, ctx, cb.id, { problem: result.error })
-        await audit(ctx, 'chargeback.evidence_submit', cb, {
-          evidenceFileId: result.value.evidenceFileId,
-        })
-        setFlash(deps, reply, 'success', 'dash_done_ev_submit')
-        return redirect(reply, `${BASE}/chargebacks/${cb.id}`)
-      },
-    )
-
-    app.post(
-      '/chargebacks/:id/evidence/files',
-      {
-        // The multipart parser above carries the upload's 5 MiB limit; any other body keeps
-        // the 1 MiB one (and is refused later like any dashboard POST without a session).
-        // Nobody's bytes reach the multipart reader before a signed-in session is known (the
-        // session was resolved by onRequest; the stage check proper runs later, as elsewhere).
-        preParsing: async (request) => {
-          const multipart = MULTIPART.test(request.headers['content-type'] ?? '')
-          if (multipart && request.dashSession?.stage !== 'active') {
-            throw new AppError('SVC-AUTH-3201', 403, 'sign in first')
-          }
-        },
-      },
-      async (request, reply) => {
-        const ctx = allow(deps, request, reply, 'payments.refund')
-        const { merchantId } = ctx.member
-        const cb = await getChargeback(deps, merchantId, idParam(request))
-        const current = cb.evidence.fileIds ?? []
-        const form = (request.body ?? {}) as Record<string, unknown>
-        const bytes = typeof form['file'] === 'string' ? Buffer.from(form['file'], 'latin1') : null
-        const result = await attempt(async () => {
-          if (!MULTIPART.test(request.headers['content-type'] ?? '') || bytes === null) {
-            throw validationError('file', 'choose a file to upload')
-          }
-          // Checked before the file is stored, so a refused upload leaves nothing behind.
-          if (cb.status !== 'received') {
-            throw new AppError('SVC-STATE-3401', 409, 'chargeback is already resolved')
-          }
-          if (current.length >= EVIDENCE_FILES_MAX) {
-            throw validationError('fileIds', `at most ${String(EVIDENCE_FILES_MAX)} files`)
-          }
-          const file = await uploadFile(deps, merchantId, { purpose: 'dispute_evidence', bytes })
-          await saveEvidence(deps, merchantId, cb.paymentId, cb.id, {
-            fileIds: [...current, file.id],
-          })
-          return file
-        })
-        if (!result.ok) return detailPage(deps, ctx, cb.id, { problem: result.error })
-        await audit(ctx, 'chargeback.evidence_file', cb, {
-          fileId: result.value.id,
-          type: result.value.type,
-          size: result.value.size,
-        })
-        setFlash(deps, reply, 'success', 'dash_done_ev_file')
-        return redirect(reply, `${BASE}/chargebacks/${cb.id}`)
-      },
-    )
-
-    app.post('/chargebacks/:id/evidence/files/:fileId/remove', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payments.refund')
-      const cb = await getChargeback(deps, ctx.member.merchantId, idParam(request))
-      const fileId = idParam(request, 'fileId')
-      const current = cb.evidence.fileIds ?? []
-      if (!current.includes(fileId)) throw new AppError('SVC-RES-3301', 404, 'file not found')
-      const result = await attempt(() =>
-        saveEvidence(deps, ctx.member.merchantId, cb.paymentId, cb.id, {
-          fileIds: current.filter((f) => f !== fileId),
-        }),
-      )
-      if (!result.ok) return detailPage(deps, ctx, cb.id, { problem: result.error })
-      await audit(ctx, 'chargeback.evidence_file_remove', cb, { fileId })
-      setFlash(deps, reply, 'success', 'dash_done_ev_file_remove')
-      return redirect(reply, `${BASE}/chargebacks/${cb.id}`)
-    })
-
-    // A file of this chargeback's evidence (an attachment, or the submitted PDF); any other
-    // file id, the merchant's own included, is the 404 page here.
-    app.get('/chargebacks/:id/files/:fileId', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'read')
-      const cb = await getChargeback(deps, ctx.member.merchantId, idParam(request))
-      const fileId = idParam(request, 'fileId')
-      const ours = (cb.evidence.fileIds ?? []).includes(fileId) || cb.evidenceFileId === fileId
-      if (!ours) throw new AppError('SVC-RES-3301', 404, 'file not found')
-      const { file, bytes } = await getFileContents(deps, ctx.member.merchantId, fileId)
-      const types = { pdf: 'application/pdf', png: 'image/png', jpeg: 'image/jpeg' } as const
-      return reply
-        .type(types[file.type])
-        .header('content-disposition', `attachment; filename="${file.id}.${file.type}"`)
-        .header('content-length', String(bytes.length))
-        .header('x-content-type-options', 'nosniff')
-        .send(bytes)
-    })
   }
 }

@@ -57,3 +57,12 @@ export function parseLira(input: string): number | undefined {
 export function liraInput(amountMinor: number): string {
   return `${Math.floor(amountMinor / 100)}.${String(amountMinor % 100).padStart(2, '0')}`
 }
+
+/** Control characters, which the API's schemas refuse in names, values and notes. */
+export function hasControlChars(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x20 || code === 0x7f) return true
+  }
+  return false
+}

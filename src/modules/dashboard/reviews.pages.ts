@@ -38,8 +38,8 @@ import {
 } from './dashboard.web.ts'
 import { formFields, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
-import { riskPages, riskTabs } from './risk.pages.ts'
-import { riskDetails } from './risk-view.ts'
+import { riskPages } from './risk.pages.ts'
+import { riskDetails, riskTabs } from './risk-view.ts'
 
 // /dashboard/reviews: the review queue (CONTRACT.md "Risk"): payments a `review` rule held at
 // `authorized`, open ones first by default, keyset pages; /dashboard/reviews/{id}: the payment,

@@ -9,7 +9,8 @@ import { BASE } from './dashboard.web.ts'
 // How a payment's risk check reads on a page (the payment's detail and a review's): the
 // decision and its 0–99 score, what fired (block lists, rules by name, the score's signals
 // with their points, docs/risk.md) and the facts the rules were evaluated over, as they were
-// stored with the payment. Shared by payments.pages.ts and reviews.pages.ts.
+// stored with the payment. Shared by payments.pages.ts and reviews.pages.ts; and the Reviews
+// section's tabs, shared by its three parts (reviews, rules, lists).
 
 const DECISION_TONES: Readonly<Record<RiskDecision, BadgeTone>> = {
   allow: 'success',
@@ -18,7 +19,15 @@ const DECISION_TONES: Readonly<Record<RiskDecision, BadgeTone>> = {
   block: 'danger',
 }
 
+/** The Reviews entry of the dashboard's navigation: the queue, the rules and the lists. */
+export const RISK_SECTION = 'reviews'
+
 export const RULE_ACTIONS: readonly RiskAction[] = ['block', 'require_3ds', 'review']
+
+/** A rule action in the member's language. */
+export function actionText(lang: Lang, action: RiskAction): string {
+  return t(lang, `dash_risk_action_${action}`)
+}
 
 export function decisionBadge(lang: Lang, decision: RiskDecision): SafeHtml {
   return badge(t(lang, `dash_risk_decision_${decision}`), DECISION_TONES[decision])
@@ -143,4 +152,22 @@ export function listLabel(lang: Lang, name: string): string {
 function actionLabel(lang: Lang, name: string): string {
   const action = RULE_ACTIONS.find((a) => a === name)
   return action ? t(lang, `dash_risk_action_${action}`) : name
+}
+
+type Tab = 'reviews' | 'rules' | 'lists'
+
+/** The Reviews section's three parts: the queue, the rules, the block lists. */
+export function riskTabs(lang: Lang, current: Tab): SafeHtml {
+  const tabs: [Tab, string, string][] = [
+    ['reviews', `${BASE}/reviews`, t(lang, 'dash_rev_queue')],
+    ['rules', `${BASE}/risk/rules`, t(lang, 'dash_risk_rules_title')],
+    ['lists', `${BASE}/risk/lists/card_fingerprint`, t(lang, 'dash_risk_lists_title')],
+  ]
+  return markup`<div class="actions tabs" role="group" aria-label="${t(lang, 'dash_risk_parts')}">
+    ${tabs.map(([id, href, label]) =>
+      id === current
+        ? markup`<a class="button button-primary" href="${href}" aria-current="page">${label}</a>`
+        : markup`<a class="button button-secondary" href="${href}">${label}</a>`,
+    )}
+  </div>`
 }

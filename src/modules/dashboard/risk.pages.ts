@@ -6,32 +6,21 @@ import {
   csrfInput,
   dataTable,
   facts,
-  field,
   postButton,
   section,
-  selectField,
-  textArea,
 } from '../../platform/web/components.ts'
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
 import {
-  LIST_NAMES,
-  RISK_FACTS,
-  addListItem,
   backtestRule,
   createRule,
   deleteRule,
   getRule,
-  listListItems,
-  listNamed,
   listRules,
-  removeListItem,
   updateRule,
   type Backtest,
-  type RiskAction,
-  type RiskListName,
   type Rule,
 } from '../risk/index.ts'
 import {
@@ -45,55 +34,28 @@ import {
   setFlash,
   type PageContext,
 } from './dashboard.web.ts'
-import { formFields, queryFields } from './forms.ts'
-import { idParam, keysetPager } from './list-pages.ts'
-import { RULE_ACTIONS, listLabel } from './risk-view.ts'
+import { formFields } from './forms.ts'
+import { idParam } from './list-pages.ts'
+import { RISK_SECTION, RULE_ACTIONS, actionText, riskTabs } from './risk-view.ts'
+import { riskListRoutes } from './risk-lists.pages.ts'
+import {
+  fieldErrorsOf,
+  nameIssue,
+  parseCondition,
+  readRuleForm,
+  ruleForm,
+  type FieldErrors,
+  type RuleForm,
+} from './risk-rule-form.ts'
 
 // Risk settings under the Reviews entry (CONTRACT.md "Risk: rules, lists, reviews"; docs/risk.md):
 // /dashboard/risk/rules: the merchant's rules, a form to write one (JSON Logic condition in a
 // text area, checked by the risk service as for the API: an unknown operator or fact is shown
 // at the field, nothing is saved) and to backtest a condition over the last 30 days;
 // /dashboard/risk/rules/{id}: a rule, edit, enable / disable, delete, backtest;
-// /dashboard/risk/lists/{list}: a block list's entries, add and remove. Every action is the
-// risk module's function the API calls, under `risk.manage` (owners and admins).
-
-const SECTION = 'reviews'
-const LIST_PAGE_SIZE = 50
-/** A condition's text: far more than any useful rule (the service bounds it to 500 nodes). */
-const CONDITION_CHARS_MAX = 10_000
-const NAME_CHARS_MAX = 100
-/** Control characters, which the API's schemas refuse in names, values and notes. */
-function hasControlChars(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code < 0x20 || code === 0x7f) return true
-  }
-  return false
-}
-const EXAMPLE =
-  '{"and": [{">=": [{"var": "amount"}, 500000]}, {"!=": [{"var": "card.binCountry"}, "TR"]}]}'
-
-type Tab = 'reviews' | 'rules' | 'lists'
-
-/** The Reviews section's three parts: the queue, the rules, the block lists. */
-export function riskTabs(lang: Lang, current: Tab): SafeHtml {
-  const tabs: [Tab, string, string][] = [
-    ['reviews', `${BASE}/reviews`, t(lang, 'dash_rev_queue')],
-    ['rules', `${BASE}/risk/rules`, t(lang, 'dash_risk_rules_title')],
-    ['lists', `${BASE}/risk/lists/card_fingerprint`, t(lang, 'dash_risk_lists_title')],
-  ]
-  return markup`<div class="actions tabs" role="group" aria-label="${t(lang, 'dash_risk_parts')}">
-    ${tabs.map(([id, href, label]) =>
-      id === current
-        ? markup`<a class="button button-primary" href="${href}" aria-current="page">${label}</a>`
-        : markup`<a class="button button-secondary" href="${href}">${label}</a>`,
-    )}
-  </div>`
-}
-
-function actionText(lang: Lang, action: RiskAction): string {
-  return t(lang, `dash_risk_action_${action}`)
-}
+// /dashboard/risk/lists/{list}: a block list's entries, add and remove (risk-lists.pages.ts,
+// registered here). The rule form is risk-rule-form.ts. Every action is the risk module's
+// function the API calls, under `risk.manage` (owners and admins).
 
 function enabledBadge(lang: Lang, enabled: boolean): SafeHtml {
   return enabled
@@ -105,106 +67,7 @@ function conditionText(condition: unknown): string {
   return JSON.stringify(condition)
 }
 
-// ---------------------------------------------------------------- reading the forms
-
-interface RuleForm {
-  name: string
-  action: string
-  condition: string
-  enabled: boolean
-}
-
-function readRuleForm(ctx: PageContext): RuleForm {
-  const form = formFields(ctx.request)
-  return {
-    name: form.text('name', NAME_CHARS_MAX + 1).trim(),
-    action: form.text('action', 20),
-    condition: form.text('condition', CONDITION_CHARS_MAX + 1).trim(),
-    enabled: form.text('enabled', 3) !== '',
-  }
-}
-
-/** Where a refusal belongs on the form (the field it names), else only the alert. */
-type FieldErrors = Partial<Record<'name' | 'action' | 'condition', string>>
-
-function nameIssue(lang: Lang, name: string): string | undefined {
-  if (name === '' || name.length > NAME_CHARS_MAX || hasControlChars(name)) {
-    return t(lang, 'dash_risk_bad_name')
-  }
-  return undefined
-}
-
-/** The condition text as a JSON object, or the words for why it is not one. */
-function parseCondition(
-  lang: Lang,
-  text: string,
-): { ok: true; value: unknown } | { ok: false; error: string } {
-  if (text === '' || text.length > CONDITION_CHARS_MAX) {
-    return { ok: false, error: t(lang, 'dash_risk_bad_json') }
-  }
-  try {
-    const value: unknown = JSON.parse(text)
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      return { ok: false, error: t(lang, 'dash_risk_bad_json') }
-    }
-    return { ok: true, value }
-  } catch {
-    return { ok: false, error: t(lang, 'dash_risk_bad_json') }
-  }
-}
-
 // ---------------------------------------------------------------- rules
-
-function ruleForm(
-  ctx: PageContext,
-  input: { action: string; values?: RuleForm; errors?: FieldErrors; withAction: boolean },
-): SafeHtml {
-  const { lang } = ctx
-  const v = input.values
-  const e = input.errors ?? {}
-  const err = (k: keyof FieldErrors) => (e[k] ? { error: e[k] } : {})
-  return markup`<form method="post" action="${input.action}" class="form-stack" id="rule-form" novalidate>
-    ${csrfInput(csrfToken(ctx.request, ctx.reply))}
-    ${field({ name: 'name', label: t(lang, 'dash_risk_rule_name'), value: v?.name, required: true, maxlength: NAME_CHARS_MAX, ...err('name') })}
-    ${
-      input.withAction
-        ? selectField({
-            name: 'action',
-            label: t(lang, 'dash_risk_rule_action'),
-            value: v?.action ?? 'review',
-            options: RULE_ACTIONS.map((a) => ({ value: a, label: actionText(lang, a) })),
-          })
-        : ''
-    }
-    ${textArea({
-      name: 'condition',
-      label: t(lang, 'dash_risk_condition'),
-      value: v?.condition,
-      rows: 6,
-      required: true,
-      maxlength: CONDITION_CHARS_MAX,
-      code: true,
-      hint: t(lang, 'dash_risk_condition_hint', { example: EXAMPLE, facts: RISK_FACTS.join(', ') }),
-      ...err('condition'),
-    })}
-    ${
-      input.withAction
-        ? markup`<div class="field checkbox">
-            <input type="checkbox" id="f-enabled" name="enabled" value="1" ${v === undefined || v.enabled ? markup`checked` : ''} />
-            <label for="f-enabled">${t(lang, 'dash_risk_enable_now')}</label>
-          </div>`
-        : ''
-    }
-    <div class="actions">
-      <button type="submit" class="button button-primary">
-        ${t(lang, input.withAction ? 'dash_risk_create' : 'dash_risk_save')}
-      </button>
-      <button type="submit" class="button button-secondary" formaction="${BASE}/risk/rules/backtest">
-        ${t(lang, 'dash_risk_backtest')}
-      </button>
-    </div>
-  </form>`
-}
 
 function backtestPanel(lang: Lang, b: Backtest): SafeHtml {
   return section({
@@ -282,7 +145,7 @@ async function rulesPage(deps: Deps, ctx: PageContext, extra: RulesPageExtra = {
     }`
   return renderPage(ctx, {
     heading: t(lang, 'dash_risk_rules_title'),
-    section: SECTION,
+    section: RISK_SECTION,
     content,
     ...(extra.problem
       ? {
@@ -372,7 +235,7 @@ async function rulePage(deps: Deps, ctx: PageContext, id: string, extra: RulePag
     }`
   return renderPage(ctx, {
     heading: t(lang, 'dash_risk_rule_title', { name: rule.name }),
-    section: SECTION,
+    section: RISK_SECTION,
     headingAside: markup`<a class="button button-secondary" href="${BASE}/risk/rules">${t(lang, 'dash_risk_back_rules')}</a>`,
     content,
     ...(extra.problem
@@ -384,22 +247,11 @@ async function rulePage(deps: Deps, ctx: PageContext, id: string, extra: RulePag
   })
 }
 
-/** A service refusal of a condition or name, placed at its field. */
-function fieldErrorsOf(lang: Lang, error: AppError): FieldErrors {
-  const fieldName = error.details?.[0]?.field ?? ''
-  const text = `${t(lang, 'dash_err_invalid')} (${error.message})`
-  if (fieldName.startsWith('condition') || error.message.startsWith('condition')) {
-    return { condition: text }
-  }
-  if (fieldName === 'name') return { name: text }
-  return {}
-}
-
 function confirmDeletePage(ctx: PageContext, rule: Rule) {
   const { lang } = ctx
   return renderPage(ctx, {
     heading: t(lang, 'dash_risk_delete_title'),
-    section: SECTION,
+    section: RISK_SECTION,
     content: markup`<div class="panel form-stack">
       <p>${t(lang, 'dash_risk_delete_body', { name: rule.name })}</p>
       <form method="post" action="${BASE}/risk/rules/${rule.id}/delete" class="actions">
@@ -409,97 +261,6 @@ function confirmDeletePage(ctx: PageContext, rule: Rule) {
         <a class="button button-secondary" href="${BASE}/risk/rules/${rule.id}">${t(lang, 'dash_cancel')}</a>
       </form>
     </div>`,
-  })
-}
-
-// ---------------------------------------------------------------- lists
-
-async function listPage(
-  deps: Deps,
-  ctx: PageContext,
-  list: RiskListName,
-  extra: { value?: string; note?: string; error?: string; problem?: AppError } = {},
-) {
-  const { lang } = ctx
-  const cursor = queryFields(ctx.request).optional('after', 2048)
-  const page = await attempt(() =>
-    listListItems(deps, ctx.member.merchantId, list, {
-      limit: LIST_PAGE_SIZE,
-      ...(cursor ? { cursor } : {}),
-    }),
-  )
-  const { items, nextCursor } = page.ok ? page.value : { items: [], nextCursor: null }
-  const problem = extra.problem ?? (page.ok ? undefined : page.error)
-  const manage = ctx.can('risk.manage')
-  const token = csrfToken(ctx.request, ctx.reply)
-  const content = markup`${riskTabs(lang, 'lists')}
-    <div class="actions tabs" role="group" aria-label="${t(lang, 'dash_risk_lists_title')}">
-      ${LIST_NAMES.map((l) =>
-        l === list
-          ? markup`<a class="button button-primary" href="${BASE}/risk/lists/${l}" aria-current="page">${listLabel(lang, l)}</a>`
-          : markup`<a class="button button-secondary" href="${BASE}/risk/lists/${l}">${listLabel(lang, l)}</a>`,
-      )}
-    </div>
-    <p class="hint">${t(lang, 'dash_risk_lists_note')}</p>
-    ${
-      manage
-        ? section({
-            title: t(lang, 'dash_risk_add_entry'),
-            id: 'add-heading',
-            body: markup`<form method="post" action="${BASE}/risk/lists/${list}/items" class="form-stack" id="add-entry">
-              ${csrfInput(token)}
-              ${field({
-                name: 'value',
-                label: t(lang, 'dash_risk_entry_value'),
-                value: extra.value,
-                required: true,
-                maxlength: 254,
-                hint: t(lang, `dash_risk_value_hint_${list}`),
-                ...(extra.error ? { error: extra.error } : {}),
-              })}
-              ${field({ name: 'note', label: t(lang, 'dash_risk_entry_note'), value: extra.note, maxlength: 500 })}
-              <div class="actions">
-                <button type="submit" class="button button-primary">${t(lang, 'dash_risk_add')}</button>
-              </div>
-            </form>`,
-          })
-        : ''
-    }
-    ${dataTable({
-      caption: listLabel(lang, list),
-      id: 'list-table',
-      columns: [
-        { label: t(lang, 'dash_risk_entry_value') },
-        { label: t(lang, 'dash_risk_entry_note') },
-        { label: t(lang, 'dash_risk_created') },
-        ...(manage ? [{ label: t(lang, 'dash_pay_actions') }] : []),
-      ],
-      rows: items.map((i) => [
-        markup`<span class="mono">${i.value}</span>`,
-        i.note ?? '—',
-        formatDate(i.createdAt, lang, 'datetime'),
-        ...(manage
-          ? [
-              postButton({
-                action: `${BASE}/risk/lists/${list}/items/${i.id}/remove`,
-                csrfToken: token,
-                label: t(lang, 'dash_risk_remove'),
-                ariaLabel: t(lang, 'dash_risk_remove_named', { value: i.value }),
-                variant: 'danger',
-              }),
-            ]
-          : []),
-      ]),
-      empty: t(lang, 'dash_risk_list_empty'),
-    })}
-    ${keysetPager(lang, `${BASE}/risk/lists/${list}`, {}, cursor, nextCursor)}`
-  return renderPage(ctx, {
-    heading: t(lang, 'dash_risk_list_title', { list: listLabel(lang, list) }),
-    section: SECTION,
-    content,
-    ...(problem
-      ? { status: problem.status, flash: { kind: 'error', text: refusalText(lang, problem) } }
-      : {}),
   })
 }
 
@@ -670,64 +431,6 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/risk/rules`)
     })
 
-    app.get('/risk/lists', async (request, reply) => {
-      allow(deps, request, reply, 'read')
-      return redirect(reply, `${BASE}/risk/lists/card_fingerprint`)
-    })
-
-    // An unknown list name is the service's 404 (listNamed), as in the API.
-    app.get('/risk/lists/:list', async (request, reply) =>
-      listPage(deps, allow(deps, request, reply, 'read'), listNamed(idParam(request, 'list'))),
-    )
-
-    app.post('/risk/lists/:list/items', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'risk.manage')
-      const list = listNamed(idParam(request, 'list'))
-      const form = formFields(request)
-      const value = form.text('value', 255).trim()
-      const note = form.text('note', 501).trim()
-      const shown = { value, note }
-      if (value === '' || value.length > 254 || hasControlChars(value)) {
-        const text = t(ctx.lang, 'dash_err_invalid')
-        return listPage(deps, ctx, list, {
-          ...shown,
-          error: text,
-          problem: validationError('value', text),
-        })
-      }
-      if (note.length > 500 || hasControlChars(note)) {
-        return listPage(deps, ctx, list, {
-          ...shown,
-          problem: validationError('note', t(ctx.lang, 'dash_err_invalid')),
-        })
-      }
-      const result = await attempt(() =>
-        addListItem(deps, ctx.member.merchantId, list, {
-          value,
-          ...(note ? { note } : {}),
-        }),
-      )
-      if (!result.ok) {
-        return listPage(deps, ctx, list, {
-          ...shown,
-          error: `${t(ctx.lang, 'dash_err_invalid')} (${result.error.message})`,
-          problem: result.error,
-        })
-      }
-      await audit(ctx, 'risk.list_add', result.value.id, { list, value: result.value.value })
-      setFlash(deps, reply, 'success', 'dash_done_list_add')
-      return redirect(reply, `${BASE}/risk/lists/${list}`)
-    })
-
-    app.post('/risk/lists/:list/items/:id/remove', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'risk.manage')
-      const list = listNamed(idParam(request, 'list'))
-      const id = idParam(request)
-      // Another merchant's (or no) entry: the service's 404, the 404 page.
-      await removeListItem(deps, ctx.member.merchantId, list, id)
-      await audit(ctx, 'risk.list_remove', id, { list })
-      setFlash(deps, reply, 'success', 'dash_done_list_remove')
-      return redirect(reply, `${BASE}/risk/lists/${list}`)
-    })
+    riskListRoutes(deps, app, audit)
   }
 }

@@ -1,7 +1,6 @@
-import { hkdfSync } from 'node:crypto'
 import type { Db, Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { notFound } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import type { QueryRunner } from '../../platform/jobs/queue.ts'
@@ -98,28 +97,8 @@ export async function getEvent(deps: Deps, merchantId: string, eventId: string) 
 
 export const EVENTS_LIMIT_MAX = 100
 
-interface EventCursor {
-  k: 'events'
-  m: string
-  t: string
-  i: string
-}
-
-function eventsCursorKey(masterKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/events/cursor', 32))
-}
-
-function isEventCursor(c: unknown, merchantId: string): c is EventCursor {
-  if (typeof c !== 'object' || c === null) return false
-  const v = c as Partial<EventCursor>
-  return (
-    v.k === 'events' &&
-    v.m === merchantId &&
-    typeof v.t === 'string' &&
-    !Number.isNaN(Date.parse(v.t)) &&
-    typeof v.i === 'string'
-  )
-}
+// The list's cursor: signed with a key of its own, names its merchant.
+const EVENTS_CURSOR = keysetCursor('events', 'kurus/events/cursor')
 
 /** The merchant's events, newest first; filters by type and resource; signed keyset cursors. */
 export async function listEvents(
@@ -128,33 +107,18 @@ export async function listEvents(
   q: { type?: string; resourceId?: string; limit: number; cursor?: string },
 ): Promise<{ items: DomainEvent[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= EVENTS_LIMIT_MAX, 'limit')
-  const key = eventsCursorKey(deps.config.masterKey)
-  let before: repo.EventPageQuery['before']
-  if (q.cursor !== undefined) {
-    const decoded = decodeCursor<unknown>(key, q.cursor)
-    if (!isEventCursor(decoded, merchantId)) throw invalidCursorError()
-    before = { createdAt: new Date(decoded.t), id: decoded.i }
-  }
-  // One row more than asked tells whether another page exists.
-  const rows = await repo.findEventsPage(deps.readDb, {
-    merchantId,
-    type: q.type,
-    resourceId: q.resourceId,
-    before,
-    limit: q.limit + 1,
+  return EVENTS_CURSOR.page(deps.config.masterKey, merchantId, q, {
+    fetch: (before, limit) =>
+      repo.findEventsPage(deps.readDb, {
+        merchantId,
+        type: q.type,
+        resourceId: q.resourceId,
+        before,
+        limit,
+      }),
+    view: (rows) => rows.map(eventRowToEvent),
+    position: byCreatedAt,
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? encodeCursor(key, {
-          k: 'events',
-          m: merchantId,
-          t: last.created_at.toISOString(),
-          i: last.id,
-        } satisfies EventCursor)
-      : null
-  return { items: page.map(eventRowToEvent), nextCursor }
 }
 
 /** An event with what the dispatcher needs to route it. */

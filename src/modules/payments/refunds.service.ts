@@ -1,5 +1,6 @@
 import type { Deps } from '../../database.ts'
-import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { createOnce } from '../../platform/idempotent-create.ts'
 import { validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
 import { failpoint } from '../../platform/failpoints.ts'
@@ -73,72 +74,67 @@ export async function refundPayment(
     metadata?: Record<string, string>
   },
 ): Promise<RefundOutcome> {
-  const key = input.idempotencyKey?.toLowerCase()
-  if (key) {
-    const existing = await repo.findRefundByKey(deps.db, merchantId, paymentId, key)
-    if (existing) return outcome(deps, merchantId, existing.id)
-  }
   const refundId = newId('rfn')
   const reason = input.reason?.slice(0, REFUND_REASON_LENGTH_MAX) ?? null
   const metadata = input.metadata ?? {}
-  checkMetadata(metadata)
-  let payment: PaymentRow
-  try {
-    payment = await transact(deps.db, async (tx) => {
-      const row = await repo.lockPaymentById(tx, merchantId, paymentId)
-      if (!row) throw paymentsError('payment_not_found')
-      const refundable = refundableMinor(row)
-      const amount = input.amount ?? refundable
-      if (refundable <= 0) throw paymentsError('not_refundable')
-      if (amount > refundable) {
-        throw validationError('amount', `must not exceed the refundableAmount of ${refundable}`)
-      }
-      const now = deps.clock.now()
-      await repo.insertRefund(tx, {
-        id: refundId,
-        merchant_id: merchantId,
-        payment_id: paymentId,
-        amount,
-        commission_refund: null,
-        status: 'pending',
-        reason,
-        idempotency_key: key ?? null,
-        bank_refund_id: null,
-        metadata: JSON.stringify(metadata),
-        created_at: now,
-        completed_at: null,
-        updated_at: now,
+  return createOnce(input.idempotencyKey, {
+    find: (key) => repo.findRefundByKey(deps.db, merchantId, paymentId, key),
+    // The refund made the first time, in its current state.
+    replay: (earlier) => outcome(deps, merchantId, earlier.id),
+    claim: (key) => {
+      checkMetadata(metadata)
+      return transact(deps.db, async (tx) => {
+        const row = await repo.lockPaymentById(tx, merchantId, paymentId)
+        if (!row) throw paymentsError('payment_not_found')
+        const refundable = refundableMinor(row)
+        const amount = input.amount ?? refundable
+        if (refundable <= 0) throw paymentsError('not_refundable')
+        if (amount > refundable) {
+          throw validationError('amount', `must not exceed the refundableAmount of ${refundable}`)
+        }
+        const now = deps.clock.now()
+        await repo.insertRefund(tx, {
+          id: refundId,
+          merchant_id: merchantId,
+          payment_id: paymentId,
+          amount,
+          commission_refund: null,
+          status: 'pending',
+          reason,
+          idempotency_key: key,
+          bank_refund_id: null,
+          metadata: JSON.stringify(metadata),
+          created_at: now,
+          completed_at: null,
+          updated_at: now,
+        })
+        const updated = await repo.updatePaymentRefundTotals(tx, paymentId, row.status, {
+          refund_reserved_minor: row.refund_reserved_minor + amount,
+          refund_completed_minor: row.refund_completed_minor,
+          commission_refunded_minor: row.commission_refunded_minor,
+          status: row.status,
+          updated_at: now,
+        })
+        await recordEvent(tx, {
+          merchantId,
+          storeId: row.store_id,
+          type: 'refund.created',
+          resourceType: 'refund',
+          resourceId: refundId,
+          data: { id: refundId, paymentId, amount, status: 'pending', reason, metadata },
+          callbackUrl: row.callback_url,
+          at: now,
+        })
+        return updated
       })
-      const updated = await repo.updatePaymentRefundTotals(tx, paymentId, row.status, {
-        refund_reserved_minor: row.refund_reserved_minor + amount,
-        refund_completed_minor: row.refund_completed_minor,
-        commission_refunded_minor: row.commission_refunded_minor,
-        status: row.status,
-        updated_at: now,
-      })
-      await recordEvent(tx, {
-        merchantId,
-        storeId: row.store_id,
-        type: 'refund.created',
-        resourceType: 'refund',
-        resourceId: refundId,
-        data: { id: refundId, paymentId, amount, status: 'pending', reason, metadata },
-        callbackUrl: row.callback_url,
-        at: now,
-      })
-      return updated
-    })
-  } catch (error) {
-    // The same Idempotency-Key raced us to the insert: report that refund.
-    if (key && isUniqueViolation(error)) {
-      const winner = await repo.findRefundByKey(deps.db, merchantId, paymentId, key)
-      if (winner) return outcome(deps, merchantId, winner.id)
-    }
-    throw error
-  }
-  failpoint('refund.after_reserve')
-  await pushRefund(deps, payment, refundId)
-  return outcome(deps, merchantId, refundId)
+    },
+    run: async (payment) => {
+      failpoint('refund.after_reserve')
+      await pushRefund(deps, payment, refundId)
+      return outcome(deps, merchantId, refundId)
+    },
+    uniqueIndex: 'refunds_idempotency',
+  })
 }
 
 /** Asks the acquirer (idempotent per refund id) and records what it says. */

@@ -1,8 +1,8 @@
-import { hkdfSync } from 'node:crypto'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
-import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
+import { byCreatedAt, createdAtPosition, signedCursor } from '../../platform/cursor.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import { createOnce } from '../../platform/idempotent-create.ts'
 import { validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
 import { newUuid } from '../../platform/ids.ts'
@@ -170,93 +170,87 @@ export async function createSubmerchantPayout(
 ): Promise<Payout> {
   assertActsFor(caller, input.submerchantId)
   checkMetadata(input.metadata ?? {})
-  const key = input.idempotencyKey?.toLowerCase()
-  if (key) {
-    const existing = await repo.findPayoutByKey(deps.db, caller.merchantId, key)
-    if (existing) return samePayout(deps, caller, existing, input)
-  }
-  const sub = await getSubmerchant(deps, caller.merchantId, input.submerchantId)
-  if (input.rail === 'card') throw payoutsError('rail_unsupported')
-  const limits = sub.payoutLimits
-  if (input.amountMinor < limits.minMinor || input.amountMinor > limits.maxMinor) {
-    throw payoutsError(
-      'outside_limits',
-      `amountMinor must be between ${String(limits.minMinor)} and ${String(limits.maxMinor)} kuruş`,
-    )
-  }
-  const now = deps.clock.now()
-  const row: NewPayout = {
-    id: newUuid(),
-    merchant_id: caller.merchantId,
-    store_id: null,
-    draft_id: null,
-    draft_row_idx: null,
-    owner_type: 'submerchant',
-    owner_id: sub.id,
-    submerchant_id: sub.id,
-    rail: input.rail,
-    dest: sub.iban,
-    dest_masked: maskIban(sub.iban),
-    holder_name: sub.holderName,
-    amount_minor: input.amountMinor,
-    currency: 'TRY',
-    status: 'pending',
-    client_reference: input.clientReference ?? null,
-    idempotency_key: key ?? null,
-    metadata: JSON.stringify(input.metadata ?? {}),
-    failure_code: null,
-    rail_reference: null,
-    created_at: now,
-    processing_at: null,
-    paid_at: null,
-    failed_at: null,
-    updated_at: now,
-  }
-  try {
-    await transact(deps.db, async (tx) => {
-      // Lock, then sum the day: two concurrent payouts can't both fit under the daily total.
-      await repo.lockPayoutOwner(tx, `submerchant:${sub.id}`)
-      const today = await repo.sumOwnerPayoutsSince(
-        tx,
-        caller.merchantId,
-        'submerchant',
-        sub.id,
-        istanbulDayStart(now),
-      )
-      if (today + input.amountMinor > limits.dailyMaxMinor) {
+  return createOnce(input.idempotencyKey, {
+    find: (key) => repo.findPayoutByKey(deps.db, caller.merchantId, key),
+    replay: (earlier) => samePayout(deps, caller, earlier, input),
+    claim: async (key) => {
+      const sub = await getSubmerchant(deps, caller.merchantId, input.submerchantId)
+      if (input.rail === 'card') throw payoutsError('rail_unsupported')
+      const limits = sub.payoutLimits
+      if (input.amountMinor < limits.minMinor || input.amountMinor > limits.maxMinor) {
         throw payoutsError(
           'outside_limits',
-          `the daily payout total of ${String(limits.dailyMaxMinor)} kuruş would be exceeded (${String(today)} already today)`,
+          `amountMinor must be between ${String(limits.minMinor)} and ${String(limits.maxMinor)} kuruş`,
         )
       }
-      await repo.insertPayouts(tx, [row])
-      try {
-        await postPayoutCreated(tx, {
-          merchantId: caller.merchantId,
-          ownerType: 'submerchant',
-          ownerId: sub.id,
-          payoutId: row.id,
-          amount: input.amountMinor,
-          at: now,
-        })
-      } catch (error) {
-        // The ledger's insufficient_balance becomes this module's insufficient_funds.
-        if (isLedgerError(error, 'insufficient_balance')) {
-          throw payoutsError('insufficient_funds')
-        }
-        throw error
+      const now = deps.clock.now()
+      const row: NewPayout = {
+        id: newUuid(),
+        merchant_id: caller.merchantId,
+        store_id: null,
+        draft_id: null,
+        draft_row_idx: null,
+        owner_type: 'submerchant',
+        owner_id: sub.id,
+        submerchant_id: sub.id,
+        rail: input.rail,
+        dest: sub.iban,
+        dest_masked: maskIban(sub.iban),
+        holder_name: sub.holderName,
+        amount_minor: input.amountMinor,
+        currency: 'TRY',
+        status: 'pending',
+        client_reference: input.clientReference ?? null,
+        idempotency_key: key,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        failure_code: null,
+        rail_reference: null,
+        created_at: now,
+        processing_at: null,
+        paid_at: null,
+        failed_at: null,
+        updated_at: now,
       }
-      await recordPayoutsCreated(deps, tx, [row])
-    })
-  } catch (error) {
-    // The same Idempotency-Key raced us to the insert: report that payout.
-    if (key && isUniqueViolation(error, 'payouts_idempotency')) {
-      const winner = await repo.findPayoutByKey(deps.db, caller.merchantId, key)
-      if (winner) return samePayout(deps, caller, winner, input)
-    }
-    throw error
-  }
-  return getPayout(deps, caller, row.id)
+      await transact(deps.db, async (tx) => {
+        // Lock, then sum the day: two concurrent payouts can't both fit under the daily total.
+        await repo.lockPayoutOwner(tx, `submerchant:${sub.id}`)
+        const today = await repo.sumOwnerPayoutsSince(
+          tx,
+          caller.merchantId,
+          'submerchant',
+          sub.id,
+          istanbulDayStart(now),
+        )
+        if (today + input.amountMinor > limits.dailyMaxMinor) {
+          throw payoutsError(
+            'outside_limits',
+            `the daily payout total of ${String(limits.dailyMaxMinor)} kuruş would be exceeded (${String(today)} already today)`,
+          )
+        }
+        await repo.insertPayouts(tx, [row])
+        try {
+          await postPayoutCreated(tx, {
+            merchantId: caller.merchantId,
+            ownerType: 'submerchant',
+            ownerId: sub.id,
+            payoutId: row.id,
+            amount: input.amountMinor,
+            at: now,
+          })
+        } catch (error) {
+          // The ledger's insufficient_balance becomes this module's insufficient_funds.
+          if (isLedgerError(error, 'insufficient_balance')) {
+            throw payoutsError('insufficient_funds')
+          }
+          throw error
+        }
+        await recordPayoutsCreated(deps, tx, [row])
+      })
+      return row.id
+    },
+    run: (payoutId) => getPayout(deps, caller, payoutId),
+    uniqueIndex: 'payouts_idempotency',
+  })
 }
 
 /**
@@ -303,29 +297,15 @@ export async function getPayout(
 
 export const PAYOUTS_LIMIT_MAX = 100
 
-interface PayoutsCursor {
-  k: 'payouts'
-  m: string
-  t: string
-  i: string
-}
-
-function cursorKey(masterKey: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/payouts/cursor', 32))
-}
-
-function isPayoutsCursor(value: unknown, merchantId: string): value is PayoutsCursor {
-  if (typeof value !== 'object' || value === null) return false
-  const c = value as Record<string, unknown>
-  return (
-    c['k'] === 'payouts' &&
-    c['m'] === merchantId &&
-    typeof c['t'] === 'string' &&
-    !Number.isNaN(Date.parse(c['t'])) &&
-    typeof c['i'] === 'string' &&
-    UUID.test(c['i'])
-  )
-}
+// The list's cursor: signed with a key of its own, names its merchant. Payout ids are UUIDs:
+// a position with another id can't be one of ours (and PostgreSQL would refuse to compare it).
+const PAYOUTS_CURSOR = signedCursor('payouts', 'kurus/payouts/cursor', {
+  write: createdAtPosition.write,
+  read: (payload) => {
+    const at = createdAtPosition.read(payload)
+    return at && UUID.test(at.id) ? at : undefined
+  },
+})
 
 /**
  * The caller's payouts, newest first, in keyset pages. A submerchant key sees only its own
@@ -348,36 +328,21 @@ export async function listPayouts(
   if (q.from && q.to && q.from.getTime() > q.to.getTime()) {
     throw validationError('from', 'must not be after to')
   }
-  const key = cursorKey(deps.config.masterKey)
-  let before: repo.PayoutPageQuery['before']
-  if (q.cursor !== undefined) {
-    const decoded = decodeCursor<unknown>(key, q.cursor)
-    if (!isPayoutsCursor(decoded, caller.merchantId)) throw invalidCursorError()
-    before = { createdAt: new Date(decoded.t), id: decoded.i }
-  }
-  // One row more than asked tells whether another page exists. A list: the read pool (never
-  // for the balance a payout is checked against).
-  const rows = await repo.findPayoutsPage(deps.readDb, {
-    merchantId: caller.merchantId,
-    submerchantId: caller.submerchantId ?? q.submerchantId,
-    status: q.status,
-    from: q.from,
-    to: q.to,
-    before,
-    limit: q.limit + 1,
+  // A list: the read pool (never for the balance a payout is checked against).
+  return PAYOUTS_CURSOR.page(deps.config.masterKey, caller.merchantId, q, {
+    fetch: (before, limit) =>
+      repo.findPayoutsPage(deps.readDb, {
+        merchantId: caller.merchantId,
+        submerchantId: caller.submerchantId ?? q.submerchantId,
+        status: q.status,
+        from: q.from,
+        to: q.to,
+        before,
+        limit,
+      }),
+    view: (rows) => rows.map(payoutRowToPayout),
+    position: byCreatedAt,
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? encodeCursor(key, {
-          k: 'payouts',
-          m: caller.merchantId,
-          t: last.created_at.toISOString(),
-          i: last.id,
-        } satisfies PayoutsCursor)
-      : null
-  return { items: page.map(payoutRowToPayout), nextCursor }
 }
 
 /**

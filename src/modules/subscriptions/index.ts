@@ -1,18 +1,15 @@
 // Subscriptions: recurring charges of saved cards, the renewal engine and the buyer portal.
 // Other modules import only this file.
-export {
-  subscriptionsRoutes,
-  subscriptionsPublicRoutes,
-  subscriptionsSandboxRoutes,
-} from './subscriptions.http.ts'
+export { subscriptionsRoutes } from './subscriptions.http.ts'
+export { subscriptionsPublicRoutes } from './portal.http.ts'
+export { subscriptionsSandboxRoutes } from './sandbox.http.ts'
 export { subscriptionPagesRoutes } from './subscriptions.pages.ts'
 export { subscriptionsJobs, subscriptionsReconcilers } from './subscriptions.jobs.ts'
+export { createSubscription } from './create.service.ts'
+export { listSubscriptionCharges, listSubscriptions } from './lists.service.ts'
 export {
   cancelSubscription,
-  createSubscription,
   getSubscription,
-  listSubscriptionCharges,
-  listSubscriptions,
   pauseSubscription,
   resumeSubscription,
 } from './subscriptions.service.ts'

@@ -1,18 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
-import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
-import { cancelFromPortal, getPortalView, mintUpdateCardSession } from './portal.service.ts'
-import { advanceSubscription } from './renewals.service.ts'
-import { advanceTestClock, deleteTestClock } from './test-clocks.service.ts'
-import {
-  createTestClock,
-  getTestClock,
-  listTestClocks,
-  type TestClock,
-} from '../test-clocks/index.ts'
+import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   CancelBody,
   CancelResponse,
@@ -22,35 +12,27 @@ import {
   CreatedSubscription,
   CreateSubscriptionBody,
   EmptyBody,
-  HashParams,
-  PortalCancelBody,
-  PortalCancelResponse,
-  PortalView,
   RetryResponse,
   StatusResponse,
   SubscriptionList,
   SubscriptionListQuery,
   SubscriptionParams,
   SubscriptionSchema,
-  UpdateCardSession,
-  AdvanceTestClockBody,
-  CreateTestClockBody,
-  TestClockList,
-  TestClockParams,
-  TestClockSchema,
 } from './subscriptions.schemas.ts'
+import { createSubscription } from './create.service.ts'
+import { listSubscriptionCharges, listSubscriptions } from './lists.service.ts'
 import {
   cancelSubscription,
   chargeSubscriptionNow,
-  createSubscription,
   getSubscription,
-  listSubscriptionCharges,
-  listSubscriptions,
   pauseSubscription,
   resumeSubscription,
   retrySubscription,
 } from './subscriptions.service.ts'
 import type { Subscription, SubscriptionCharge } from './subscription-view.ts'
+
+// The merchant's subscription API (signed). The buyer portal's routes are in portal.http.ts,
+// the sandbox's (demo only) in sandbox.http.ts.
 
 const tags = ['subscriptions']
 
@@ -300,250 +282,6 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           expectedAt: isoZ(r.expectedAt),
           checkAt: `/v1/subscriptions/${r.subscriptionId}`,
         })
-      },
-    )
-  }
-}
-
-const publicErrors = {
-  400: ErrorEnvelope,
-  404: ErrorEnvelope,
-  409: ErrorEnvelope,
-  429: ErrorEnvelope,
-}
-
-/**
- * The buyer portal's API (public context: no signature, the publicHash is the bearer,
- * rate-limited per IP). Responses carry live state and are never cached.
- */
-export function subscriptionsPublicRoutes(deps: Deps): FastifyPluginAsync {
-  return async (plain) => {
-    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    app.addHook('onSend', async (_request, reply, payload) => {
-      void reply.header('cache-control', 'no-store')
-      return payload
-    })
-
-    app.get(
-      '/v1/public/subscriptions/:hash',
-      {
-        schema: {
-          operationId: 'public.subscriptions.get',
-          tags,
-          summary: 'The subscription as its buyer sees it (no signature; the hash is the bearer)',
-          security: [],
-          params: HashParams,
-          response: { 200: PortalView, ...publicErrors },
-        },
-      },
-      async (request) => {
-        const v = await getPortalView(deps, request.params.hash)
-        const s = v.subscription
-        return {
-          publicHash: v.publicHash,
-          merchantName: v.merchantName,
-          status: s.status,
-          amountMinor: s.amountMinor,
-          currency: s.currency,
-          intervalCount: s.intervalCount,
-          intervalUnit: s.intervalUnit,
-          cardLast4: s.cardLast4,
-          cardBrand: s.cardBrand,
-          nextChargeAt: isoZ(s.nextChargeAt),
-          cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-        }
-      },
-    )
-
-    app.post(
-      '/v1/public/subscriptions/:hash/cancel',
-      {
-        schema: {
-          operationId: 'public.subscriptions.cancel',
-          tags,
-          summary: 'The buyer cancels (at the end of the paid period unless atPeriodEnd is false)',
-          security: [],
-          params: HashParams,
-          body: PortalCancelBody,
-          response: { 200: PortalCancelResponse, ...publicErrors },
-        },
-      },
-      async (request) => {
-        const s = await cancelFromPortal(
-          deps,
-          request.params.hash,
-          request.body.atPeriodEnd ?? true,
-        )
-        return {
-          publicHash: request.params.hash,
-          status: s.status,
-          cancelAtPeriodEnd: s.cancelAtPeriodEnd,
-        }
-      },
-    )
-
-    app.post(
-      '/v1/public/subscriptions/:hash/update-card-session',
-      {
-        schema: {
-          operationId: 'public.subscriptions.createCardUpdateSession',
-          tags,
-          summary: 'A card_update_only checkout session for the buyer to enter a new card',
-          security: [],
-          params: HashParams,
-          body: EmptyBody,
-          response: { 200: UpdateCardSession, ...publicErrors },
-        },
-      },
-      async (request) => {
-        const session = await mintUpdateCardSession(deps, request.params.hash)
-        return {
-          sessionId: session.id,
-          checkoutUrl: `${deps.config.checkoutUrl}/s/${session.id}`,
-          expiresAt: isoZ(session.expiresAt),
-        }
-      },
-    )
-  }
-}
-
-/** Sandbox helpers, registered only in `demo`. */
-export function subscriptionsSandboxRoutes(deps: Deps): FastifyPluginAsync {
-  return async (plain) => {
-    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    app.post(
-      '/v1/sandbox/subscriptions/:id/advance',
-      {
-        config: { requireKyc: true },
-        schema: {
-          operationId: 'sandbox.subscriptions.advance',
-          tags: ['sandbox'],
-          summary: 'Jump to the next charge time and run it now',
-          params: SubscriptionParams,
-          body: EmptyBody,
-          response: { 200: SubscriptionSchema, ...errorResponses },
-        },
-      },
-      async (request) => {
-        return subscriptionJson(
-          await advanceSubscription(deps, authOf(request).merchantId, request.params.id),
-        )
-      },
-    )
-    await plain.register(testClockRoutes(deps))
-  }
-}
-
-function testClockJson(c: TestClock) {
-  return {
-    id: c.id,
-    name: c.name,
-    frozenTime: isoZ(c.frozenTime),
-    status: c.status,
-    createdAt: isoZ(c.createdAt),
-  }
-}
-
-const NoContent = Type.Null({ description: 'No body' })
-
-/** Sandbox test clocks (docs/decisions/0031-test-clocks.md): demo only, like every sandbox route. */
-function testClockRoutes(deps: Deps): FastifyPluginAsync {
-  return async (plain) => {
-    const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    app.post(
-      '/v1/sandbox/test-clocks',
-      {
-        schema: {
-          operationId: 'sandbox.testClocks.create',
-          tags: ['sandbox'],
-          summary: 'Create a test clock at a frozen time',
-          description:
-            'Subscriptions created with its testClockId live at its time and renew only when it is advanced.',
-          body: CreateTestClockBody,
-          response: { 201: TestClockSchema, ...errorResponses },
-        },
-      },
-      async (request, reply) => {
-        const b = request.body
-        const clock = await createTestClock(deps, authOf(request).merchantId, {
-          frozenTime: new Date(b.frozenTime),
-          name: b.name,
-        })
-        return reply.code(201).send(testClockJson(clock))
-      },
-    )
-
-    app.get(
-      '/v1/sandbox/test-clocks',
-      {
-        schema: {
-          operationId: 'sandbox.testClocks.list',
-          tags: ['sandbox'],
-          summary: "List the merchant's test clocks (at most 100), newest first",
-          response: { 200: TestClockList, ...errorResponses },
-        },
-      },
-      async (request) => {
-        const items = await listTestClocks(deps, authOf(request).merchantId)
-        return { items: items.map(testClockJson) }
-      },
-    )
-
-    app.get(
-      '/v1/sandbox/test-clocks/:id',
-      {
-        schema: {
-          operationId: 'sandbox.testClocks.get',
-          tags: ['sandbox'],
-          summary: 'Get a test clock',
-          params: TestClockParams,
-          response: { 200: TestClockSchema, ...errorResponses },
-        },
-      },
-      async (request) =>
-        testClockJson(await getTestClock(deps, authOf(request).merchantId, request.params.id)),
-    )
-
-    app.delete(
-      '/v1/sandbox/test-clocks/:id',
-      {
-        schema: {
-          operationId: 'sandbox.testClocks.delete',
-          tags: ['sandbox'],
-          summary: 'Delete a test clock and cancel the subscriptions on it',
-          params: TestClockParams,
-          response: { 204: NoContent, ...errorResponses },
-        },
-      },
-      async (request, reply) => {
-        await deleteTestClock(deps, authOf(request).merchantId, request.params.id)
-        return reply.code(204).send(null)
-      },
-    )
-
-    app.post(
-      '/v1/sandbox/test-clocks/:id/advance',
-      {
-        config: { requireKyc: true },
-        schema: {
-          operationId: 'sandbox.testClocks.advance',
-          tags: ['sandbox'],
-          summary: 'Advance a test clock, running the renewals and retries that fall due',
-          description:
-            'Runs every renewal and dunning retry of the subscriptions on the clock that falls due by frozenTime, in order, each at its due time; answers when the clock is ready again.',
-          params: TestClockParams,
-          body: AdvanceTestClockBody,
-          response: { 200: TestClockSchema, ...errorResponses },
-        },
-      },
-      async (request) => {
-        const clock = await advanceTestClock(
-          deps,
-          authOf(request).merchantId,
-          request.params.id,
-          new Date(request.body.frozenTime),
-        )
-        return testClockJson(clock)
       },
     )
   }

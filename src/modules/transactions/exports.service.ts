@@ -1,6 +1,7 @@
-import type { Db, Deps } from '../../database.ts'
+import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import { createOnce } from '../../platform/idempotent-create.ts'
 import { newId } from '../../platform/ids.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { searchPayments, type PaymentSearchEntry } from '../payments/index.ts'
@@ -112,17 +113,13 @@ function normaliseFilters(f: ExportFilters): ExportFilters {
   return out
 }
 
-/** The export a retry with the same Idempotency-Key refers to, if it was made already. */
-async function findRetried(
-  db: Db,
-  merchantId: string,
-  key: string,
+/** The answer to a retry of an export: the same export, unless it asks for another one. */
+function retriedExport(
+  row: ExportRow,
   kind: ExportKind,
   format: ExportFormat,
   filters: ExportFilters,
-): Promise<ExportView | undefined> {
-  const row = await repo.findExportByKey(db, merchantId, key)
-  if (!row) return undefined
+): ExportView {
   const same =
     row.kind === kind &&
     row.format === format &&
@@ -155,51 +152,54 @@ export async function createExport(
 ): Promise<ExportView> {
   const kind = input.kind ?? 'statement'
   const filters = normaliseFilters(input.filters ?? {})
-  const key = input.idempotencyKey?.toLowerCase() ?? null
   return transact(deps.db, async (tx) => {
     // Under the merchant's lock, so the retry check and the cap see every earlier request
-    // (a concurrent one with the same key, from another of the merchant's API keys, too).
+    // (a concurrent one with the same key, from another of the merchant's API keys, too):
+    // no race reaches the key's unique index, so a losing claim needs no recovery here.
     await repo.lockMerchantExports(tx, merchantId)
-    if (key !== null) {
-      const retried = await findRetried(tx, merchantId, key, kind, input.format, filters)
-      if (retried) return retried
-    }
-    const queuedMax = deps.config.exportsQueuedMax
-    if ((await repo.countUnfinishedExports(tx, merchantId)) >= queuedMax) {
-      throw exportQueueFull(queuedMax, EXPORT_QUEUE_RETRY_AFTER_SECONDS)
-    }
-    const now = deps.clock.now()
-    const id = newId(kind === 'statement' ? 'exp' : 'rpt')
-    await repo.insertExport(tx, {
-      id,
-      merchant_id: merchantId,
-      kind,
-      format: input.format,
-      filters: JSON.stringify(filters),
-      status: 'queued',
-      snapshot_at: now,
-      error: null,
-      idempotency_key: key,
-      created_at: now,
-      started_at: null,
-      completed_at: null,
-      expires_at: null,
-      updated_at: now,
+    return createOnce(input.idempotencyKey, {
+      find: (key) => repo.findExportByKey(tx, merchantId, key),
+      replay: (row) => retriedExport(row, kind, input.format, filters),
+      claim: async (key) => {
+        const queuedMax = deps.config.exportsQueuedMax
+        if ((await repo.countUnfinishedExports(tx, merchantId)) >= queuedMax) {
+          throw exportQueueFull(queuedMax, EXPORT_QUEUE_RETRY_AFTER_SECONDS)
+        }
+        const now = deps.clock.now()
+        const id = newId(kind === 'statement' ? 'exp' : 'rpt')
+        await repo.insertExport(tx, {
+          id,
+          merchant_id: merchantId,
+          kind,
+          format: input.format,
+          filters: JSON.stringify(filters),
+          status: 'queued',
+          snapshot_at: now,
+          error: null,
+          idempotency_key: key,
+          created_at: now,
+          started_at: null,
+          completed_at: null,
+          expires_at: null,
+          updated_at: now,
+        })
+        // In the same transaction: one build job per export, so there are always at least as
+        // many jobs waiting as exports queued (each job builds one export, not always this one).
+        await deps.jobs.enqueue(tx, BUILD_EXPORT_JOB, { exportId: id }, { singletonKey: id })
+        return {
+          id,
+          kind,
+          format: input.format,
+          status: 'queued' as const,
+          rowCount: 0,
+          filters,
+          createdAt: now,
+          completedAt: null,
+          expiresAt: null,
+        }
+      },
+      run: (view) => view,
     })
-    // In the same transaction: one build job per export, so there are always at least as
-    // many jobs waiting as exports queued (each job builds one export, not always this one).
-    await deps.jobs.enqueue(tx, BUILD_EXPORT_JOB, { exportId: id }, { singletonKey: id })
-    return {
-      id,
-      kind,
-      format: input.format,
-      status: 'queued' as const,
-      rowCount: 0,
-      filters,
-      createdAt: now,
-      completedAt: null,
-      expiresAt: null,
-    }
   })
 }
 

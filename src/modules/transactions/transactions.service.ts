@@ -1,8 +1,8 @@
 import { countChargebacks, listChargebacks } from '../disputes/index.ts'
-import { createHash, hkdfSync } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { signedCursor } from '../../platform/cursor.ts'
 import { validationError } from '../../platform/errors.ts'
 import { legsForPayment, type LegView } from '../ledger/index.ts'
 import {
@@ -81,21 +81,15 @@ export function checkFilters(f: TransactionFilters, prefix = ''): void {
 // Cursors: signed with a key of their own (derived from the master key for this purpose),
 // bound to the merchant and to the filters they were issued under, so a cursor cannot be
 // edited, replayed against another merchant, or reused with different filters.
-interface ListCursor {
-  k: 'transactions'
-  m: string
-  f: string
-  t: string
-  i: string
-}
-
+// The position is the row's created_at to the microsecond (as the search orders it) and id.
 const CREATED_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
-
-function cursorKey(masterKey: Buffer): Buffer {
-  return Buffer.from(
-    hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/transactions/list-cursor', 32),
-  )
-}
+const LIST_CURSOR = signedCursor<SearchPosition>('transactions', 'kurus/transactions/list-cursor', {
+  write: (at) => ({ t: at.createdKey, i: at.id }),
+  read: ({ t, i }) =>
+    typeof t === 'string' && CREATED_KEY.test(t) && typeof i === 'string'
+      ? { createdKey: t, id: i }
+      : undefined,
+})
 
 function filtersFingerprint(f: TransactionFilters): string {
   const canonical = JSON.stringify([
@@ -115,28 +109,6 @@ function filtersFingerprint(f: TransactionFilters): string {
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16)
 }
 
-function readCursor(
-  deps: Deps,
-  merchantId: string,
-  fingerprint: string,
-  cursor: string,
-): SearchPosition {
-  const c = decodeCursor<Partial<ListCursor> | null>(cursorKey(deps.config.masterKey), cursor)
-  if (
-    typeof c !== 'object' ||
-    c === null ||
-    c.k !== 'transactions' ||
-    c.m !== merchantId ||
-    c.f !== fingerprint ||
-    typeof c.t !== 'string' ||
-    !CREATED_KEY.test(c.t) ||
-    typeof c.i !== 'string'
-  ) {
-    throw invalidCursorError()
-  }
-  return { createdKey: c.t, id: c.i }
-}
-
 /** The merchant's payments, newest first, `limit` per page; `nextCursor` null on the last. */
 export async function listTransactions(
   deps: Deps,
@@ -146,30 +118,19 @@ export async function listTransactions(
 ): Promise<{ items: TransactionListItem[]; nextCursor: string | null }> {
   assert(Number.isInteger(page.limit) && page.limit >= 1 && page.limit <= LIST_LIMIT_MAX, 'limit')
   checkFilters(filters)
-  const fingerprint = filtersFingerprint(filters)
-  const after =
-    page.cursor === undefined ? undefined : readCursor(deps, merchantId, fingerprint, page.cursor)
-  // One row more than asked says whether another page exists.
-  const rows = await searchPayments(deps, { ...filters, merchantId }, after, page.limit + 1)
-  const shown = rows.slice(0, page.limit)
-  const counts = await countChargebacks(
-    deps,
-    merchantId,
-    shown.map((r) => r.id),
-  )
-  const items = shown.map((r) => ({ ...r, chargebacksCount: counts.get(r.id) ?? 0 }))
-  const last = items.at(-1)
-  const nextCursor =
-    rows.length > page.limit && last
-      ? encodeCursor(cursorKey(deps.config.masterKey), {
-          k: 'transactions',
-          m: merchantId,
-          f: fingerprint,
-          t: last.position.createdKey,
-          i: last.position.id,
-        } satisfies ListCursor)
-      : null
-  return { items, nextCursor }
+  const scope = { m: merchantId, f: filtersFingerprint(filters) }
+  return LIST_CURSOR.page(deps.config.masterKey, scope, page, {
+    fetch: (after, limit) => searchPayments(deps, { ...filters, merchantId }, after, limit),
+    view: async (rows) => {
+      const counts = await countChargebacks(
+        deps,
+        merchantId,
+        rows.map((r) => r.id),
+      )
+      return rows.map((r) => ({ ...r, chargebacksCount: counts.get(r.id) ?? 0 }))
+    },
+    position: (row) => row.position,
+  })
 }
 
 export async function getTransaction(

@@ -1,8 +1,7 @@
-import { hkdfSync } from 'node:crypto'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { encrypt } from '../../platform/crypto.ts'
-import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { getStore } from '../merchants/index.ts'
@@ -242,32 +241,8 @@ export function deliveryRowToDelivery(row: DeliveryRow): Delivery {
 
 export const DELIVERIES_LIMIT_MAX = 100
 
-interface DeliveryCursor {
-  k: 'webhook-deliveries'
-  m: string
-  s: string
-  t: string
-  i: string
-}
-
-function deliveriesCursorKey(masterKey: Buffer): Buffer {
-  return Buffer.from(
-    hkdfSync('sha256', masterKey, Buffer.alloc(0), 'kurus/webhooks/deliveries-cursor', 32),
-  )
-}
-
-function isDeliveryCursor(c: unknown, merchantId: string, storeId: string): c is DeliveryCursor {
-  if (typeof c !== 'object' || c === null) return false
-  const v = c as Partial<DeliveryCursor>
-  return (
-    v.k === 'webhook-deliveries' &&
-    v.m === merchantId &&
-    v.s === storeId &&
-    typeof v.t === 'string' &&
-    !Number.isNaN(Date.parse(v.t)) &&
-    typeof v.i === 'string'
-  )
-}
+// The list's cursor: signed with a key of its own, names its merchant and store.
+const DELIVERIES_CURSOR = keysetCursor('webhook-deliveries', 'kurus/webhooks/deliveries-cursor')
 
 export async function listDeliveries(
   deps: Deps,
@@ -284,37 +259,22 @@ export async function listDeliveries(
 ): Promise<{ items: Delivery[]; nextCursor: string | null }> {
   assert(Number.isInteger(q.limit) && q.limit >= 1 && q.limit <= DELIVERIES_LIMIT_MAX, 'limit')
   await getStore(deps, merchantId, storeId)
-  const key = deliveriesCursorKey(deps.config.masterKey)
-  let before: repo.DeliveryPageQuery['before']
-  if (q.cursor !== undefined) {
-    const decoded = decodeCursor<unknown>(key, q.cursor)
-    if (!isDeliveryCursor(decoded, merchantId, storeId)) throw invalidCursorError()
-    before = { createdAt: new Date(decoded.t), id: decoded.i }
-  }
-  // One row more than asked tells whether another page exists. A list: the read pool.
-  const rows = await repo.findDeliveriesPage(deps.readDb, {
-    merchantId,
-    storeId,
-    status: q.status,
-    eventType: q.eventType,
-    endpointId: q.endpointId,
-    eventId: q.eventId,
-    before,
-    limit: q.limit + 1,
+  // A list: the read pool.
+  return DELIVERIES_CURSOR.page(deps.config.masterKey, { m: merchantId, s: storeId }, q, {
+    fetch: (before, limit) =>
+      repo.findDeliveriesPage(deps.readDb, {
+        merchantId,
+        storeId,
+        status: q.status,
+        eventType: q.eventType,
+        endpointId: q.endpointId,
+        eventId: q.eventId,
+        before,
+        limit,
+      }),
+    view: (rows) => rows.map(deliveryRowToDelivery),
+    position: byCreatedAt,
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? encodeCursor(key, {
-          k: 'webhook-deliveries',
-          m: merchantId,
-          s: storeId,
-          t: last.created_at.toISOString(),
-          i: last.id,
-        } satisfies DeliveryCursor)
-      : null
-  return { items: page.map(deliveryRowToDelivery), nextCursor }
 }
 
 /**

@@ -1,0 +1,197 @@
+import type { FastifyInstance } from 'fastify'
+import type { Deps } from '../../database.ts'
+import { validationError, type AppError } from '../../platform/errors.ts'
+import { csrfInput, dataTable, field, postButton, section } from '../../platform/web/components.ts'
+import { formatDate } from '../../platform/web/format.ts'
+import { markup } from '../../platform/web/html.ts'
+import { t } from '../../platform/web/i18n.ts'
+import { recordAuditEntry } from '../audit/index.ts'
+import {
+  LIST_NAMES,
+  addListItem,
+  listListItems,
+  listNamed,
+  removeListItem,
+  type RiskListName,
+} from '../risk/index.ts'
+import {
+  BASE,
+  allow,
+  attempt,
+  csrfToken,
+  redirect,
+  refusalText,
+  renderPage,
+  setFlash,
+  type PageContext,
+} from './dashboard.web.ts'
+import { formFields, hasControlChars, queryFields } from './forms.ts'
+import { idParam, keysetPager } from './list-pages.ts'
+import { RISK_SECTION, listLabel, riskTabs } from './risk-view.ts'
+
+// /dashboard/risk/lists/{list}: a block list's entries, add and remove, under `risk.manage`
+// (owners and admins), each the risk module's function the API calls. Registered by
+// `riskPages` (risk.pages.ts), with its audit entry writer.
+
+const LIST_PAGE_SIZE = 50
+
+async function listPage(
+  deps: Deps,
+  ctx: PageContext,
+  list: RiskListName,
+  extra: { value?: string; note?: string; error?: string; problem?: AppError } = {},
+) {
+  const { lang } = ctx
+  const cursor = queryFields(ctx.request).optional('after', 2048)
+  const page = await attempt(() =>
+    listListItems(deps, ctx.member.merchantId, list, {
+      limit: LIST_PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+    }),
+  )
+  const { items, nextCursor } = page.ok ? page.value : { items: [], nextCursor: null }
+  const problem = extra.problem ?? (page.ok ? undefined : page.error)
+  const manage = ctx.can('risk.manage')
+  const token = csrfToken(ctx.request, ctx.reply)
+  const content = markup`${riskTabs(lang, 'lists')}
+    <div class="actions tabs" role="group" aria-label="${t(lang, 'dash_risk_lists_title')}">
+      ${LIST_NAMES.map((l) =>
+        l === list
+          ? markup`<a class="button button-primary" href="${BASE}/risk/lists/${l}" aria-current="page">${listLabel(lang, l)}</a>`
+          : markup`<a class="button button-secondary" href="${BASE}/risk/lists/${l}">${listLabel(lang, l)}</a>`,
+      )}
+    </div>
+    <p class="hint">${t(lang, 'dash_risk_lists_note')}</p>
+    ${
+      manage
+        ? section({
+            title: t(lang, 'dash_risk_add_entry'),
+            id: 'add-heading',
+            body: markup`<form method="post" action="${BASE}/risk/lists/${list}/items" class="form-stack" id="add-entry">
+              ${csrfInput(token)}
+              ${field({
+                name: 'value',
+                label: t(lang, 'dash_risk_entry_value'),
+                value: extra.value,
+                required: true,
+                maxlength: 254,
+                hint: t(lang, `dash_risk_value_hint_${list}`),
+                ...(extra.error ? { error: extra.error } : {}),
+              })}
+              ${field({ name: 'note', label: t(lang, 'dash_risk_entry_note'), value: extra.note, maxlength: 500 })}
+              <div class="actions">
+                <button type="submit" class="button button-primary">${t(lang, 'dash_risk_add')}</button>
+              </div>
+            </form>`,
+          })
+        : ''
+    }
+    ${dataTable({
+      caption: listLabel(lang, list),
+      id: 'list-table',
+      columns: [
+        { label: t(lang, 'dash_risk_entry_value') },
+        { label: t(lang, 'dash_risk_entry_note') },
+        { label: t(lang, 'dash_risk_created') },
+        ...(manage ? [{ label: t(lang, 'dash_pay_actions') }] : []),
+      ],
+      rows: items.map((i) => [
+        markup`<span class="mono">${i.value}</span>`,
+        i.note ?? '—',
+        formatDate(i.createdAt, lang, 'datetime'),
+        ...(manage
+          ? [
+              postButton({
+                action: `${BASE}/risk/lists/${list}/items/${i.id}/remove`,
+                csrfToken: token,
+                label: t(lang, 'dash_risk_remove'),
+                ariaLabel: t(lang, 'dash_risk_remove_named', { value: i.value }),
+                variant: 'danger',
+              }),
+            ]
+          : []),
+      ]),
+      empty: t(lang, 'dash_risk_list_empty'),
+    })}
+    ${keysetPager(lang, `${BASE}/risk/lists/${list}`, {}, cursor, nextCursor)}`
+  return renderPage(ctx, {
+    heading: t(lang, 'dash_risk_list_title', { list: listLabel(lang, list) }),
+    section: RISK_SECTION,
+    content,
+    ...(problem
+      ? { status: problem.status, flash: { kind: 'error', text: refusalText(lang, problem) } }
+      : {}),
+  })
+}
+
+/** The block lists' routes; `audit` writes the member's audit entry for a change. */
+export function riskListRoutes(
+  deps: Deps,
+  app: FastifyInstance,
+  audit: (
+    ctx: PageContext,
+    action: string,
+    target: string,
+    details?: Parameters<typeof recordAuditEntry>[1]['details'],
+  ) => Promise<unknown>,
+): void {
+  app.get('/risk/lists', async (request, reply) => {
+    allow(deps, request, reply, 'read')
+    return redirect(reply, `${BASE}/risk/lists/card_fingerprint`)
+  })
+
+  // An unknown list name is the service's 404 (listNamed), as in the API.
+  app.get('/risk/lists/:list', async (request, reply) =>
+    listPage(deps, allow(deps, request, reply, 'read'), listNamed(idParam(request, 'list'))),
+  )
+
+  app.post('/risk/lists/:list/items', async (request, reply) => {
+    const ctx = allow(deps, request, reply, 'risk.manage')
+    const list = listNamed(idParam(request, 'list'))
+    const form = formFields(request)
+    const value = form.text('value', 255).trim()
+    const note = form.text('note', 501).trim()
+    const shown = { value, note }
+    if (value === '' || value.length > 254 || hasControlChars(value)) {
+      const text = t(ctx.lang, 'dash_err_invalid')
+      return listPage(deps, ctx, list, {
+        ...shown,
+        error: text,
+        problem: validationError('value', text),
+      })
+    }
+    if (note.length > 500 || hasControlChars(note)) {
+      return listPage(deps, ctx, list, {
+        ...shown,
+        problem: validationError('note', t(ctx.lang, 'dash_err_invalid')),
+      })
+    }
+    const result = await attempt(() =>
+      addListItem(deps, ctx.member.merchantId, list, {
+        value,
+        ...(note ? { note } : {}),
+      }),
+    )
+    if (!result.ok) {
+      return listPage(deps, ctx, list, {
+        ...shown,
+        error: `${t(ctx.lang, 'dash_err_invalid')} (${result.error.message})`,
+        problem: result.error,
+      })
+    }
+    await audit(ctx, 'risk.list_add', result.value.id, { list, value: result.value.value })
+    setFlash(deps, reply, 'success', 'dash_done_list_add')
+    return redirect(reply, `${BASE}/risk/lists/${list}`)
+  })
+
+  app.post('/risk/lists/:list/items/:id/remove', async (request, reply) => {
+    const ctx = allow(deps, request, reply, 'risk.manage')
+    const list = listNamed(idParam(request, 'list'))
+    const id = idParam(request)
+    // Another merchant's (or no) entry: the service's 404, the 404 page.
+    await removeListItem(deps, ctx.member.merchantId, list, id)
+    await audit(ctx, 'risk.list_remove', id, { list })
+    setFlash(deps, reply, 'success', 'dash_done_list_remove')
+    return redirect(reply, `${BASE}/risk/lists/${list}`)
+  })
+}
