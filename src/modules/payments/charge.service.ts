@@ -302,18 +302,23 @@ async function recordAuthorization(
       if (row.session_id) await repo.incrementSessionFailures(tx, row.session_id)
       return emit(tx, row, 'payment.failed', now)
     }
-    const row = await repo.transitionPayment(tx, merchantId, paymentId, ['pending'], {
-      status: capture ? 'captured' : 'authorized',
-      auth_code: result.authCode,
-      acquirer_reference: result.reference,
-      authorized_at: now,
-      completed_at: capture ? now : null,
-      updated_at: now,
-      ...(capture ? { captureAll: true } : {}),
-    })
-    if (!row) return settledBefore()
-    if (row.session_id)
-      await repo.updateSessionStatus(tx, row.session_id, 'active', 'completed', now)
+    // The move, the session's completion and a whole capture in one statement.
+    const settled = await repo.settleApprovedPayment(
+      tx,
+      merchantId,
+      paymentId,
+      {
+        status: capture ? 'captured' : 'authorized',
+        auth_code: result.authCode,
+        acquirer_reference: result.reference,
+        authorized_at: now,
+        completed_at: capture ? now : null,
+        updated_at: now,
+      },
+      capture ? { captureId: fullCaptureId(paymentId), at: now } : null,
+    )
+    if (!settled) return settledBefore()
+    const { row } = settled
     // A review holds the payment at `authorized` (capture was withheld above) until approved.
     if (row.status === 'authorized' && row.risk?.decision === 'review') {
       await riskPort()?.openReview(tx, {
@@ -324,8 +329,14 @@ async function recordAuthorization(
         at: now,
       })
     }
-    const payment = capture
-      ? await emit(tx, row, 'payment.captured', now, await recordFullCapture(tx, row, now))
+    const payment = settled.capture
+      ? await emit(
+          tx,
+          row,
+          'payment.captured',
+          now,
+          await postFullCapture(tx, row, now, settled.capture),
+        )
       : await emit(tx, row, 'payment.authorized', now)
     failpoint('charge.before_commit')
     return payment
@@ -354,6 +365,16 @@ export async function recordFullCapture(tx: Tx, row: PaymentRow, at: Date) {
     created_at: at,
     completed_at: at,
   })
+  return postFullCapture(tx, row, at, capture)
+}
+
+/** The ledger legs of a whole capture whose row is written (`recordFullCapture`'s second half). */
+async function postFullCapture(
+  tx: Tx,
+  row: PaymentRow,
+  at: Date,
+  capture: { id: string; amount: number },
+) {
   await postCaptureLegs(tx, row, at, capture)
   return { captureId: capture.id, amount: capture.amount, authorizedAmount: row.amount }
 }

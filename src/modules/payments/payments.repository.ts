@@ -206,22 +206,106 @@ export async function transitionPayment(
   merchantId: string,
   paymentId: string,
   from: readonly PaymentStatus[],
-  set: Updateable<PaymentsTable> & {
-    status: PaymentStatus
-    updated_at: Date
-    /** Captured in full by this transition: captured_minor = amount. */
-    captureAll?: boolean
-  },
+  set: Updateable<PaymentsTable> & { status: PaymentStatus; updated_at: Date },
 ): Promise<PaymentRow | undefined> {
-  const { captureAll, ...values } = set
   return tx
     .updateTable('payments')
-    .set((eb) => ({ ...values, ...(captureAll ? { captured_minor: eb.ref('amount') } : {}) }))
+    .set(set)
     .where('merchant_id', '=', merchantId)
     .where('id', '=', paymentId)
     .where('status', 'in', PAYMENTS.guard(set.status, from))
     .returningAll()
     .executeTakeFirst()
+}
+
+/**
+ * An approved authorization recorded in one statement (one round trip of the outcome
+ * transaction instead of three): the payment's conditional move out of `pending`, its
+ * session's completion and, when it captures at once, the capture of the whole amount (id
+ * `captureId`). Undefined when the payment was no longer `pending` (nothing written).
+ */
+export async function settleApprovedPayment(
+  tx: Tx,
+  merchantId: string,
+  paymentId: string,
+  set: Updateable<PaymentsTable> & { status: PaymentStatus; updated_at: Date },
+  capture: { captureId: string; at: Date } | null,
+): Promise<{ row: PaymentRow; capture: CaptureRow | null } | undefined> {
+  const moved = tx.with('moved', (db) =>
+    db
+      .updateTable('payments')
+      .set((eb) => ({ ...set, ...(capture ? { captured_minor: eb.ref('amount') } : {}) }))
+      .where('merchant_id', '=', merchantId)
+      .where('id', '=', paymentId)
+      .where('status', 'in', PAYMENTS.guard(set.status, ['pending']))
+      .returningAll(),
+  )
+  const completed = moved.with('completed', (db) =>
+    db
+      .updateTable('payment_sessions')
+      .set({ status: 'completed', completed_at: set.updated_at })
+      .where('id', '=', (eb) => eb.selectFrom('moved').select('moved.session_id'))
+      .where('status', 'in', SESSIONS.guard('completed', ['active']))
+      .returning('payment_sessions.id'),
+  )
+  if (!capture) {
+    // A data-modifying WITH runs whether or not the main query reads it (PostgreSQL docs).
+    const row = await completed.selectFrom('moved').selectAll('moved').executeTakeFirst()
+    return row ? { row, capture: null } : undefined
+  }
+  const found = await completed
+    .with('captured', (db) =>
+      db
+        .insertInto('captures')
+        .columns([
+          'id',
+          'merchant_id',
+          'payment_id',
+          'amount',
+          'commission',
+          'final',
+          'status',
+          'created_at',
+          'completed_at',
+        ])
+        .expression((eb) =>
+          eb
+            .selectFrom('moved')
+            .select((s) => [
+              s.val(capture.captureId).as('id'),
+              'moved.merchant_id',
+              'moved.id',
+              'moved.amount',
+              'moved.commission',
+              s.lit(true).as('final'),
+              s.val('completed').as('status'),
+              s.val(capture.at).as('created_at'),
+              s.val(capture.at).as('completed_at'),
+            ]),
+        )
+        .returningAll(),
+    )
+    .selectFrom('moved')
+    .selectAll('moved')
+    .select((eb) => [
+      eb
+        .selectFrom('captured')
+        .select(sql<CaptureRow>`to_jsonb(captured)`.as('c'))
+        .as('captured'),
+    ])
+    .executeTakeFirst()
+  if (!found) return undefined
+  const { captured, ...row } = found
+  return { row, capture: captured && reviveCapture(captured) }
+}
+
+// A capture row that came back as JSON: its times are ISO strings.
+function reviveCapture(c: CaptureRow): CaptureRow {
+  return {
+    ...c,
+    created_at: new Date(c.created_at),
+    completed_at: c.completed_at === null ? null : new Date(c.completed_at),
+  }
 }
 
 /**
