@@ -3139,7 +3139,7 @@ export interface components {
         status: components['schemas']['RefundStatus']
       }[]
       refundsCount: number
-      status: string
+      status: components['schemas']['PaymentStatus']
       storeId: string
       transactionId: string
     }
@@ -7461,7 +7461,7 @@ export interface operations {
             currency: 'TRY'
             id: string
             netAmount: number
-            status: string
+            status: components['schemas']['PaymentStatus']
           }
         }
       }
@@ -7483,7 +7483,7 @@ export interface operations {
             currency: 'TRY'
             id: string
             netAmount: number
-            status: string
+            status: components['schemas']['PaymentStatus']
           }
         }
       }
@@ -8137,7 +8137,7 @@ export interface operations {
             paymentId: string
             refundableAmount: number
             refundAmount: number
-            status: string
+            status: components['schemas']['PaymentStatus']
           }
         }
       }
@@ -8152,7 +8152,7 @@ export interface operations {
             paymentId: string
             refundableAmount: number
             refundAmount: number
-            status: string
+            status: components['schemas']['PaymentStatus']
           }
         }
       }
@@ -14489,7 +14489,7 @@ export interface operations {
         from?: string
         limit?: number
         method?: 'card' | 'qr'
-        /** @description the payment's status */
+        /** @description docs/payments.md: the status table */
         status?: components['schemas']['PaymentStatus']
         storeId?: string
         /** @description createdAt upper bound, exclusive */
