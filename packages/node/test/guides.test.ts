@@ -83,3 +83,52 @@ test('docs/subscriptions.md: a saved card, a monthly plan on a test clock, cance
   assert.equal(subscription.status, 'cancelled')
   assert.equal(subscription.cycleNumber, 4)
 })
+
+/** A TR IBAN with valid check digits for a bank account number (sandbox rail: paid). */
+function trIban(account: string): string {
+  const bban = `000610${account.padStart(16, '0')}`
+  let rem = 0
+  for (const ch of `${bban}292700`) rem = (rem * 10 + Number(ch)) % 97
+  return `TR${String(98 - rem).padStart(2, '0')}${bban}`
+}
+
+test('docs/payouts.md: a split sale settles, and the submerchant is paid out', async (t) => {
+  const h = await startTestApp(t)
+  const { merchantId, env, kurus } = await shop(h)
+  const sub = await h.operator<{ submerchantId: string }>(
+    'POST',
+    `/operator/v1/merchants/${merchantId}/submerchants`,
+    { name: 'Seller', iban: trIban('1234567890123456'), holderName: 'Seller Ltd' },
+  )
+  assert.equal(sub.status, 201, JSON.stringify(sub.body))
+  const { submerchantId } = sub.body
+  const { code, out } = await run('payouts', { ...env, KURUS_SUBMERCHANT_ID: submerchantId })
+  assert.equal(code, 0, out)
+  assert.match(out, /^sale pay_\w+ captured$/m)
+  const available = Number(/^available (\d+) 0$/m.exec(out)?.[1])
+  // 12,000 less its share of the 523 commission (249 bps + 25 kuruş, apportioned by share).
+  assert.equal(available, 11686, out)
+  const payoutId = /^payout (\S+) pending TR\S+$/m.exec(out)?.[1]
+  assert.ok(payoutId, out)
+  assert.match(out, /^paid paid$/m)
+  assert.match(out, new RegExp(`^listed ${payoutId} paid ${available}$`, 'm'))
+  const payout = await kurus.payouts.get(payoutId)
+  assert.equal(payout.status, 'paid')
+  assert.equal(payout.amountMinor, available)
+})
+
+test('docs/disputes.md: a chargeback, a file, evidence submitted, won', async (t) => {
+  const h = await startTestApp(t)
+  const { env, kurus } = await shop(h)
+  const { code, out } = await run('disputes', env)
+  assert.equal(code, 0, out)
+  const chargebackId = /^chargeback (\S+) received \S+$/m.exec(out)?.[1]
+  assert.ok(chargebackId, out)
+  assert.match(out, /^file file_\w+ pdf$/m)
+  assert.match(out, /^submitted under_review true$/m)
+  assert.match(out, /^decided reversed won$/m)
+  const payments = await kurus.payments.list({ limit: 1 }).toArray(1)
+  const chargebacks = await kurus.payments.chargebacks(payments[0]?.id ?? '')
+  assert.equal(chargebacks.items[0]?.id, chargebackId)
+  assert.equal(chargebacks.items[0]?.resolution, 'won')
+})
