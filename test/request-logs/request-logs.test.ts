@@ -210,3 +210,29 @@ test('keyset pages, the status and since filters, and the retention purge', asyn
     'old lines purged',
   )
 })
+
+test('two API processes over one database each write their lines; closing one flushes it', async (t) => {
+  const h = await startTestApp(t)
+  // A second app over the same database: another API process with its own buffer.
+  const other = await startTestApp(t, { database: h.database, clock: h.clock })
+  const m = await merchant(h)
+  const viaOther = new Kurus({ ...m, baseUrl: other.url, now: () => h.clock.now(), maxRetries: 0 })
+  const ids: string[] = []
+  for (let i = 0; i < 3; i++) {
+    ids.push((await requestId(m.client, 'GET', '/v1/auth/whoami')).requestId)
+    ids.push((await requestId(viaOther, 'GET', '/v1/auth/whoami')).requestId)
+  }
+  // The last request of the second process, then its close at once (before its timer):
+  // the close writes what is buffered.
+  const last = await requestId(viaOther, 'GET', `/v1/payments/pay_${'9'.repeat(24)}`)
+  await other.app.fastify.close()
+  const written = await h.deps.db
+    .selectFrom('request_logs')
+    .select('id')
+    .where('request_id', '=', last.requestId)
+    .execute()
+  assert.equal(written.length, 1, 'written by the close, with no wait')
+  const lines = await logsWith(m.client, [...ids, last.requestId])
+  assert.equal(new Set(lines.map((l) => l.id)).size, lines.length, 'each line once')
+  assert.equal(lines.filter((l) => ids.includes(l.requestId)).length, ids.length)
+})
