@@ -8,9 +8,8 @@
 // the typed client test against the fresh types.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { Writable } from 'node:stream'
 import type { Kysely } from 'kysely'
-import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript'
+import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import type { Database } from '../src/database.ts'
@@ -22,29 +21,33 @@ import { createLogger } from '../src/platform/logger.ts'
 const DOCUMENT_FILE = '.artifacts/openapi.json'
 const TYPES_FILE = '.artifacts/openapi-types.ts'
 
-/** The served document, as JSON text. */
-async function openapiDocument(): Promise<string> {
+/**
+ * The document /openapi.json serves, from an app that is built but never listens. The one
+ * builder of it outside a running server: `npm run openapi` writes it, `npm run sdk:types`
+ * (scripts/sdk-types.ts) generates @kurus/node's types from it.
+ */
+export async function openApiDocument(): Promise<OpenAPI3> {
   // Fixed secrets: nothing in the document depends on them, and a run must not create the
   // demo's key files in a data directory.
   const config = loadConfig(
-    { KURUS_ENV: 'demo', KURUS_DATA_DIR: '/nonexistent-openapi-dump', LOG_LEVEL: 'warn' },
+    { KURUS_ENV: 'demo', KURUS_DATA_DIR: '/nonexistent-openapi-dump', LOG_LEVEL: 'silent' },
     { masterKey: Buffer.alloc(32, 1), operatorToken: 'openapi-dump-operator-token-000' },
   )
   const handle = await connectDatabase<Database>({})
   try {
     await migrateToLatest(handle.db as Kysely<unknown>)
-    const discard = new Writable({ write: (_chunk, _enc, done) => done() })
     const app = await buildApp({
       config,
       db: handle.db,
       dbKind: handle.kind,
       clock: systemClock,
-      log: createLogger(config.logLevel, discard),
+      log: createLogger('silent'),
       ping: handle.ping,
       raw: handle.raw,
     })
     try {
-      return JSON.stringify(app.fastify.swagger(), null, 2) + '\n'
+      await app.fastify.ready()
+      return app.fastify.swagger() as unknown as OpenAPI3
     } finally {
       await app.fastify.close()
     }
@@ -54,16 +57,16 @@ async function openapiDocument(): Promise<string> {
 }
 
 /** The `paths`, `components` and `operations` types of a client generated from `document`. */
-async function clientTypes(document: string): Promise<string> {
-  const ast = await openapiTS(JSON.parse(document) as Parameters<typeof openapiTS>[0])
+async function clientTypes(document: OpenAPI3): Promise<string> {
+  const ast = await openapiTS(document)
   return COMMENT_HEADER + astToString(ast)
 }
 
 if (import.meta.main) {
   const root = resolve(import.meta.dirname, '..')
-  const document = await openapiDocument()
+  const document = await openApiDocument()
   for (const [file, text] of [
-    [DOCUMENT_FILE, document],
+    [DOCUMENT_FILE, JSON.stringify(document, null, 2) + '\n'],
     [TYPES_FILE, await clientTypes(document)],
   ] as const) {
     const out = resolve(root, file)

@@ -68,6 +68,7 @@ import {
 } from './modules/invoices/index.ts'
 import { paymentLinkPagesRoutes, paymentLinksRoutes } from './modules/payment-links/index.ts'
 import { riskRoutes } from './modules/risk/index.ts'
+import { installRequestLog, requestLogsRoutes } from './modules/request-logs/index.ts'
 import {
   checkoutPagesRoutes,
   checkoutPublicRoutes,
@@ -215,6 +216,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     )
     done()
   })
+  // The merchant's request log (GET /v1/logs): hooks on the root, so they see every signed
+  // route registered below; they keep only requests the gateway authenticated.
+  installRequestLog(app, deps)
   // Action endpoints take `{}`; a client that sends no body at all means the same thing.
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && MUTATING.has(request.method) && !request.rawBody?.length) {
@@ -321,6 +325,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       invoicesRoutes(deps),
       paymentLinksRoutes(deps),
       riskRoutes(deps),
+      requestLogsRoutes(deps),
       ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps), disputesSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [checkoutSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [subscriptionsSandboxRoutes(deps)] : []),

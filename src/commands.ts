@@ -12,6 +12,7 @@ import {
   TRIGGERS,
   eventsTail,
   listen,
+  logsTail,
   paymentsGet,
   paymentsList,
   trigger,
@@ -52,8 +53,8 @@ Merchant commands (the API through @kurus/node; keys as for sign; server KURUS_U
   payments get pay_… [--json]
   payments list [--status S] [--limit N] [--json]
   events tail [--json]                print the merchant's events as they happen
-  logs tail                           (no request log is readable through the API: see
-                                      docs/decisions/0028-cli-listen.md)`
+  logs tail [--status 4xx] [--json]   print the merchant's API requests as they happen
+                                      (GET /v1/logs; --status a class or one status)`
 
 interface DemoFile {
   merchantId: string
@@ -414,14 +415,6 @@ async function merchantCommand(
   flags: MerchantFlags,
 ): Promise<void> {
   const json = flags.json === true
-  if (noun === 'logs') {
-    throw new ConfigError(
-      'kurus logs tail: the API keeps no request log a merchant can read. Every response carries\n' +
-        'X-Request-Id; the server logs each request (JSON lines: requestId, method, url, statusCode,\n' +
-        'and the error code of a 4xx/5xx) on its standard output; `kurus events tail` follows what\n' +
-        'your requests changed. See docs/decisions/0028-cli-listen.md.',
-    )
-  }
   const baseUrl = cliBaseUrl(config)
   const client = async () => new Kurus({ ...(await signingKeys(config)), baseUrl })
   if (noun === 'listen') {
@@ -478,6 +471,22 @@ async function merchantCommand(
     const controller = new AbortController()
     process.once('SIGINT', () => controller.abort())
     return eventsTail(await client(), { json, intervalMs: 2000, signal: controller.signal }, out)
+  }
+  if (noun === 'logs' && verb === 'tail') {
+    const controller = new AbortController()
+    process.once('SIGINT', () => controller.abort())
+    return logsTail(
+      await client(),
+      {
+        status: flags.status,
+        json,
+        intervalMs: 1000,
+        signal: controller.signal,
+        // On stderr, so --json output stays one JSON object per line.
+        onReady: () => process.stderr.write('Tailing the API request log (Ctrl-C to stop)\n'),
+      },
+      out,
+    )
   }
   throw new ConfigError(USAGE)
 }

@@ -68,6 +68,8 @@ export interface Config {
   readonly exportsQueuedMax: number
   /** An authorization not finished (captured in full, or voided) within this is released. */
   readonly authorizationTtlMs: number
+  /** Days a request stays in the merchant's API request log (GET /v1/logs). */
+  readonly requestLogRetentionDays: number
   /** Days a merchant has to answer a chargeback with evidence (CONTRACT.md "Dispute evidence"). */
   readonly evidenceDays: number
 }
@@ -283,6 +285,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsToken: metricsTokenFrom(env),
     otelExporterOtlpEndpoint: env['OTEL_EXPORTER_OTLP_ENDPOINT'] || undefined,
     exportsQueuedMax: intFrom(env, 'KURUS_EXPORTS_QUEUED_MAX', 5, 1, 1000),
+    requestLogRetentionDays: intFrom(env, 'KURUS_REQUEST_LOG_RETENTION_DAYS', 7, 1, 90),
     // Card schemes give the acquirer a few weeks; the merchant gets the first week of it.
     evidenceDays: intFrom(env, 'KURUS_EVIDENCE_DAYS', 7, 3, 60),
     // Card schemes let an issuer drop an authorization after about a week; we release first.

@@ -26,6 +26,7 @@ import type { AuditTables } from './modules/audit/audit.table.ts'
 import type { DashboardTables } from './modules/dashboard/dashboard.table.ts'
 import type { RiskTables } from './modules/risk/risk.table.ts'
 import type { TestClocksTables } from './modules/test-clocks/test-clocks.table.ts'
+import type { RequestLogsTables } from './modules/request-logs/request-logs.table.ts'
 
 // The whole schema as Kysely sees it: each module declares its own tables in its
 // <module>.table.ts, and only its repository queries them.
@@ -50,7 +51,8 @@ export type Database = MerchantsTables &
   AuditTables &
   DashboardTables &
   RiskTables &
-  TestClocksTables
+  TestClocksTables &
+  RequestLogsTables
 
 export type Db = Kysely<Database>
 export type Tx = Transaction<Database>

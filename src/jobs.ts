@@ -10,6 +10,7 @@ import { payoutsJobs, payoutsReconcilers } from './modules/payouts/index.ts'
 import { subscriptionsJobs, subscriptionsReconcilers } from './modules/subscriptions/index.ts'
 import { invoicesReconcilers } from './modules/invoices/index.ts'
 import { disputesReconcilers } from './modules/disputes/index.ts'
+import { requestLogsReconcilers } from './modules/request-logs/index.ts'
 
 // The crontab and job registry: which module's reconcilers and jobs the worker runs.
 // Each task's code lives in the module that owns the data.
@@ -33,6 +34,8 @@ export function registerJobs(queue: JobQueue, deps: Deps): void {
   for (const reconciler of invoicesReconcilers(deps)) queue.defineReconciler(reconciler)
   // Chargeback deadlines, the sandbox bank's decisions on evidence, deadline reminders.
   for (const reconciler of disputesReconcilers(deps)) queue.defineReconciler(reconciler)
+  // Housekeeping: the request log's lines past their retention.
+  for (const reconciler of requestLogsReconcilers(deps)) queue.defineReconciler(reconciler)
   // Keep these last: reconcilers run in registration order, so one run (and one
   // POST /v1/sandbox/reconcile) dispatches the events every other module just recorded.
   for (const reconciler of webhooksReconcilers(deps)) queue.defineReconciler(reconciler)

@@ -1,12 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { KurusError, type Kurus, type ListQuery } from '../packages/node/src/index.ts'
+import { KurusError, type Json, type Kurus, type ListQuery } from '../packages/node/src/index.ts'
 
 type PaymentListQuery = ListQuery<'/v1/transactions'>
 
 // The merchant-facing commands of the `kurus` CLI (src/commands.ts parses them): `listen`,
-// `trigger`, `payments get|list`, `events tail`. Each is a client of the public API through
+// `trigger`, `payments get|list`, `events tail`, `logs tail`. Each is a client of the public API through
 // @kurus/node (signed with the merchant's keys), except `listen`, which registers its
 // temporary webhook endpoint through the dashboard API as the merchant's dashboard user
 // (docs/decisions/0028-cli-listen.md). Nothing here reads the database.
@@ -398,5 +398,77 @@ export async function eventsTail(
           : `${e.createdAt}  ${e.type.padEnd(28)} ${e.resourceId}  ${e.id}`,
       )
     }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// logs tail
+
+/** How far back each poll of `logs tail` looks again: another API process writes its lines
+ * up to about a second late, with the time the request finished (docs/decisions/0032). */
+const LOGS_OVERLAP_MS = 10_000
+/** Pages one poll reads at most (100 lines each). */
+const LOGS_PAGES_MAX = 10
+
+type RequestLogLine = Json<'/v1/logs', 'get'>['items'][number]
+
+function logLine(l: RequestLogLine): string {
+  return (
+    `${l.createdAt}  ${l.status} ${l.method.padEnd(6)} ${l.path}` +
+    `${l.errorCode === null ? '' : `  ${l.errorCode}`}  ${l.durationMs} ms  ${l.requestId}`
+  )
+}
+
+/**
+ * Prints the merchant's API requests as they are logged (GET /v1/logs), oldest first, polling
+ * every `intervalMs` until `signal` aborts. Each poll asks for the lines since the newest one
+ * seen minus LOGS_OVERLAP_MS and prints those it has not printed, so a line written late by
+ * another process still shows.
+ */
+export async function logsTail(
+  kurus: Kurus,
+  opts: {
+    status?: string | undefined
+    json: boolean
+    intervalMs: number
+    signal: AbortSignal
+    sleep?: (ms: number) => Promise<void>
+    /** Called once the starting point is read: lines logged from now on are printed. */
+    onReady?: () => void
+  },
+  out: Out,
+): Promise<void> {
+  const sleep =
+    opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+  // The server checks the filter (400 SVC-VAL-3001 for anything but `4xx` or `404`).
+  const filter = opts.status === undefined ? {} : { status: opts.status }
+  const seen = new Map<string, number>()
+  let newest: number | undefined
+  const poll = async (): Promise<RequestLogLine[]> => {
+    const since = newest === undefined ? undefined : new Date(newest - LOGS_OVERLAP_MS)
+    const query = { ...filter, limit: 100, ...(since ? { since: since.toISOString() } : {}) }
+    const list = kurus.logs.list(query)
+    // Without a starting point only the newest page matters (it is the starting point).
+    const lines =
+      since === undefined ? (await list).items : await list.toArray(LOGS_PAGES_MAX * 100)
+    const fresh = lines.filter((l) => !seen.has(l.id))
+    for (const l of fresh) {
+      const at = Date.parse(l.createdAt)
+      seen.set(l.id, at)
+      newest = newest === undefined ? at : Math.max(newest, at)
+    }
+    // Only lines inside the next poll's window can come back: forget the rest.
+    if (newest !== undefined) {
+      for (const [id, at] of seen) if (at < newest - 2 * LOGS_OVERLAP_MS) seen.delete(id)
+    }
+    return fresh.reverse()
+  }
+  // What was logged before the tail started is the starting point, not news.
+  await poll()
+  opts.onReady?.()
+  while (!opts.signal.aborted) {
+    await sleep(opts.intervalMs)
+    if (opts.signal.aborted) break
+    for (const l of await poll()) out(opts.json ? JSON.stringify(l) : logLine(l))
   }
 }

@@ -34,6 +34,7 @@ export type IdPrefix =
   | 'rule'
   | 'rev'
   | 'clk'
+  | 'req'
 
 /** 120 random bits as 24 base32 characters behind the spec's type prefix. */
 export function newId(prefix: IdPrefix): string {

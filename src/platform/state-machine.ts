@@ -9,6 +9,10 @@ import { assert } from './assert.ts'
  */
 export interface StateMachine<S extends string> {
   readonly transitions: Readonly<Record<S, readonly S[]>>
+  /** Every status, in the table's order (an enum in the API document, a filter's choices). */
+  readonly statuses: readonly S[]
+  /** Whether `value` is one of the table's statuses (stored JSON, a query string). */
+  has(value: string): value is S
   /** Whether `to` may follow `from`. */
   can(from: S, to: S): boolean
   /** Whether nothing may follow `status`. */
@@ -42,6 +46,8 @@ export function stateMachine<S extends string>(
   const can = (from: S, to: S): boolean => transitions[from].includes(to)
   return {
     transitions,
+    statuses,
+    has: (value): value is S => statuses.some((status) => status === value),
     can,
     isFinal: (status) => transitions[status].length === 0,
     sourcesOf: (to) => sources.get(to) ?? [],

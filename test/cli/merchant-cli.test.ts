@@ -209,8 +209,48 @@ test('kurus trigger, payments get and payments list print JSON with --json', asy
   )
   const plain = await runCli(['payments', 'list'], env)
   assert.match(plain.out, new RegExp(`^${result.paymentId}\\s+failed\\s+100\\.00 TRY`, 'm'))
+})
 
-  const logs = await runCli(['logs', 'tail'], env)
-  assert.equal(logs.code, 1)
-  assert.match(logs.out, /no request log/)
+test('kurus logs tail prints the requests logged after it starts, filtered by status class', async (t) => {
+  const h = await startTestApp(t)
+  const s = await shop(h)
+  const env = cliEnv(t, h, s)
+  const before = await s.kurus.transport.send('GET', `/v1/payments/pay_${'1'.repeat(24)}`)
+  assert.equal(before.status, 404)
+  // Logged (written within about a second) before the tails start: their starting point.
+  while (!(await s.kurus.logs.list()).items.some((l) => l.requestId === before.requestId)) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+
+  const json = startCli(['logs', 'tail', '--status', '4xx', '--json'], env)
+  t.after(() => json.child.kill('SIGKILL'))
+  const plain = startCli(['logs', 'tail'], env)
+  t.after(() => plain.child.kill('SIGKILL'))
+  await json.waitFor(/^Tailing the API request log/m)
+  await plain.waitFor(/^Tailing the API request log/m)
+
+  const ok = await s.kurus.transport.send('GET', '/v1/auth/whoami')
+  const missing = await s.kurus.transport.send('GET', `/v1/payments/pay_${'2'.repeat(24)}`)
+  assert.equal(missing.status, 404)
+  const line = await json.waitFor(new RegExp(`^\\{.*"${missing.requestId}".*\\}$`, 'm'))
+  const logged = JSON.parse(line) as { status: number; path: string; errorCode: string }
+  assert.equal(logged.status, 404)
+  assert.equal(logged.path, `/v1/payments/pay_${'2'.repeat(24)}`)
+  assert.match(logged.errorCode, /^SVC-/)
+  await plain.waitFor(
+    new RegExp(
+      `^\\S+  404 GET    /v1/payments/pay_2{24}  SVC-\\S+  \\d+ ms  ${missing.requestId}$`,
+      'm',
+    ),
+  )
+  await plain.waitFor(
+    new RegExp(`^\\S+  200 GET    /v1/auth/whoami  \\d+ ms  ${ok.requestId}$`, 'm'),
+  )
+  // The filter kept the 200 out, and what was logged before the tail started is not news.
+  assert.ok(!json.output().includes(String(ok.requestId)), json.output())
+  assert.ok(!json.output().includes(String(before.requestId)), json.output())
+  assert.ok(!plain.output().includes(String(before.requestId)), plain.output())
+
+  json.child.kill('SIGINT')
+  assert.equal(await json.exited, 0, json.output())
 })

@@ -501,6 +501,9 @@ export const CATALOG: Record<string, Make> = {
     params: { exportId: await exported(m, true) },
   }),
   'GET /v1/events/{id}': async (w, m) => ({ params: { id: await eventId(w, m) } }),
+  // The request log shows the paths a merchant itself sent, so B's holds the ids of A it
+  // probed (each a 404). Its successful requests never name A's ids: that is the check.
+  'GET /v1/logs': async () => ({ params: {}, query: { status: '2xx', limit: '100' } }),
   // balance transactions and reports (issue 27)
   'GET /v1/reports/{reportId}': async (w, m) => ({
     params: { reportId: await reported(w, m, false) },

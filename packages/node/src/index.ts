@@ -219,6 +219,14 @@ export class Kurus {
     list: (query: ListQuery<'/v1/events'> = {}) => this.list('/v1/events', query),
   }
 
+  /**
+   * The merchant's API request log, newest first: method, path, status, SVC error code,
+   * duration, key and Idempotency-Key of each signed request (no bodies), kept 7 days.
+   */
+  readonly logs = {
+    list: (query: ListQuery<'/v1/logs'> = {}) => this.list('/v1/logs', query),
+  }
+
   readonly balances = {
     get: () => this.get('/v1/balances'),
   }

@@ -593,6 +593,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/logs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the merchant's API requests, newest first
+     * @description Every signed request of the last 7 days (KURUS_REQUEST_LOG_RETENTION_DAYS): method, path, status, SVC error code, duration, key and Idempotency-Key. Bodies, card data and secrets are never kept. Lines appear within about a second. Requests to this route are not logged.
+     */
+    get: operations['logs.list']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/payment-links': {
     parameters: {
       query?: never
@@ -2826,6 +2846,52 @@ export interface components {
       to: string
       type: 'balance_summary' | 'payout_reconciliation'
     }
+    /**
+     * @example {
+     *       "id": "req_0123456789abcdefghjkmnpq",
+     *       "requestId": "0b6c1e9e-9d1c-4c47-9d0e-2f1f7f0c8a11",
+     *       "method": "POST",
+     *       "path": "/v1/payments/pay_0123456789abcdefghjkmnpq/refund",
+     *       "route": "/v1/payments/:id/refund",
+     *       "status": 409,
+     *       "errorCode": "SVC-PAY-3203",
+     *       "durationMs": 12,
+     *       "apiKeyId": "key_0123456789abcdefghjkmnpq",
+     *       "keyPrefix": "pk_demo_ab12",
+     *       "mode": "demo",
+     *       "submerchantId": null,
+     *       "idempotencyKey": "4f1c2c0e-5d8f-4e39-9a3a-7a9d2b7f6e10",
+     *       "createdAt": "2026-11-27T10:00:00Z"
+     *     }
+     */
+    RequestLog: {
+      apiKeyId: string
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00Z
+       */
+      createdAt: string
+      durationMs: number
+      errorCode: string | null
+      /** @description `req_…`, the log line */
+      id: string
+      idempotencyKey: string | null
+      /** @description the public key’s first characters */
+      keyPrefix: string
+      method: string
+      mode: 'demo' | 'live'
+      /** @description as requested, ids included; no query string */
+      path: string
+      /** @description X-Request-Id of the answer */
+      requestId: string
+      route: string | null
+      status: number
+      submerchantId: string | null
+    }
+    RequestLogList: {
+      items: components['schemas']['RequestLog'][]
+      nextCursor: string | null
+    }
     Review: {
       closedAt: string | null
       closedReason: ('approved' | 'rejected' | 'expired') | null
@@ -3139,7 +3205,7 @@ export interface components {
         status: components['schemas']['RefundStatus']
       }[]
       refundsCount: number
-      status: string
+      status: components['schemas']['PaymentStatus']
       storeId: string
       transactionId: string
     }
@@ -6640,6 +6706,90 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
+  'logs.list': {
+    parameters: {
+      query?: {
+        cursor?: string
+        limit?: number
+        method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+        /** @description requests at or after this time */
+        since?: string
+        /** @description a class (`4xx`) or one status (`404`) */
+        status?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RequestLogList']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
   'paymentLinks.list': {
     parameters: {
       query?: {
@@ -7461,7 +7611,7 @@ export interface operations {
             currency: 'TRY'
             id: string
             netAmount: number
-            status: string
+            status: components['schemas']['PaymentStatus']
           }
         }
       }
@@ -7483,7 +7633,7 @@ export interface operations {
             currency: 'TRY'
             id: string
             netAmount: number
-            status: string
+            status: components['schemas']['PaymentStatus']
           }
         }
       }
@@ -8137,7 +8287,7 @@ export interface operations {
             paymentId: string
             refundableAmount: number
             refundAmount: number
-            status: string
+            status: components['schemas']['PaymentStatus']
           }
         }
       }
@@ -8152,7 +8302,7 @@ export interface operations {
             paymentId: string
             refundableAmount: number
             refundAmount: number
-            status: string
+            status: components['schemas']['PaymentStatus']
           }
         }
       }
@@ -14489,7 +14639,7 @@ export interface operations {
         from?: string
         limit?: number
         method?: 'card' | 'qr'
-        /** @description the payment's status */
+        /** @description docs/payments.md: the status table */
         status?: components['schemas']['PaymentStatus']
         storeId?: string
         /** @description createdAt upper bound, exclusive */

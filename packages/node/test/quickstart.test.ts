@@ -15,7 +15,7 @@ import { Kurus } from '../src/index.ts'
 
 const example = resolve(import.meta.dirname, '../examples/quickstart.ts')
 
-test('examples/quickstart.ts is the code of docs/quickstart.md (npm run docs:examples)', () => {
+test('examples/*.ts are the code of their guides, quickstart first (npm run docs:examples)', () => {
   assert.deepEqual(staleExamples(false), [])
 })
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox'
 import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { CHARGEBACKS } from './disputes.table.ts'
 
-const Status = StatusEnum('ChargebackStatus', CHARGEBACKS)
+export const ChargebackStatus = StatusEnum('ChargebackStatus', CHARGEBACKS)
 
 const ResolutionKind = Type.Union([
   Type.Literal('accepted'),
@@ -18,7 +18,7 @@ export const ChargebackSchema = Type.Object(
     id: Type.String(),
     paymentId: Type.String(),
     amount: Type.Integer(),
-    status: Status,
+    status: ChargebackStatus,
     reasonCode: Type.String(),
     bankChargebackId: Type.String(),
     receivedAt: Timestamp,
@@ -54,7 +54,7 @@ export const ChargebackList = Type.Object(
 
 export const Resolution = Type.Object({
   chargebackId: Type.String(),
-  status: Status,
+  status: ChargebackStatus,
   resolution: ResolutionKind,
   resolvedAt: Type.Union([Timestamp, Type.Null()]),
 })
@@ -96,7 +96,7 @@ export const EvidenceBody = Type.Object(
 export const EvidenceSchema = Type.Object({
   chargebackId: Type.String(),
   paymentId: Type.String(),
-  status: Status,
+  status: ChargebackStatus,
   evidenceDueBy: Timestamp,
   evidence: Type.Object(EvidenceFields, { additionalProperties: false }),
   /** The rendered evidence PDF (GET /v1/files/{id}/contents), once submitted. */

@@ -14,4 +14,6 @@ export {
   nextChargebackDeadlineOnClock,
 } from './disputes.service.ts'
 export type { Chargeback } from './disputes.service.ts'
+export type { ChargebackStatus } from './disputes.table.ts'
+export { ChargebackStatus as ChargebackStatusSchema } from './disputes.schemas.ts'
 export { saveEvidence } from './evidence.service.ts'

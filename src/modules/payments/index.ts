@@ -18,6 +18,11 @@ export { getPaymentRiskFacts, riskFactsSince } from './risk-facts.service.ts'
 export { getPayment, complete3ds } from './payments.service.ts'
 export { capturePayment, voidPayment } from './captures.service.ts'
 export type { Payment } from './payment-view.ts'
+export type { PaymentStatus, RefundStatus } from './payments.table.ts'
+export {
+  PaymentStatus as PaymentStatusSchema,
+  RefundStatus as RefundStatusSchema,
+} from './payments.schemas.ts'
 export { paymentsReconcilers } from './payments.jobs.ts'
 export { refundPayment } from './refunds.service.ts'
 export { holdChargeback, releaseChargeback } from './chargeback-holds.service.ts'
@@ -26,6 +31,7 @@ export {
   searchPayments,
   findPaymentWithRefunds,
   PAYMENT_STATUSES,
+  isPaymentStatus,
   type PaymentSearchEntry,
   type PaymentSearchFilter,
   type SearchPosition,

@@ -180,7 +180,7 @@ export const ThreeDsBody = Type.Object(
 
 export const ThreeDsResponse = Type.Object({
   id: Type.String(),
-  status: Type.String(),
+  status: PaymentStatus,
   amount: Type.Integer(),
   currency: Currency,
   commission: Type.Integer(),
@@ -398,7 +398,7 @@ export const RefundSummary = Type.Object(
 
 export const RefundResponse = Type.Object({
   paymentId: Type.String(),
-  status: Type.String(),
+  status: PaymentStatus,
   refundAmount: Type.Integer(),
   refundableAmount: Type.Integer(),
   lastRefund: RefundSummary,

@@ -2,7 +2,7 @@ import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { chargedAmounts, paymentRowToPayment, type Payment } from './payment-view.ts'
 import * as repo from './payments.repository.ts'
-import type { PaymentStatus } from './payments.table.ts'
+import { PAYMENTS, type PaymentStatus } from './payments.table.ts'
 import { refundRowToRefund, type Refund } from './refunds.service.ts'
 import * as search from './search.repository.ts'
 
@@ -12,16 +12,12 @@ import * as search from './search.repository.ts'
 
 export type { PaymentSearchFilter, SearchPosition } from './search.repository.ts'
 
-export const PAYMENT_STATUSES: readonly PaymentStatus[] = [
-  'pending',
-  'pending_3ds',
-  'authorized',
-  'partially_captured',
-  'captured',
-  'voided',
-  'failed',
-  'refunded',
-]
+/** Every payment status, in the state machine's order (the dashboard's filter lists them). */
+export const PAYMENT_STATUSES: readonly PaymentStatus[] = PAYMENTS.statuses
+
+export function isPaymentStatus(value: string): value is PaymentStatus {
+  return PAYMENTS.has(value)
+}
 
 /** One payment as a list or export row shows it. */
 export interface PaymentSearchEntry {

@@ -4,7 +4,12 @@ import { transact } from '../../platform/db/transaction.ts'
 import { createOnce } from '../../platform/idempotent-create.ts'
 import { newId } from '../../platform/ids.ts'
 import { getMerchant } from '../merchants/index.ts'
-import { searchPayments, type PaymentSearchEntry } from '../payments/index.ts'
+import {
+  isPaymentStatus,
+  searchPayments,
+  type PaymentSearchEntry,
+  type PaymentStatus,
+} from '../payments/index.ts'
 import { ChunkWriter } from './chunk-writer.ts'
 import { CsvStatement } from './export-csv.ts'
 import { PdfStatement, type StatementRenderer } from './export-pdf.ts'
@@ -14,7 +19,7 @@ import * as repo from './transactions.repository.ts'
 import type { ExportScope } from './transactions.repository.ts'
 import { checkFilters, type TransactionFilters } from './transactions.service.ts'
 import type {
-  ExportFilters,
+  ExportFilters as StoredFilters,
   ExportFormat,
   ExportKind,
   ExportRow,
@@ -45,6 +50,17 @@ const ABANDONED_AFTER_MS = 60 * 60 * 1000
 export const EXPORT_QUEUE_RETRY_AFTER_SECONDS = 30
 const RECONCILE_BATCH = 200
 
+/** The filters as the API admits them: `status` is one of payments' statuses. */
+export type ExportFilters = StoredFilters<PaymentStatus>
+
+/** Stored filters as written: the request's schema admitted only payments' statuses. */
+function readFilters(stored: StoredFilters): ExportFilters {
+  const { status, ...rest } = stored
+  if (status === undefined) return rest
+  assert(isPaymentStatus(status), `stored export filter has an unknown status ${status}`)
+  return { ...rest, status }
+}
+
 export interface ExportView {
   id: string
   kind: ExportKind
@@ -71,7 +87,7 @@ function exportRowToView(row: ExportRow): ExportView {
     format: row.format,
     status: row.status,
     rowCount: row.row_count,
-    filters: row.filters,
+    filters: readFilters(row.filters),
     createdAt: row.created_at,
     completedAt: row.completed_at,
     expiresAt: row.expires_at,
@@ -128,7 +144,7 @@ function retriedExport(
   return exportRowToView(row)
 }
 
-function sortedKeys(f: ExportFilters): [string, unknown][] {
+function sortedKeys(f: StoredFilters): [string, unknown][] {
   return Object.entries(f).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
@@ -294,7 +310,7 @@ async function writeStatement(deps: Deps, claimed: ExportRow, out: ChunkWriter):
         })
   renderer.begin()
   let rowCount = 0
-  const filters = searchFilters(claimed.filters, claimed.snapshot_at)
+  const filters = searchFilters(readFilters(claimed.filters), claimed.snapshot_at)
   for await (const batch of exportBatches(deps, claimed.merchant_id, filters)) {
     renderer.rows(batch)
     rowCount += batch.length

@@ -1,28 +1,15 @@
 import { Type } from 'typebox'
 import { Timestamp } from '../../platform/http/schemas.ts'
+import { ChargebackStatusSchema } from '../disputes/index.ts'
+import { PaymentStatusSchema, RefundStatusSchema } from '../payments/index.ts'
 
 const Currency = Type.Literal('TRY')
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
   Type.Union([t, Type.Null()])
 
-// Payments' (refunds', chargebacks') statuses. Not imported from those modules' state machines:
-// transactions.table.ts takes this type, and a table file reaching another module's index is
-// an import cycle (through database.ts). One list all the same: the served document holds every
-// schema titled PaymentStatus (RefundStatus, ChargebackStatus) to one shape, so a status the
-// owning module adds fails the document (and its tests) until it is added here too.
-export const PaymentStatus = Type.Enum(
-  [
-    'pending',
-    'pending_3ds',
-    'authorized',
-    'partially_captured',
-    'captured',
-    'voided',
-    'failed',
-    'refunded',
-  ],
-  { title: 'PaymentStatus', type: 'string', description: "the payment's status" },
-)
+// Statuses are the owning modules' state machines (payments, disputes), through their index:
+// transactions.table.ts does not import this file, so no cycle runs through database.ts.
+export const PaymentStatus = PaymentStatusSchema
 const Method = Type.Union([Type.Literal('card'), Type.Literal('qr')])
 const Id = Type.String({ minLength: 1, maxLength: 128 })
 const Kurus = (description: string) =>
@@ -108,7 +95,7 @@ export const TransactionList = Type.Object(
 export const TransactionRefund = Type.Object({
   refundId: Type.String(),
   amount: Type.Integer(),
-  status: Type.Enum(['pending', 'completed', 'failed'], { title: 'RefundStatus', type: 'string' }),
+  status: RefundStatusSchema,
   reason: Nullable(Type.String()),
   createdAt: Timestamp,
   completedAt: Nullable(Timestamp),
@@ -117,10 +104,7 @@ export const TransactionRefund = Type.Object({
 export const TransactionChargeback = Type.Object({
   chargebackId: Type.String(),
   amount: Type.Integer(),
-  status: Type.Enum(['received', 'under_review', 'accepted', 'reversed'], {
-    title: 'ChargebackStatus',
-    type: 'string',
-  }),
+  status: ChargebackStatusSchema,
   reasonCode: Type.String(),
   receivedAt: Timestamp,
 })
@@ -131,7 +115,7 @@ export const TransactionDetail = Type.Object(
     storeId: Type.String(),
     transactionId: Type.String(),
     method: Method,
-    status: Type.String(),
+    status: PaymentStatus,
     amount: Type.Integer(),
     currency: Currency,
     commission: Type.Integer(),

@@ -1,4 +1,4 @@
-import { countChargebacks, listChargebacks } from '../disputes/index.ts'
+import { countChargebacks, listChargebacks, type ChargebackStatus } from '../disputes/index.ts'
 import { createHash } from 'node:crypto'
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
@@ -10,6 +10,8 @@ import {
   searchPayments,
   type PaymentSearchEntry,
   type PaymentSearchFilter,
+  type PaymentStatus,
+  type RefundStatus,
   type SearchPosition,
 } from '../payments/index.ts'
 import { transactionsError } from './transactions.errors.ts'
@@ -31,7 +33,7 @@ export interface TransactionListItem extends PaymentSearchEntry {
 export interface TransactionRefund {
   refundId: string
   amount: number
-  status: 'pending' | 'completed' | 'failed'
+  status: RefundStatus
   reason: string | null
   createdAt: Date
   completedAt: Date | null
@@ -41,7 +43,7 @@ export interface TransactionRefund {
 export interface TransactionChargeback {
   chargebackId: string
   amount: number
-  status: 'received' | 'under_review' | 'accepted' | 'reversed'
+  status: ChargebackStatus
   reasonCode: string
   receivedAt: Date
 }
@@ -51,7 +53,7 @@ export interface TransactionDetail {
   storeId: string
   transactionId: string
   method: 'card' | 'qr'
-  status: string
+  status: PaymentStatus
   amount: number
   currency: 'TRY'
   commission: number

@@ -38,6 +38,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'files', description: 'Uploaded files (dispute evidence).' },
   { name: 'payouts', description: 'Payouts to submerchants, payout drafts and balances.' },
   { name: 'events', description: 'The events webhooks deliver, for polling and replay.' },
+  { name: 'logs', description: 'The merchant’s API request log (metadata only), for 7 days.' },
   { name: 'risk', description: 'Block lists, rules and manual reviews.' },
   {
     name: 'checkout',

@@ -62,8 +62,7 @@ export function StatusEnum<S extends string>(
   machine: StateMachine<S>,
   description?: string,
 ) {
-  const statuses = Object.keys(machine.transitions) as S[]
-  return Type.Enum(statuses, {
+  return Type.Enum([...machine.statuses], {
     title,
     type: 'string',
     ...(description === undefined ? {} : { description }),
