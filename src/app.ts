@@ -1,6 +1,7 @@
 import { sandboxBank } from './modules/acquirer/index.ts'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import Fastify, {
+  LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyPluginAsync,
@@ -174,7 +175,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       logger.child({ requestId: (bindings as { reqId?: string }).reqId }, options),
     // One access line per request, written in onResponse below (Fastify's pair of lines,
     // "incoming request" and "request completed", cost two log writes per request).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     // request.ip (every per-IP limit) follows X-Forwarded-For only through these proxies.
     trustProxy: trustProxyOption(config.trustProxy),
