@@ -4,7 +4,8 @@
 // bench/count-queries.ts preloaded, then sends each kind of request one after another and reads,
 // per request: the statements the API sent (each a round trip with node-postgres), the
 // transactions, the commits (explicit, and single writes outside a transaction, of which
-// asynchronous ones are counted apart), and the API process's CPU time (/proc, user + system).
+// asynchronous ones are counted apart), the API process's CPU time (/proc, user + system), and
+// the WAL the server wrote (all databases: run it on an otherwise idle server).
 // Knobs: BENCH_DATABASE_URL (default the local test DB's server), PROFILE_REQUESTS (default 300),
 // BENCH_REDIS_URL (default redis://127.0.0.1:6379; `none` for the PostgreSQL rate limiter),
 // PROFILE_ONLY (a regex: which request kinds), BENCH_NODE_ARGS (extra node flags for the server, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
@@ -79,6 +80,12 @@ async function main(): Promise<void> {
     },
   )
   const pid = server.pid as number
+  // WAL written by the whole server: meaningful when nothing else writes meanwhile.
+  const walLsn = async () =>
+    Number(
+      (await admin.query<{ b: string }>(`select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') as b`))
+        .rows[0]?.b,
+    )
   const counts = async (): Promise<Counts> => {
     rmSync(countFile, { force: true })
     process.kill(pid, 'SIGUSR2')
@@ -154,15 +161,17 @@ async function main(): Promise<void> {
       ['POST /v1/payments/card (frictionless)', () => charge(next++)],
     ]
     const header =
-      '| request | statements | transactions | commits (sync) | async commits | API CPU µs |'
-    rows.push(header, '| --- | ---: | ---: | ---: | ---: | ---: |')
+      '| request | statements | transactions | commits (sync) | async commits | API CPU µs | WAL bytes |'
+    rows.push(header, '| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
     process.stdout.write(`machine ${JSON.stringify(machine())}\n${header}\n`)
     for (const [name, run] of kinds.filter(([name]) => only.test(name))) {
       for (let i = 0; i < 20; i++) await run(i) // warm: JIT, caches, pool connections
       const before = await counts()
+      const wal0 = await walLsn()
       const cpu0 = cpuMs(pid)
       for (let i = 0; i < REQUESTS; i++) await run(i)
       const cpu1 = cpuMs(pid)
+      const wal1 = await walLsn()
       const after = await counts()
       const per = (k: keyof Counts) => ((after[k] - before[k]) / REQUESTS).toFixed(1)
       const syncCommits = (
@@ -172,7 +181,7 @@ async function main(): Promise<void> {
           (after.asyncCommits - before.asyncCommits)) /
         REQUESTS
       ).toFixed(1)
-      const row = `| ${name} | ${per('statements')} | ${per('begins')} | ${syncCommits} | ${per('asyncCommits')} | ${Math.round(((cpu1 - cpu0) * 1000) / REQUESTS)} |`
+      const row = `| ${name} | ${per('statements')} | ${per('begins')} | ${syncCommits} | ${per('asyncCommits')} | ${Math.round(((cpu1 - cpu0) * 1000) / REQUESTS)} | ${Math.round((wal1 - wal0) / REQUESTS)} |`
       rows.push(row)
       process.stdout.write(row + '\n')
     }
