@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Db, Tx } from '../../database.ts'
+import { ASYNC_COMMIT } from '../../platform/db/transaction.ts'
 import type {
   NewOperation,
   NewThreeDs,
@@ -51,13 +52,21 @@ export async function insertPaymentOperationOrGet(
   db: Db,
   row: NewOperation,
 ): Promise<OperationRow> {
+  // The sandbox bank stands for a remote system: its rows commit without waiting for the WAL
+  // flush, and the payment's outcome, a synchronous commit, follows and flushes them
+  // (docs/performance.md). A server crash before that loses an answer nobody recorded: the
+  // payment stays `pending` and the reconciler's inquiry finds no operation (a safe "no").
   const inserted = await db
     .insertInto('acquirer_sandbox_operations')
     .values(row)
     .onConflict((oc) => oc.column('payment_id').where('op', '=', row.op).doNothing())
     .returningAll()
+    .returning(ASYNC_COMMIT)
     .executeTakeFirst()
-  if (inserted) return inserted
+  if (inserted) {
+    const { async_commit: _, ...operation } = inserted
+    return operation
+  }
   const stored = await findPaymentOperation(db, row.op as 'authorize' | 'void', row.payment_id)
   if (!stored) throw new Error(`operation ${row.op} of ${row.payment_id} vanished`)
   return stored
@@ -153,13 +162,19 @@ export function findThreeDsByCorrelation(
 
 /** Inserts the payment's 3-D Secure row unless one exists; the one stored either way. */
 export async function insertThreeDsOrGet(db: Db, row: NewThreeDs): Promise<ThreeDsRow> {
+  // Asynchronous commit as the bank's operations (above): the payment's next synchronous
+  // commit (pending_3ds, or the outcome) flushes it before anyone acts on it.
   const inserted = await db
     .insertInto('acquirer_sandbox_3ds')
     .values(row)
     .onConflict((oc) => oc.column('payment_id').doNothing())
     .returningAll()
+    .returning(ASYNC_COMMIT)
     .executeTakeFirst()
-  if (inserted) return inserted
+  if (inserted) {
+    const { async_commit: _, ...threeDs } = inserted
+    return threeDs
+  }
   const stored = await findThreeDsByPayment(db, row.payment_id)
   if (!stored) throw new Error(`3-D Secure row of ${row.payment_id} vanished`)
   return stored

@@ -123,7 +123,7 @@ export async function chargeCard(
   try {
     // A payment still in flight (pending, or waiting for 3DS) keeps its session active; a
     // repeat of its charge meets the fence here and is answered from it.
-    intent = await repo.insertPaymentReturning(deps.db, {
+    intent = await repo.insertCardIntent(deps.db, {
       id: paymentId,
       merchant_id: merchantId,
       store_id: session.storeId,

@@ -1,6 +1,7 @@
 import { sql, type Updateable } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Db, Tx } from '../../database.ts'
+import { ASYNC_COMMIT } from '../../platform/db/transaction.ts'
 import {
   CAPTURES,
   PAYMENTS,
@@ -94,8 +95,20 @@ export async function insertPayment(db: Db, row: NewPayment): Promise<void> {
   await db.insertInto('payments').values(row).execute()
 }
 
-export function insertPaymentReturning(db: Db, row: NewPayment): Promise<PaymentRow> {
-  return db.insertInto('payments').values(row).returningAll().executeTakeFirstOrThrow()
+/**
+ * A card charge's intent, committed without waiting for the WAL flush (ASYNC_COMMIT): the
+ * card cannot reach an acquirer before the vault's audit row of its detokenization commits
+ * synchronously, which flushes the WAL up to and including this row; a server crash before
+ * then loses an intent nobody acted on, and fails the request that wrote it.
+ */
+export async function insertCardIntent(db: Db, row: NewPayment): Promise<PaymentRow> {
+  const { async_commit: _, ...payment } = await db
+    .insertInto('payments')
+    .values(row)
+    .returningAll()
+    .returning(ASYNC_COMMIT)
+    .executeTakeFirstOrThrow()
+  return payment
 }
 
 export function findPaymentById(
@@ -728,20 +741,26 @@ export async function countVelocity(db: Db, k: VelocityKeys) {
 }
 
 /** Records the risk check's facts and decision on a payment still `pending`. */
-export function recordRisk(
+export async function recordRisk(
   db: Db,
   merchantId: string,
   paymentId: string,
   set: { risk: string; risk_facts: string; three_d_secure: boolean; updated_at: Date },
 ): Promise<PaymentRow | undefined> {
-  return db
+  // Asynchronous commit, for the reason the intent's is (insertCardIntent): the vault's
+  // synchronous audit commit comes before any acquirer acts on the decision.
+  const found = await db
     .updateTable('payments')
     .set(set)
     .where('merchant_id', '=', merchantId)
     .where('id', '=', paymentId)
     .where('status', '=', 'pending')
     .returningAll()
+    .returning(ASYNC_COMMIT)
     .executeTakeFirst()
+  if (!found) return undefined
+  const { async_commit: _, ...row } = found
+  return row
 }
 
 /** The backtest's input: the facts stored with the merchant's card payments since `from`. */

@@ -22,6 +22,9 @@ export function findCardTokenById(
 /**
  * Reads a token and writes its detokenization audit row in one statement (so one round trip
  * and one implicit transaction): the row comes back only if the audit insert succeeded.
+ * Its commit stays synchronous: the audit must be durable before a card number leaves the
+ * vault, and the card charge's intent and risk decision commit asynchronously because this
+ * commit flushes the WAL up to them before any acquirer sees the card (docs/performance.md).
  * `allowed` false (a caller the vault refuses) is audited as denied; so is a missing or
  * revoked token. The statement reads one snapshot: a revoke committing meanwhile is ordered
  * after this read, as it would be after a locked read's commit.

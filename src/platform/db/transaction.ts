@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 
 const RETRYABLE = new Set(['40001', '40P01']) // serialization_failure, deadlock_detected
 const ATTEMPTS_MAX = 3
@@ -32,3 +32,15 @@ export async function transact<DB, T>(db: Kysely<DB>, fn: (tx: Transaction<DB>) 
     }
   }
 }
+
+/**
+ * Add to a single statement's RETURNING (`.returning(ASYNC_COMMIT)`) so that its own implicit
+ * transaction commits without waiting for the WAL flush: `set_config(…, true)` is evaluated
+ * while the statement runs and the setting is read at its commit. Only for a write that a
+ * later synchronous commit is certain to flush before anything outside the database acts on
+ * it — the WAL is written in order, so that commit makes this one durable too — and whose loss
+ * in a server crash before then leaves nothing acted upon (docs/performance.md names each use).
+ */
+export const ASYNC_COMMIT = sql<string>`set_config('synchronous_commit', 'off', true)`.as(
+  'async_commit',
+)
