@@ -292,7 +292,8 @@ test('secret keys, passwords and tokens never reach a log line or a table in cle
 
   secrets.delete('')
   assert.ok(secrets.size >= 8)
-  assert.ok(h.logs.length > 20)
+  // Something was logged to look through: one access line per request (issue 29), and more.
+  assert.ok(h.logs.filter((l) => l.includes('"request completed"')).length >= 10)
   for (const line of h.logs) {
     for (const s of secrets)
       assert.ok(!line.includes(s), `a secret in a log line: ${line.slice(0, 300)}`)
