@@ -112,8 +112,3 @@ export function cardFingerprint(masterKey: Buffer, merchantId: string, pan: stri
     .update(`${merchantId}:${pan}`, 'utf8')
     .digest('base64url')
 }
-
-/** Signs the card-access list's cursors. */
-export function cardAccessCursorKey(masterKey: Buffer): Buffer {
-  return derive(masterKey, 'card-access-cursor')
-}

@@ -1,18 +1,11 @@
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
-import { decodeCursor, encodeCursor, invalidCursorError } from '../../platform/cursor.ts'
+import { signedCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { validationError, type FieldIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { cardKindOf, luhnValid, type CardBrand, type CardType } from './cards.ts'
-import {
-  cardAccessCursorKey,
-  cardFingerprint,
-  masterKeyId,
-  openPan,
-  rewrapDek,
-  sealPan,
-} from './vault.crypto.ts'
+import { cardFingerprint, masterKeyId, openPan, rewrapDek, sealPan } from './vault.crypto.ts'
 import { vaultError } from './vault.errors.ts'
 import * as repo from './vault.repository.ts'
 import type {
@@ -280,24 +273,15 @@ export async function revokeCardToken(
   await repo.updateCardTokenRevoked(tx, row.id)
 }
 
-interface CardAccessCursor {
-  k: 'card-access'
-  m: string
-  t: string
-  i: number
-}
-
-function isCardAccessCursor(value: unknown, merchantId: string): value is CardAccessCursor {
-  if (typeof value !== 'object' || value === null) return false
-  const c = value as Partial<CardAccessCursor>
-  return (
-    c.k === 'card-access' &&
-    c.m === merchantId &&
-    typeof c.t === 'string' &&
-    !Number.isNaN(Date.parse(c.t)) &&
-    Number.isSafeInteger(c.i)
-  )
-}
+// The card-access log's cursor: its (created_at, numeric id) position, bound to the merchant.
+// Same payload and key as before the shared helper, so cursors handed out earlier still verify.
+const cardAccessCursor = signedCursor('card-access', 'kurus/vault/card-access-cursor', {
+  write: (at: { createdAt: Date; id: number }) => ({ t: at.createdAt.toISOString(), i: at.id }),
+  read: (c) =>
+    typeof c['t'] === 'string' && !Number.isNaN(Date.parse(c['t'])) && Number.isSafeInteger(c['i'])
+      ? { createdAt: new Date(c['t']), id: c['i'] as number }
+      : undefined,
+})
 
 export const CARD_ACCESS_LIMIT_MAX = 100
 
@@ -314,33 +298,12 @@ export async function listCardAccess(
   if (q.from && q.to && q.from.getTime() > q.to.getTime()) {
     throw validationError('from', 'must not be after to')
   }
-  const key = cardAccessCursorKey(deps.config.masterKey)
-  let before: repo.CardAccessPageQuery['before']
-  if (q.cursor !== undefined) {
-    const decoded = decodeCursor<unknown>(key, q.cursor)
-    if (!isCardAccessCursor(decoded, merchantId)) throw invalidCursorError()
-    before = { createdAt: new Date(decoded.t), id: decoded.i }
-  }
-  // One row more than asked tells whether another page exists.
-  const rows = await repo.findCardAccessPage(deps.readDb, {
-    merchantId,
-    from: q.from,
-    to: q.to,
-    before,
-    limit: q.limit + 1,
+  return cardAccessCursor.page(deps.config.masterKey, merchantId, q, {
+    fetch: (before, limit) =>
+      repo.findCardAccessPage(deps.readDb, { merchantId, from: q.from, to: q.to, before, limit }),
+    view: (rows) => rows.map(accessRowToAuditRow),
+    position: (row) => ({ createdAt: row.created_at, id: row.id }),
   })
-  const page = rows.slice(0, q.limit)
-  const last = page.at(-1)
-  const nextCursor =
-    rows.length > q.limit && last
-      ? encodeCursor(key, {
-          k: 'card-access',
-          m: merchantId,
-          t: last.created_at.toISOString(),
-          i: last.id,
-        } satisfies CardAccessCursor)
-      : null
-  return { items: page.map(accessRowToAuditRow), nextCursor }
 }
 
 function accessRowToAuditRow(row: CardAccessRow): AuditRow {
