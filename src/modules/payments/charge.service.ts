@@ -17,6 +17,7 @@ import { getCardToken } from '../vault/index.ts'
 import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
+import * as sessionsRepo from './sessions.repository.ts'
 import { cardMask, paymentEventData, paymentRowToPayment, type Payment } from './payment-view.ts'
 import type { PaymentRow, ShareRow, SplitRow } from './payments.table.ts'
 import { sessionRowToSession } from './sessions.service.ts'
@@ -84,7 +85,11 @@ export async function chargeCard(
 ): Promise<ChargeOutcome> {
   const fingerprint = sha256Hex(stableStringify(input))
   const { merchantId } = caller
-  const sessionRow = await repo.findSessionByTransactionId(deps.db, merchantId, input.transactionId)
+  const sessionRow = await sessionsRepo.findSessionByTransactionId(
+    deps.db,
+    merchantId,
+    input.transactionId,
+  )
   if (!sessionRow) throw paymentsError('session_not_found')
   const session = sessionRowToSession(sessionRow, deps.clock.now())
   if (session.mode !== 'payment') throw paymentsError('session_mode_mismatch')
@@ -299,7 +304,7 @@ async function recordAuthorization(
         updated_at: now,
       })
       if (!row) return settledBefore()
-      if (row.session_id) await repo.incrementSessionFailures(tx, row.session_id)
+      if (row.session_id) await sessionsRepo.incrementSessionFailures(tx, row.session_id)
       return emit(tx, row, 'payment.failed', now)
     }
     // The move, the session's completion and a whole capture in one statement.

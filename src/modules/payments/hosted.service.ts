@@ -2,6 +2,7 @@ import type { Deps } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
+import * as sessionsRepo from './sessions.repository.ts'
 import { findPaymentByIdUnscoped } from './hosted.repository.ts'
 import { paymentRowToPayment, type Payment } from './payment-view.ts'
 import { sessionRowToSession, type Session } from './sessions.service.ts'
@@ -30,7 +31,7 @@ export async function getPaymentForChallenge(
   const row = await findPaymentByIdUnscoped(deps.db, paymentId)
   if (!row) throw paymentsError('payment_not_found')
   const sessionRow = row.session_id
-    ? await repo.findSessionById(deps.db, row.session_id)
+    ? await sessionsRepo.findSessionById(deps.db, row.session_id)
     : undefined
   return {
     payment: paymentRowToPayment(row),
@@ -45,15 +46,15 @@ export async function getPaymentForChallenge(
  */
 export async function completeSession(deps: Deps, sessionId: string): Promise<Session> {
   const now = deps.clock.now()
-  const before = await repo.findSessionById(deps.db, sessionId)
+  const before = await sessionsRepo.findSessionById(deps.db, sessionId)
   if (!before) throw paymentsError('session_not_found')
   const current = sessionRowToSession(before, now)
   if (current.status === 'completed') return current
   if (current.status !== 'active') throw paymentsError('session_not_active')
   await transact(deps.db, (tx) =>
-    repo.updateSessionStatus(tx, sessionId, 'active', 'completed', now),
+    sessionsRepo.updateSessionStatus(tx, sessionId, 'active', 'completed', now),
   )
-  const after = await repo.findSessionById(deps.db, sessionId)
+  const after = await sessionsRepo.findSessionById(deps.db, sessionId)
   if (!after) throw paymentsError('session_not_found')
   const session = sessionRowToSession(after, now)
   if (session.status !== 'completed') throw paymentsError('session_not_active')

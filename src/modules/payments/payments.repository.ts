@@ -5,91 +5,18 @@ import { ASYNC_COMMIT } from '../../platform/db/transaction.ts'
 import {
   CAPTURES,
   PAYMENTS,
-  REFUNDS,
   SESSIONS,
   type CaptureRow,
   type NewCapture,
-  type NewRefund,
-  type RefundRow,
-  type RefundStatus,
   type NewPayment,
-  type NewSession,
   type PaymentRow,
   type PaymentStatus,
   type PaymentsTable,
-  type SessionRow,
-  type SessionStatus,
 } from './payments.table.ts'
 
-// Sessions
-
-export async function insertSession(db: Db, row: NewSession): Promise<void> {
-  await db.insertInto('payment_sessions').values(row).execute()
-}
-
-export function findSessionByTransactionId(
-  db: Db,
-  merchantId: string,
-  transactionId: string,
-): Promise<SessionRow | undefined> {
-  return db
-    .selectFrom('payment_sessions')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('transaction_id', '=', transactionId)
-    .executeTakeFirst()
-}
-
-export function findSessionById(db: Db, sessionId: string): Promise<SessionRow | undefined> {
-  return db
-    .selectFrom('payment_sessions')
-    .selectAll()
-    .where('id', '=', sessionId)
-    .executeTakeFirst()
-}
-
-export async function updateSessionStatus(
-  tx: Tx,
-  sessionId: string,
-  from: SessionStatus,
-  to: SessionStatus,
-  at: Date,
-): Promise<boolean> {
-  const result = await tx
-    .updateTable('payment_sessions')
-    .set({ status: to, ...(to === 'completed' ? { completed_at: at } : {}) })
-    .where('id', '=', sessionId)
-    .where('status', 'in', SESSIONS.guard(to, [from]))
-    .executeTakeFirst()
-  return result.numUpdatedRows === 1n
-}
-
-export async function incrementSessionFailures(tx: Tx, sessionId: string): Promise<void> {
-  await tx
-    .updateTable('payment_sessions')
-    .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
-    .where('id', '=', sessionId)
-    .execute()
-}
-
-export async function expireSessions(db: Db, now: Date, limit: number): Promise<number> {
-  const result = await db
-    .updateTable('payment_sessions')
-    .set({ status: 'expired' })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('payment_sessions')
-        .select('id')
-        .where('status', 'in', SESSIONS.guard('expired', ['active']))
-        .where('expires_at', '<=', now)
-        .limit(limit),
-    )
-    .where('status', '=', 'active')
-    .executeTakeFirst()
-  return Number(result.numUpdatedRows)
-}
-
-// Payments
+// Payments and their captures. Sessions, refunds and the risk facts have repositories of
+// their own in this module (sessions.repository.ts, refunds.repository.ts,
+// risk-facts.repository.ts).
 
 export async function insertPayment(db: Db, row: NewPayment): Promise<void> {
   await db.insertInto('payments').values(row).execute()
@@ -426,124 +353,7 @@ export function findCapturesByPayment(
     .execute()
 }
 
-// Refunds
-
-export async function insertRefund(tx: Tx, row: NewRefund): Promise<void> {
-  await tx.insertInto('refunds').values(row).execute()
-}
-
-export function findRefundByKey(
-  db: Db,
-  merchantId: string,
-  paymentId: string,
-  idempotencyKey: string,
-): Promise<RefundRow | undefined> {
-  return db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('payment_id', '=', paymentId)
-    .where('idempotency_key', '=', idempotencyKey)
-    .executeTakeFirst()
-}
-
-export function findRefundById(db: Db, refundId: string): Promise<RefundRow | undefined> {
-  return db.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst()
-}
-
-export function lockRefundById(tx: Tx, refundId: string): Promise<RefundRow | undefined> {
-  return tx
-    .selectFrom('refunds')
-    .selectAll()
-    .where('id', '=', refundId)
-    .forUpdate()
-    .executeTakeFirst()
-}
-
-export function findRefundsByPayment(
-  db: Db,
-  merchantId: string,
-  paymentId: string,
-): Promise<RefundRow[]> {
-  return db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('payment_id', '=', paymentId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()
-}
-
-export async function updateRefund(
-  tx: Tx,
-  refundId: string,
-  from: RefundStatus,
-  set: {
-    status: RefundStatus
-    bank_refund_id?: string
-    commission_refund?: number
-    completed_at?: Date
-    updated_at: Date
-  },
-): Promise<RefundRow | undefined> {
-  return tx
-    .updateTable('refunds')
-    .set(set)
-    .where('id', '=', refundId)
-    .where('status', 'in', REFUNDS.guard(set.status, [from]))
-    .returningAll()
-    .executeTakeFirst()
-}
-
-export async function touchRefund(db: Db, refundId: string, bankRefundId: string, at: Date) {
-  await db
-    .updateTable('refunds')
-    .set({ bank_refund_id: bankRefundId, updated_at: at })
-    .where('id', '=', refundId)
-    .where('status', '=', 'pending')
-    .execute()
-}
-
-export function findPendingRefunds(
-  db: Db,
-  updatedBefore: Date,
-  limit: number,
-): Promise<RefundRow[]> {
-  return db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('status', '=', 'pending')
-    .where('updated_at', '<=', updatedBefore)
-    .orderBy('updated_at')
-    .limit(limit)
-    .execute()
-}
-
-/**
- * Refund bookkeeping on the payment row; callers hold its lock and pass the status they read,
- * so a status change here is still one the state machine allows.
- */
-export async function updatePaymentRefundTotals(
-  tx: Tx,
-  paymentId: string,
-  from: PaymentStatus,
-  set: {
-    refund_reserved_minor: number
-    refund_completed_minor: number
-    commission_refunded_minor: number
-    status: PaymentStatus
-    updated_at: Date
-  },
-): Promise<PaymentRow> {
-  PAYMENTS.assertMove(from, set.status, `payment ${paymentId}`)
-  return tx
-    .updateTable('payments')
-    .set(set)
-    .where('id', '=', paymentId)
-    .returningAll()
-    .executeTakeFirstOrThrow()
-}
+// Capture and void claims, chargeback totals, metadata
 
 /**
  * Sets (or, with null, clears) the payment's action claim; the caller holds the row lock.
@@ -645,17 +455,6 @@ export function findCapturesOfPayments(
     .execute()
 }
 
-export function findRefundsOfPayments(db: Db, paymentIds: readonly string[]): Promise<RefundRow[]> {
-  if (paymentIds.length === 0) return Promise.resolve([])
-  return db
-    .selectFrom('refunds')
-    .selectAll()
-    .where('payment_id', 'in', paymentIds)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute()
-}
-
 export interface LinkUsageRow {
   payment_link_id: string
   /** Sessions whose payment captured money (captured, partially captured or refunded since). */
@@ -696,93 +495,4 @@ export async function findLinkUsage(
     captured: Number(r.captured),
     taken: Number(r.taken),
   }))
-}
-
-export interface VelocityKeys {
-  merchantId: string
-  fingerprint: string | null
-  ip: string | null
-  customerId: string | null
-  now: Date
-}
-
-/**
- * The velocity facts of a charge, counted after its own intent row is written (so it counts
- * itself). Raw SQL for four scalar subqueries in one round trip; each is an index range
- * count, never a scan: payments_merchant_fingerprint_created_idx, payments_merchant_ip_created_idx
- * (migration 0290) and payments_merchant_customer_idx (0061). A null key counts nothing.
- */
-export async function countVelocity(db: Db, k: VelocityKeys) {
-  const hourAgo = new Date(k.now.getTime() - 3_600_000)
-  const dayAgo = new Date(k.now.getTime() - 86_400_000)
-  const { rows } = await sql<{
-    card_attempts_1h: string | number
-    card_declines_24h: string | number
-    ip_attempts_1h: string | number
-    customer_amount_24h: string | number
-  }>`select
-      (select count(*) from payments where merchant_id = ${k.merchantId}
-        and card_fingerprint = ${k.fingerprint} and created_at > ${hourAgo}) as card_attempts_1h,
-      (select count(*) from payments where merchant_id = ${k.merchantId}
-        and card_fingerprint = ${k.fingerprint} and created_at > ${dayAgo}
-        and status = 'failed') as card_declines_24h,
-      (select count(*) from payments where merchant_id = ${k.merchantId}
-        and client_ip = ${k.ip} and created_at > ${hourAgo}) as ip_attempts_1h,
-      (select coalesce(sum(amount), 0) from payments where merchant_id = ${k.merchantId}
-        and customer_id = ${k.customerId} and created_at > ${dayAgo}
-        and status <> 'failed') as customer_amount_24h`.execute(db)
-  const r = rows[0]
-  return {
-    cardAttempts1h: Number(r?.card_attempts_1h ?? 0),
-    cardDeclines24h: Number(r?.card_declines_24h ?? 0),
-    ipAttempts1h: Number(r?.ip_attempts_1h ?? 0),
-    customerAmount24h: Number(r?.customer_amount_24h ?? 0),
-  }
-}
-
-/** Records the risk check's facts and decision on a payment still `pending`. */
-export async function recordRisk(
-  db: Db,
-  merchantId: string,
-  paymentId: string,
-  set: { risk: string; risk_facts: string; three_d_secure: boolean; updated_at: Date },
-): Promise<PaymentRow | undefined> {
-  // Asynchronous commit, for the reason the intent's is (insertCardIntent): the vault's
-  // synchronous audit commit comes before any acquirer acts on the decision.
-  const found = await db
-    .updateTable('payments')
-    .set(set)
-    .where('merchant_id', '=', merchantId)
-    .where('id', '=', paymentId)
-    .where('status', '=', 'pending')
-    .returningAll()
-    .returning(ASYNC_COMMIT)
-    .executeTakeFirst()
-  if (!found) return undefined
-  const { async_commit: _, ...row } = found
-  return row
-}
-
-/** The backtest's input: the facts stored with the merchant's card payments since `from`. */
-export function findRiskFactsSince(db: Db, merchantId: string, from: Date, limit: number) {
-  return db
-    .selectFrom('payments')
-    .select(['id', 'amount', 'risk_facts', 'created_at'])
-    .where('merchant_id', '=', merchantId)
-    .where('created_at', '>=', from)
-    .where('risk_facts', 'is not', null)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute()
-}
-
-/** The facts the risk check stored with one payment (the dashboard's risk panel). */
-export async function findRiskFactsByPaymentId(db: Db, merchantId: string, paymentId: string) {
-  return db
-    .selectFrom('payments')
-    .select(['risk_facts'])
-    .where('merchant_id', '=', merchantId)
-    .where('id', '=', paymentId)
-    .executeTakeFirst()
 }

@@ -9,6 +9,7 @@ import { authorizeAndSettle, emit } from './charge.service.ts'
 import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
+import * as sessionsRepo from './sessions.repository.ts'
 import { paymentRowToPayment, type Payment, type PaymentDetail } from './payment-view.ts'
 
 /** The payment with its captures (GET /v1/payments/{id}). */
@@ -115,7 +116,7 @@ export async function complete3ds(
       updated_at: now,
     })
     if (moved && !authenticated) {
-      if (moved.session_id) await repo.incrementSessionFailures(tx, moved.session_id)
+      if (moved.session_id) await sessionsRepo.incrementSessionFailures(tx, moved.session_id)
       await emit(tx, moved, 'payment.failed', now)
     }
     return moved

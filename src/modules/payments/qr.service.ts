@@ -8,6 +8,7 @@ import { computeCommission } from './commission.ts'
 import { buildEmvPayload } from './emv-qr.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
+import * as sessionsRepo from './sessions.repository.ts'
 import { paymentRowToPayment, type Payment } from './payment-view.ts'
 import { sessionRowToSession, type Session } from './sessions.service.ts'
 
@@ -48,7 +49,7 @@ export async function payQrSession(
 ): Promise<{ payment: Payment; created: boolean }> {
   // Session ids are UUIDs; anything else would be a database cast error, not a 404.
   if (!isUuidV4(sessionId)) throw paymentsError('session_not_found')
-  const sessionRow = await repo.findSessionById(deps.db, sessionId)
+  const sessionRow = await sessionsRepo.findSessionById(deps.db, sessionId)
   if (!sessionRow || sessionRow.merchant_id !== merchantId) throw paymentsError('session_not_found')
   const session = sessionRowToSession(sessionRow, deps.clock.now())
   if (session.mode !== 'qr' || session.amount === null) throw paymentsError('session_mode_mismatch')
@@ -62,7 +63,7 @@ export async function payQrSession(
     const payment = await transact(deps.db, async (tx) => {
       const now = deps.clock.now()
       // The conditional update is the lock: of two concurrent bank reports one claims it.
-      if (!(await repo.updateSessionStatus(tx, session.id, 'active', 'completed', now))) {
+      if (!(await sessionsRepo.updateSessionStatus(tx, session.id, 'active', 'completed', now))) {
         throw new SessionTaken()
       }
       await repo.insertPayment(tx, {

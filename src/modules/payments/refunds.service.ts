@@ -10,6 +10,7 @@ import { postRefund, refundStepCommission } from '../ledger/index.ts'
 import { emit } from './charge.service.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
+import * as refundsRepo from './refunds.repository.ts'
 import { paymentRowToPayment, refundableMinor, type Payment } from './payment-view.ts'
 import type { PaymentRow, RefundRow, RefundStatus } from './payments.table.ts'
 
@@ -49,7 +50,7 @@ export interface RefundOutcome {
 }
 
 async function outcome(deps: Deps, merchantId: string, refundId: string): Promise<RefundOutcome> {
-  const refund = await repo.findRefundById(deps.db, refundId)
+  const refund = await refundsRepo.findRefundById(deps.db, refundId)
   if (!refund) throw paymentsError('payment_not_found')
   const payment = await repo.findPaymentById(deps.db, merchantId, refund.payment_id)
   if (!payment) throw paymentsError('payment_not_found')
@@ -78,7 +79,7 @@ export async function refundPayment(
   const reason = input.reason?.slice(0, REFUND_REASON_LENGTH_MAX) ?? null
   const metadata = input.metadata ?? {}
   return createOnce(input.idempotencyKey, {
-    find: (key) => repo.findRefundByKey(deps.db, merchantId, paymentId, key),
+    find: (key) => refundsRepo.findRefundByKey(deps.db, merchantId, paymentId, key),
     // The refund made the first time, in its current state.
     replay: (earlier) => outcome(deps, merchantId, earlier.id),
     claim: (key) => {
@@ -93,7 +94,7 @@ export async function refundPayment(
           throw validationError('amount', `must not exceed the refundableAmount of ${refundable}`)
         }
         const now = deps.clock.now()
-        await repo.insertRefund(tx, {
+        await refundsRepo.insertRefund(tx, {
           id: refundId,
           merchant_id: merchantId,
           payment_id: paymentId,
@@ -108,7 +109,7 @@ export async function refundPayment(
           completed_at: null,
           updated_at: now,
         })
-        const updated = await repo.updatePaymentRefundTotals(tx, paymentId, row.status, {
+        const updated = await refundsRepo.updatePaymentRefundTotals(tx, paymentId, row.status, {
           refund_reserved_minor: row.refund_reserved_minor + amount,
           refund_completed_minor: row.refund_completed_minor,
           commission_refunded_minor: row.commission_refunded_minor,
@@ -139,7 +140,7 @@ export async function refundPayment(
 
 /** Asks the acquirer (idempotent per refund id) and records what it says. */
 async function pushRefund(deps: Deps, payment: PaymentRow, refundId: string): Promise<void> {
-  const refund = await repo.findRefundById(deps.db, refundId)
+  const refund = await refundsRepo.findRefundById(deps.db, refundId)
   if (refund?.status !== 'pending' || !payment.acquirer_reference) return
   const acquirer = deps.acquirer
   const answer = await acquirer.refund(deps, {
@@ -153,7 +154,7 @@ async function pushRefund(deps: Deps, payment: PaymentRow, refundId: string): Pr
     await completeRefund(deps, refundId, answer.bankRefundId)
     return
   }
-  await repo.touchRefund(deps.db, refundId, answer.bankRefundId, deps.clock.now())
+  await refundsRepo.touchRefund(deps.db, refundId, answer.bankRefundId, deps.clock.now())
 }
 
 /**
@@ -163,7 +164,7 @@ async function pushRefund(deps: Deps, payment: PaymentRow, refundId: string): Pr
  */
 export async function completeRefund(deps: Deps, refundId: string, bankRefundId: string) {
   await transact(deps.db, async (tx) => {
-    const refund = await repo.lockRefundById(tx, refundId)
+    const refund = await refundsRepo.lockRefundById(tx, refundId)
     if (refund?.status !== 'pending') return
     const payment = await repo.lockPaymentById(tx, refund.merchant_id, refund.payment_id)
     if (!payment) throw paymentsError('payment_not_found')
@@ -193,7 +194,7 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
       capturedMinor: captured,
       at: now,
     })
-    const done = await repo.updateRefund(tx, refundId, 'pending', {
+    const done = await refundsRepo.updateRefund(tx, refundId, 'pending', {
       status: 'completed',
       bank_refund_id: bankRefundId,
       commission_refund: commissionRefund,
@@ -201,7 +202,7 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
       updated_at: now,
     })
     const completed = payment.refund_completed_minor + refund.amount
-    const updated = await repo.updatePaymentRefundTotals(tx, payment.id, payment.status, {
+    const updated = await refundsRepo.updatePaymentRefundTotals(tx, payment.id, payment.status, {
       refund_reserved_minor: payment.refund_reserved_minor,
       refund_completed_minor: completed,
       commission_refunded_minor: payment.commission_refunded_minor + commissionRefund,
@@ -219,18 +220,18 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
 /** An async refund the bank refused: release its reservation back to refundableAmount. */
 export async function failRefund(deps: Deps, refundId: string, bankRefundId: string) {
   await transact(deps.db, async (tx) => {
-    const refund = await repo.lockRefundById(tx, refundId)
+    const refund = await refundsRepo.lockRefundById(tx, refundId)
     if (refund?.status !== 'pending') return
     const payment = await repo.lockPaymentById(tx, refund.merchant_id, refund.payment_id)
     if (!payment) throw paymentsError('payment_not_found')
     const now = deps.clock.now()
-    const done = await repo.updateRefund(tx, refundId, 'pending', {
+    const done = await refundsRepo.updateRefund(tx, refundId, 'pending', {
       status: 'failed',
       bank_refund_id: bankRefundId,
       completed_at: now,
       updated_at: now,
     })
-    const updated = await repo.updatePaymentRefundTotals(tx, payment.id, payment.status, {
+    const updated = await refundsRepo.updatePaymentRefundTotals(tx, payment.id, payment.status, {
       refund_reserved_minor: payment.refund_reserved_minor - refund.amount,
       refund_completed_minor: payment.refund_completed_minor,
       commission_refunded_minor: payment.commission_refunded_minor,
@@ -276,7 +277,9 @@ async function refundEvent(
 export async function listRefunds(deps: Deps, merchantId: string, paymentId: string) {
   const payment = await repo.findPaymentById(deps.db, merchantId, paymentId)
   if (!payment) throw paymentsError('payment_not_found')
-  return (await repo.findRefundsByPayment(deps.db, merchantId, paymentId)).map(refundRowToRefund)
+  return (await refundsRepo.findRefundsByPayment(deps.db, merchantId, paymentId)).map(
+    refundRowToRefund,
+  )
 }
 
 /**
@@ -285,7 +288,7 @@ export async function listRefunds(deps: Deps, merchantId: string, paymentId: str
  * acquirer's status answer.
  */
 export async function reconcileRefunds(deps: Deps): Promise<number> {
-  const pending = await repo.findPendingRefunds(deps.db, deps.clock.now(), 200)
+  const pending = await refundsRepo.findPendingRefunds(deps.db, deps.clock.now(), 200)
   let moved = 0
   const acquirer = deps.acquirer
   for (const refund of pending) {

@@ -6,6 +6,8 @@ import { getCustomer } from '../customers/index.ts'
 import { recordEvent } from '../events/index.ts'
 import { paymentEventData, paymentRowToPayment } from './payment-view.ts'
 import * as repo from './payments.repository.ts'
+import * as riskFactsRepo from './risk-facts.repository.ts'
+import * as sessionsRepo from './sessions.repository.ts'
 import type { PaymentRow } from './payments.table.ts'
 import { riskPort, type RiskAssessment, type RiskFacts } from './risk-port.ts'
 
@@ -41,7 +43,7 @@ async function emailOf(deps: Deps, merchantId: string, customerId: string | null
 
 export async function gatherFacts(deps: Deps, row: PaymentRow): Promise<RiskFacts> {
   const bin = row.bin === null ? null : binInfo(row.bin)
-  const velocity = await repo.countVelocity(deps.db, {
+  const velocity = await riskFactsRepo.countVelocity(deps.db, {
     merchantId: row.merchant_id,
     fingerprint: row.card_fingerprint,
     ip: row.client_ip,
@@ -85,7 +87,7 @@ export async function checkRisk(deps: Deps, row: PaymentRow): Promise<PaymentRow
         updated_at: now,
       })
       if (!failed) return
-      if (failed.session_id) await repo.incrementSessionFailures(tx, failed.session_id)
+      if (failed.session_id) await sessionsRepo.incrementSessionFailures(tx, failed.session_id)
       await recordEvent(tx, {
         merchantId: failed.merchant_id,
         storeId: failed.store_id,
@@ -100,7 +102,7 @@ export async function checkRisk(deps: Deps, row: PaymentRow): Promise<PaymentRow
     throw riskBlockedError(row.id)
   }
   // One statement, its own transaction: no event goes with it.
-  const updated = await repo.recordRisk(deps.db, row.merchant_id, row.id, {
+  const updated = await riskFactsRepo.recordRisk(deps.db, row.merchant_id, row.id, {
     risk: JSON.stringify(assessment),
     risk_facts: JSON.stringify(facts),
     three_d_secure: row.three_d_secure || assessment.decision === 'require_3ds',

@@ -1,5 +1,5 @@
 import type { Deps } from '../../database.ts'
-import * as repo from './payments.repository.ts'
+import * as riskFactsRepo from './risk-facts.repository.ts'
 import type { RiskFacts } from './risk-port.ts'
 
 /** The stored facts of the merchant's card payments since `from`, newest first (backtests). */
@@ -9,7 +9,7 @@ export async function riskFactsSince(
   from: Date,
   limit: number,
 ): Promise<{ paymentId: string; amount: number; facts: RiskFacts }[]> {
-  const rows = await repo.findRiskFactsSince(deps.db, merchantId, from, limit)
+  const rows = await riskFactsRepo.findRiskFactsSince(deps.db, merchantId, from, limit)
   return rows.flatMap((r) =>
     r.risk_facts === null ? [] : [{ paymentId: r.id, amount: r.amount, facts: r.risk_facts }],
   )
@@ -25,6 +25,6 @@ export async function getPaymentRiskFacts(
   merchantId: string,
   paymentId: string,
 ): Promise<RiskFacts | null> {
-  const row = await repo.findRiskFactsByPaymentId(deps.db, merchantId, paymentId)
+  const row = await riskFactsRepo.findRiskFactsByPaymentId(deps.db, merchantId, paymentId)
   return row?.risk_facts ?? null
 }

@@ -2,6 +2,7 @@ import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { chargedAmounts, paymentRowToPayment, type Payment } from './payment-view.ts'
 import * as repo from './payments.repository.ts'
+import * as refundsRepo from './refunds.repository.ts'
 import { PAYMENTS, type PaymentStatus } from './payments.table.ts'
 import { refundRowToRefund, type Refund } from './refunds.service.ts'
 import * as search from './search.repository.ts'
@@ -94,7 +95,7 @@ export async function findPaymentWithRefunds(
 ): Promise<{ payment: Payment; refunds: Refund[] } | undefined> {
   const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
   if (!row) return undefined
-  const refunds = await repo.findRefundsByPayment(deps.db, merchantId, paymentId)
+  const refunds = await refundsRepo.findRefundsByPayment(deps.db, merchantId, paymentId)
   return { payment: paymentRowToPayment(row), refunds: refunds.map(refundRowToRefund) }
 }
 
@@ -113,7 +114,7 @@ export async function auditPaymentsPage(
 > {
   const rows = await repo.findPaymentsPage(deps.db, afterId, limit)
   const ids = rows.map((r) => r.id)
-  const refunds = await repo.findRefundsOfPayments(deps.db, ids)
+  const refunds = await refundsRepo.findRefundsOfPayments(deps.db, ids)
   const byPayment = new Map<string, Refund[]>()
   for (const r of refunds) {
     const list = byPayment.get(r.payment_id) ?? []

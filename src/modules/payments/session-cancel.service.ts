@@ -1,7 +1,7 @@
 import type { Deps } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { paymentsError } from './payments.errors.ts'
-import * as repo from './payments.repository.ts'
+import * as sessionsRepo from './sessions.repository.ts'
 import { sessionRowToSession, type Session } from './sessions.service.ts'
 
 /**
@@ -16,14 +16,14 @@ export async function cancelSession(
   sessionId: string,
 ): Promise<Session> {
   const now = deps.clock.now()
-  const before = await repo.findSessionById(deps.db, sessionId)
+  const before = await sessionsRepo.findSessionById(deps.db, sessionId)
   if (before?.merchant_id !== merchantId) throw paymentsError('session_not_found')
   const current = sessionRowToSession(before, now)
   if (current.status !== 'active') return current
   await transact(deps.db, (tx) =>
-    repo.updateSessionStatus(tx, sessionId, 'active', 'cancelled', now),
+    sessionsRepo.updateSessionStatus(tx, sessionId, 'active', 'cancelled', now),
   )
-  const after = await repo.findSessionById(deps.db, sessionId)
+  const after = await sessionsRepo.findSessionById(deps.db, sessionId)
   if (!after) throw paymentsError('session_not_found')
   return sessionRowToSession(after, now)
 }

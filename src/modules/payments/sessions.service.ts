@@ -8,6 +8,7 @@ import { assertCustomerExists } from '../customers/index.ts'
 import { findSubmerchantIds } from '../merchants/index.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
+import * as sessionsRepo from './sessions.repository.ts'
 import type { SessionMode, SessionRow, SessionStatus, SplitRow } from './payments.table.ts'
 
 export const SESSION_LIFETIME_MS = 30 * 60 * 1000
@@ -137,7 +138,7 @@ export async function createSession(
 ): Promise<{ session: Session; created: boolean }> {
   const fingerprint = sha256Hex(stableStringify(input))
   const now = deps.clock.now()
-  const existing = await repo.findSessionByTransactionId(
+  const existing = await sessionsRepo.findSessionByTransactionId(
     deps.db,
     caller.merchantId,
     input.transactionId,
@@ -146,7 +147,7 @@ export async function createSession(
   await validateSessionInput(deps, caller.merchantId, input)
   const id = newUuid()
   try {
-    await repo.insertSession(deps.db, {
+    await sessionsRepo.insertSession(deps.db, {
       id,
       merchant_id: caller.merchantId,
       store_id: caller.storeId,
@@ -170,7 +171,7 @@ export async function createSession(
   } catch (error) {
     if (!isUniqueViolation(error)) throw error
     // A concurrent create with the same transactionId won; answer as a repeat would.
-    const winner = await repo.findSessionByTransactionId(
+    const winner = await sessionsRepo.findSessionByTransactionId(
       deps.db,
       caller.merchantId,
       input.transactionId,
@@ -178,7 +179,7 @@ export async function createSession(
     if (!winner) throw error
     return replaySession(winner, fingerprint, now)
   }
-  const row = await repo.findSessionById(deps.db, id)
+  const row = await sessionsRepo.findSessionById(deps.db, id)
   if (!row) throw paymentsError('session_not_found')
   return { session: sessionRowToSession(row, now), created: true }
 }
@@ -193,19 +194,19 @@ export async function getSessionByTransactionId(
   merchantId: string,
   transactionId: string,
 ): Promise<Session | undefined> {
-  const row = await repo.findSessionByTransactionId(deps.db, merchantId, transactionId)
+  const row = await sessionsRepo.findSessionByTransactionId(deps.db, merchantId, transactionId)
   return row ? sessionRowToSession(row, deps.clock.now()) : undefined
 }
 
 /** For the hosted pages: the session id itself is the bearer. */
 export async function getSessionById(deps: Deps, sessionId: string): Promise<Session | undefined> {
-  const row = await repo.findSessionById(deps.db, sessionId)
+  const row = await sessionsRepo.findSessionById(deps.db, sessionId)
   return row ? sessionRowToSession(row, deps.clock.now()) : undefined
 }
 
 /** The sweeper's job: mark active sessions past their 30 minutes as expired. */
 export async function expireSessions(deps: Deps): Promise<number> {
-  return repo.expireSessions(deps.db, deps.clock.now(), 1000)
+  return sessionsRepo.expireSessions(deps.db, deps.clock.now(), 1000)
 }
 
 export interface LinkSessionInput {
@@ -235,7 +236,7 @@ export async function createLinkSession(
   const now = deps.clock.now()
   const id = newUuid()
   const { merchantId, storeId, paymentLinkId, ...fenced } = input
-  await repo.insertSession(tx, {
+  await sessionsRepo.insertSession(tx, {
     id,
     merchant_id: merchantId,
     store_id: storeId,
@@ -257,7 +258,7 @@ export async function createLinkSession(
     created_at: now,
     completed_at: null,
   })
-  const row = await repo.findSessionById(tx, id)
+  const row = await sessionsRepo.findSessionById(tx, id)
   if (!row) throw paymentsError('session_not_found')
   return sessionRowToSession(row, now)
 }

@@ -1,0 +1,96 @@
+import { sql } from 'kysely'
+import type { Db } from '../../database.ts'
+import { ASYNC_COMMIT } from '../../platform/db/transaction.ts'
+import { type PaymentRow } from './payments.table.ts'
+
+// What the risk check reads and stores on a card payment: velocity counts over the
+// merchant's payments, the decision and facts, and the backtest's input.
+
+export interface VelocityKeys {
+  merchantId: string
+  fingerprint: string | null
+  ip: string | null
+  customerId: string | null
+  now: Date
+}
+
+/**
+ * The velocity facts of a charge, counted after its own intent row is written (so it counts
+ * itself). Raw SQL for four scalar subqueries in one round trip; each is an index range
+ * count, never a scan: payments_merchant_fingerprint_created_idx, payments_merchant_ip_created_idx
+ * (migration 0290) and payments_merchant_customer_idx (0061). A null key counts nothing.
+ */
+export async function countVelocity(db: Db, k: VelocityKeys) {
+  const hourAgo = new Date(k.now.getTime() - 3_600_000)
+  const dayAgo = new Date(k.now.getTime() - 86_400_000)
+  const { rows } = await sql<{
+    card_attempts_1h: string | number
+    card_declines_24h: string | number
+    ip_attempts_1h: string | number
+    customer_amount_24h: string | number
+  }>`select
+      (select count(*) from payments where merchant_id = ${k.merchantId}
+        and card_fingerprint = ${k.fingerprint} and created_at > ${hourAgo}) as card_attempts_1h,
+      (select count(*) from payments where merchant_id = ${k.merchantId}
+        and card_fingerprint = ${k.fingerprint} and created_at > ${dayAgo}
+        and status = 'failed') as card_declines_24h,
+      (select count(*) from payments where merchant_id = ${k.merchantId}
+        and client_ip = ${k.ip} and created_at > ${hourAgo}) as ip_attempts_1h,
+      (select coalesce(sum(amount), 0) from payments where merchant_id = ${k.merchantId}
+        and customer_id = ${k.customerId} and created_at > ${dayAgo}
+        and status <> 'failed') as customer_amount_24h`.execute(db)
+  const r = rows[0]
+  return {
+    cardAttempts1h: Number(r?.card_attempts_1h ?? 0),
+    cardDeclines24h: Number(r?.card_declines_24h ?? 0),
+    ipAttempts1h: Number(r?.ip_attempts_1h ?? 0),
+    customerAmount24h: Number(r?.customer_amount_24h ?? 0),
+  }
+}
+
+/** Records the risk check's facts and decision on a payment still `pending`. */
+export async function recordRisk(
+  db: Db,
+  merchantId: string,
+  paymentId: string,
+  set: { risk: string; risk_facts: string; three_d_secure: boolean; updated_at: Date },
+): Promise<PaymentRow | undefined> {
+  // Asynchronous commit, for the reason the intent's is (insertCardIntent): the vault's
+  // synchronous audit commit comes before any acquirer acts on the decision.
+  const found = await db
+    .updateTable('payments')
+    .set(set)
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', paymentId)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .returning(ASYNC_COMMIT)
+    .executeTakeFirst()
+  if (!found) return undefined
+  const { async_commit: _, ...row } = found
+  return row
+}
+
+/** The backtest's input: the facts stored with the merchant's card payments since `from`. */
+export function findRiskFactsSince(db: Db, merchantId: string, from: Date, limit: number) {
+  return db
+    .selectFrom('payments')
+    .select(['id', 'amount', 'risk_facts', 'created_at'])
+    .where('merchant_id', '=', merchantId)
+    .where('created_at', '>=', from)
+    .where('risk_facts', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute()
+}
+
+/** The facts the risk check stored with one payment (the dashboard's risk panel). */
+export async function findRiskFactsByPaymentId(db: Db, merchantId: string, paymentId: string) {
+  return db
+    .selectFrom('payments')
+    .select(['risk_facts'])
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', paymentId)
+    .executeTakeFirst()
+}
