@@ -47,6 +47,7 @@ function customerJson(c: Customer) {
     extraData: c.extraData,
     createdAt: isoZ(c.createdAt),
     updatedAt: isoZ(c.updatedAt),
+    testClockId: c.testClockId,
   }
 }
 

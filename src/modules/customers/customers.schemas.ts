@@ -45,6 +45,14 @@ export const CreateCustomerBody = Type.Object(
     phone: Type.Optional(Nullable(Phone)),
     name: Type.Optional(Nullable(Name)),
     extraData: Type.Optional(ExtraData),
+    testClockId: Type.Optional(
+      Type.String({
+        pattern: '^clk_[0-9a-z]+$',
+        maxLength: 64,
+        description:
+          "Sandbox: a test clock. The customer's card charges live at the clock's time: an authorization expires only when the clock is advanced past it. Fixed for the customer's life.",
+      }),
+    ),
   },
   { additionalProperties: false, title: 'CreateCustomer' },
 )
@@ -74,6 +82,11 @@ export const CustomerResponse = Type.Object(
     extraData: Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    testClockId: Nullable(
+      Type.String({
+        description: 'Sandbox: the test clock its charges live on; null for wall time',
+      }),
+    ),
   },
   {
     title: 'Customer',
@@ -88,6 +101,7 @@ export const CustomerResponse = Type.Object(
         extraData: { segment: 'gold' },
         createdAt: '2026-11-22T10:00:00Z',
         updatedAt: '2026-11-22T10:00:00Z',
+        testClockId: null,
       },
     ],
   },

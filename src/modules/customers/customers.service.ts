@@ -7,6 +7,7 @@ import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
+import { getTestClock } from '../test-clocks/index.ts'
 import { revokeCardToken } from '../vault/index.ts'
 import { customersError } from './customers.errors.ts'
 import * as repo from './customers.repository.ts'
@@ -25,6 +26,8 @@ export interface Customer {
   extraData: Record<string, unknown>
   createdAt: Date
   updatedAt: Date
+  /** Sandbox: the test clock its card charges live on; null for wall time (decision 0031). */
+  testClockId: string | null
 }
 
 export interface CreateCustomerInput {
@@ -33,6 +36,8 @@ export interface CreateCustomerInput {
   phone?: string | null
   name?: string | null
   extraData?: Record<string, unknown>
+  /** Sandbox: a test clock of the merchant's (404 otherwise); fixed for the customer's life. */
+  testClockId?: string | undefined
 }
 
 /** Only the fields present change; null clears email, phone or name; extraData replaces. */
@@ -60,6 +65,7 @@ export function customerRowToCustomer(row: CustomerRow): Customer {
     extraData: row.extra_data,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    testClockId: row.test_clock_id,
   }
 }
 
@@ -153,6 +159,9 @@ export async function createCustomer(
 ): Promise<Customer> {
   const phone = input.phone == null ? null : normalizePhone('phone', input.phone)
   const extraData = checkExtraData(input.extraData ?? {})
+  // The customer record itself has nothing that falls due, so it is dated at wall time; the
+  // clock is what its card charges live on (decision 0031, "Customers on a clock").
+  if (input.testClockId !== undefined) await getTestClock(deps, merchantId, input.testClockId)
   const now = deps.clock.now()
   const id = newId('cus')
   try {
@@ -168,6 +177,7 @@ export async function createCustomer(
         created_at: now,
         updated_at: now,
         deleted_at: null,
+        test_clock_id: input.testClockId ?? null,
       })
       await recordEvent(tx, {
         ...storeless(merchantId, 'customer.created', id, now),

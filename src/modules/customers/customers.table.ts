@@ -15,6 +15,8 @@ export interface CustomersTable {
   updated_at: Date
   /** Soft delete: a row with deleted_at is gone for every read. */
   deleted_at: Date | null
+  /** Sandbox: the test clock its card charges live on (migration 0360, decision 0031). */
+  test_clock_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface CustomerCardsTable {

@@ -5,6 +5,7 @@ import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { OutcomeSignal } from '../../platform/outcome-signal.ts'
 import { captureStepCommission } from '../ledger/index.ts'
+import { depsOnClock } from '../test-clocks/index.ts'
 import { emit, fullCaptureId, postCaptureLegs, saveCardIfAsked } from './charge.service.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
@@ -374,11 +375,18 @@ export const AUTHORIZATION_EXPIRED = 'authorization_expired'
 /**
  * Releases authorizations older than the TTL (`KURUS_AUTHORIZATION_TTL`) as a void would:
  * nothing captured → `voided`; partially captured → `captured` with what it has. Both with
- * reason `authorization_expired`. Returns how many were released.
+ * reason `authorization_expired`. Returns how many were released. The one rule for both
+ * times: the reconciler's (testClockId null: payments on no clock, at wall time) and a
+ * sandbox test clock's advance (that clock's payments, `deps` reading the clock's time;
+ * decision 0031).
  */
-export async function expireAuthorizations(deps: Deps, limit: number): Promise<number> {
+export async function expireAuthorizations(
+  deps: Deps,
+  limit: number,
+  testClockId: string | null = null,
+): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - deps.config.authorizationTtlMs)
-  const rows = await repo.findExpiredAuthorizations(deps.db, before, limit)
+  const rows = await repo.findExpiredAuthorizations(deps.db, before, limit, testClockId)
   let released = 0
   for (const row of rows) {
     try {
@@ -390,4 +398,34 @@ export async function expireAuthorizations(deps: Deps, limit: number): Promise<n
     }
   }
   return released
+}
+
+/**
+ * A sandbox test clock's advance: when the first of the clock's open authorizations expires,
+ * if that is at or before `upTo` (the advance stops the clock there to expire it).
+ */
+export async function nextAuthorizationExpiryOnClock(
+  deps: Deps,
+  testClockId: string,
+  upTo: Date,
+): Promise<Date | undefined> {
+  const ttl = deps.config.authorizationTtlMs
+  const first = await repo.findFirstClockAuthorization(
+    deps.db,
+    testClockId,
+    new Date(upTo.getTime() - ttl),
+  )
+  return first === undefined ? undefined : new Date(first.getTime() + ttl)
+}
+
+/**
+ * A sandbox test clock's advance, the clock already reading its new time: the clock's
+ * authorizations past the TTL are released by expireAuthorizations, dated on the clock.
+ */
+export async function expireClockAuthorizations(
+  deps: Deps,
+  testClockId: string,
+  limit: number,
+): Promise<number> {
+  return expireAuthorizations(await depsOnClock(deps, testClockId), limit, testClockId)
 }

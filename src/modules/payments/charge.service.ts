@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import type { Deps, Tx } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
-import { validationError } from '../../platform/errors.ts'
+import { isNotFound, validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import { failpoint } from '../../platform/failpoints.ts'
@@ -11,8 +11,9 @@ import { stableStringify } from '../../platform/json.ts'
 import { binInfo, type AuthorizeResult } from '../acquirer/index.ts'
 import { recordEvent } from '../events/index.ts'
 import { postCapture, type Share } from '../ledger/index.ts'
-import { attachCardToCustomer } from '../customers/index.ts'
+import { attachCardToCustomer, getCustomer, type Customer } from '../customers/index.ts'
 import { getMerchant } from '../merchants/index.ts'
+import { depsOnClock } from '../test-clocks/index.ts'
 import { getCardToken } from '../vault/index.ts'
 import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
@@ -73,30 +74,49 @@ function replayOrConflict(deps: Deps, existing: PaymentRow, fingerprint: string)
 }
 
 /**
+ * The charge's customer, read once (the risk check's email fact and, in the sandbox, the
+ * test clock the charge lives on). An unknown id is no customer: the charge does not depend
+ * on it, as before.
+ */
+async function chargeCustomer(
+  deps: Deps,
+  merchantId: string,
+  customerId: string | null,
+): Promise<Customer | null> {
+  if (customerId === null) return null
+  try {
+    return await getCustomer(deps, merchantId, customerId)
+  } catch (error) {
+    if (isNotFound(error)) return null
+    throw error
+  }
+}
+
+/**
  * Charges a vault token against an active checkout session. Three steps, so no network
  * call happens inside a transaction: (1) record the intent as a `pending` payment,
  * (2) call the acquirer with the payment id as its idempotency key, (3) record the outcome.
  * A crash between (1) and (3) leaves a `pending` payment that the reconciler settles.
  */
 export async function chargeCard(
-  deps: Deps,
+  wall: Deps,
   caller: { merchantId: string },
   input: ChargeInput,
 ): Promise<ChargeOutcome> {
   const fingerprint = sha256Hex(stableStringify(input))
   const { merchantId } = caller
   const sessionRow = await sessionsRepo.findSessionByTransactionId(
-    deps.db,
+    wall.db,
     merchantId,
     input.transactionId,
   )
   if (!sessionRow) throw paymentsError('session_not_found')
-  const session = sessionRowToSession(sessionRow, deps.clock.now())
+  const session = sessionRowToSession(sessionRow, wall.clock.now())
   if (session.mode !== 'payment') throw paymentsError('session_mode_mismatch')
   if (session.status !== 'active') {
     // A session is completed by its payment: a repeat of that charge is answered from it.
-    const fenced = await repo.findFencedPayment(deps.db, merchantId, input.transactionId)
-    if (fenced) return replayOrConflict(deps, fenced, fingerprint)
+    const fenced = await repo.findFencedPayment(wall.db, merchantId, input.transactionId)
+    if (fenced) return replayOrConflict(wall, fenced, fingerprint)
     throw paymentsError('session_not_active')
   }
   if (input.amount !== session.amount) throw paymentsError('amount_mismatch')
@@ -111,7 +131,7 @@ export async function chargeCard(
   checkMetadata(metadata)
   if (session.failedAttempts >= FAILED_ATTEMPTS_MAX) throw paymentsError('too_many_failed_attempts')
 
-  const token = await getCardToken(deps, merchantId, input.cardToken)
+  const token = await getCardToken(wall, merchantId, input.cardToken)
   if (token.status !== 'active') throw paymentsError('card_token_revoked')
   const installmentCount = input.installmentCount ?? 1
   const bin = binInfo(token.bin)
@@ -121,7 +141,14 @@ export async function chargeCard(
       `this card allows ${bin.installments.join(', ')} installment(s)`,
     )
   }
-  const merchant = await getMerchant(deps, merchantId)
+  const merchant = await getMerchant(wall, merchantId)
+  const customerId = input.customerId ?? session.customerId
+  const customer = await chargeCustomer(wall, merchantId, customerId)
+  // A customer on a sandbox test clock: the payment lives at the clock's time (dated on it,
+  // its authorization expires only as the clock advances; decision 0031). No statement is
+  // added without one. A deleted clock leaves wall time, and the payment off any clock.
+  const deps = await depsOnClock(wall, customer?.testClockId ?? null)
+  const testClockId = deps === wall ? null : (customer?.testClockId ?? null)
   const now = deps.clock.now()
   const paymentId = newId('pay')
   let intent: PaymentRow
@@ -151,12 +178,12 @@ export async function chargeCard(
       acquirer_reference: null,
       decline_code: null,
       correlation_id: null,
-      customer_id: input.customerId ?? session.customerId,
+      customer_id: customerId,
       // Save-card is honoured only for the customer the merchant bound to the session.
       save_card:
         (input.saveCard ?? false) &&
         session.customerId !== null &&
-        (input.customerId ?? session.customerId) === session.customerId,
+        customerId === session.customerId,
       callback_url: session.callbackUrl,
       shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
       metadata: JSON.stringify(metadata),
@@ -165,6 +192,7 @@ export async function chargeCard(
       client_ip: input.ip ?? null,
       fingerprint,
       void_reason: null,
+      test_clock_id: testClockId,
       created_at: now,
       authorized_at: null,
       completed_at: null,
@@ -179,7 +207,7 @@ export async function chargeCard(
   }
   failpoint('charge.after_intent')
   // Lists and rules (risk-check.ts): a block throws 402 here; require_3ds forces the challenge.
-  intent = await checkRisk(deps, intent)
+  intent = await checkRisk(deps, intent, customer?.email ?? null)
 
   const acquirer = deps.acquirer
   if (intent.three_d_secure) {
@@ -212,13 +240,15 @@ export async function chargeCard(
  * is the payment row when the caller has just written it (saves a read).
  */
 export async function authorizeAndSettle(
-  deps: Deps,
+  wall: Deps,
   merchantId: string,
   paymentId: string,
   intent?: PaymentRow,
 ): Promise<Payment> {
-  const row = intent ?? (await repo.findPaymentById(deps.db, merchantId, paymentId))
+  const row = intent ?? (await repo.findPaymentById(wall.db, merchantId, paymentId))
   if (!row?.card_token) throw paymentsError('payment_not_found')
+  // The 3DS callback comes at wall time; a payment on a test clock is dated on the clock.
+  const deps = intent ? wall : await depsOnClock(wall, row.test_clock_id)
   const result = await deps.acquirer.authorize(deps, {
     paymentId,
     merchantId,

@@ -16,7 +16,12 @@ export { isRiskBlocked } from './risk-check.ts'
 export type { RiskAssessment, RiskDecision, RiskFacts, RiskPort } from './risk-port.ts'
 export { getPaymentRiskFacts, riskFactsSince } from './risk-facts.service.ts'
 export { getPayment, complete3ds } from './payments.service.ts'
-export { capturePayment, voidPayment } from './captures.service.ts'
+export {
+  capturePayment,
+  expireClockAuthorizations,
+  nextAuthorizationExpiryOnClock,
+  voidPayment,
+} from './captures.service.ts'
 export type { Payment } from './payment-view.ts'
 export type { PaymentStatus, RefundStatus } from './payments.table.ts'
 export {

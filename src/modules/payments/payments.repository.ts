@@ -279,20 +279,48 @@ export async function markOutcomeUnknown(db: Db, paymentId: string, at: Date): P
     .execute()
 }
 
-/** Authorizations (with or without captures) still open that were authorized before `before`. */
+/**
+ * Authorizations (with or without captures) still open that were authorized before `before`:
+ * those on no test clock (testClockId null: payments_open_authorizations_idx), or those on
+ * one clock (payments_test_clock_open_idx).
+ */
 export function findExpiredAuthorizations(
   db: Db,
   authorizedBefore: Date,
   limit: number,
+  testClockId: string | null,
 ): Promise<PaymentRow[]> {
   return db
     .selectFrom('payments')
     .selectAll()
     .where('status', 'in', ['authorized', 'partially_captured'])
     .where('authorized_at', '<=', authorizedBefore)
+    .where((eb) =>
+      testClockId === null
+        ? eb('test_clock_id', 'is', null)
+        : eb('test_clock_id', '=', testClockId),
+    )
     .orderBy('authorized_at')
     .limit(limit)
     .execute()
+}
+
+/** The earliest authorized_at among a test clock's open authorizations, at or before `upTo`. */
+export async function findFirstClockAuthorization(
+  db: Db,
+  testClockId: string,
+  upTo: Date,
+): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('payments')
+    .select('authorized_at')
+    .where('test_clock_id', '=', testClockId)
+    .where('status', 'in', ['authorized', 'partially_captured'])
+    .where('authorized_at', '<=', upTo)
+    .orderBy('authorized_at')
+    .limit(1)
+    .executeTakeFirst()
+  return row?.authorized_at ?? undefined
 }
 
 // Captures

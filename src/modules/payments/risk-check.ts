@@ -2,7 +2,6 @@ import type { Deps } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { AppError } from '../../platform/errors.ts'
 import { binInfo } from '../acquirer/index.ts'
-import { getCustomer } from '../customers/index.ts'
 import { recordEvent } from '../events/index.ts'
 import { paymentEventData, paymentRowToPayment } from './payment-view.ts'
 import * as repo from './payments.repository.ts'
@@ -31,17 +30,8 @@ export function isRiskBlocked(error: unknown): error is AppError {
   return error instanceof AppError && error.code === 'SVC-RISK-3701'
 }
 
-async function emailOf(deps: Deps, merchantId: string, customerId: string | null) {
-  if (!customerId) return null
-  try {
-    return (await getCustomer(deps, merchantId, customerId)).email
-  } catch {
-    // An unknown customer id carries no email; the charge itself does not depend on it.
-    return null
-  }
-}
-
-export async function gatherFacts(deps: Deps, row: PaymentRow): Promise<RiskFacts> {
+/** `email` is the payment's customer's, read once by the charge (null: none or unknown). */
+async function gatherFacts(deps: Deps, row: PaymentRow, email: string | null): Promise<RiskFacts> {
   const bin = row.bin === null ? null : binInfo(row.bin)
   const velocity = await riskFactsRepo.countVelocity(deps.db, {
     merchantId: row.merchant_id,
@@ -50,7 +40,6 @@ export async function gatherFacts(deps: Deps, row: PaymentRow): Promise<RiskFact
     customerId: row.customer_id,
     now: deps.clock.now(),
   })
-  const email = await emailOf(deps, row.merchant_id, row.customer_id)
   return {
     amount: row.amount,
     installmentCount: row.installment_count,
@@ -71,8 +60,12 @@ export async function gatherFacts(deps: Deps, row: PaymentRow): Promise<RiskFact
  * Decides a `pending` card payment. Returns the row with its risk and, for require_3ds,
  * threeDSecure forced on; throws 402 SVC-RISK-3701 after failing it on a block.
  */
-export async function checkRisk(deps: Deps, row: PaymentRow): Promise<PaymentRow> {
-  const facts = await gatherFacts(deps, row)
+export async function checkRisk(
+  deps: Deps,
+  row: PaymentRow,
+  customerEmail: string | null,
+): Promise<PaymentRow> {
+  const facts = await gatherFacts(deps, row, customerEmail)
   const port = riskPort()
   const assessment = port ? await port.assess(deps, row.merchant_id, facts) : ALLOW
   const now = deps.clock.now()

@@ -1,6 +1,7 @@
 import type { Deps } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { expireClockChargebacks, nextChargebackDeadlineOnClock } from '../disputes/index.ts'
+import { expireClockAuthorizations, nextAuthorizationExpiryOnClock } from '../payments/index.ts'
 import {
   finishTestClockAdvance,
   lockTestClockForDelete,
@@ -23,10 +24,15 @@ import * as repo from './test-clocks.repository.ts'
  */
 export const ADVANCE_STEPS_MAX = 2000
 
-function earliest(a: Date | undefined, b: Date | undefined): Date | undefined {
-  if (a === undefined) return b
-  if (b === undefined) return a
-  return a.getTime() <= b.getTime() ? a : b
+/** Payments' authorizations the clock expires per step (a step repeats while any is due). */
+const EXPIRY_BATCH = 200
+
+function earliest(...moments: (Date | undefined)[]): Date | undefined {
+  let first: Date | undefined
+  for (const m of moments) {
+    if (m !== undefined && (first === undefined || m.getTime() < first.getTime())) first = m
+  }
+  return first
 }
 
 /**
@@ -34,7 +40,8 @@ function earliest(a: Date | undefined, b: Date | undefined): Date | undefined {
  * the clock's subscriptions due by then are charged (renewal or dunning retry) exactly as
  * the real-time engine would, at that time — their next due dates and retries are measured
  * from it, so they come round again within the same advance — and the chargebacks of their
- * payments whose evidence deadline has come are closed as expired. Answers when the clock is
+ * payments whose evidence deadline has come are closed as expired, and the clock's open
+ * authorizations (charges of customers on the clock) past the TTL expire. Answers when the clock is
  * `ready` at `to` (or where an error or ADVANCE_STEPS_MAX stopped it).
  */
 export async function advanceTestClock(
@@ -53,6 +60,7 @@ export async function advanceTestClock(
       const due = earliest(
         await repo.findNextClockDue(deps.db, id, to),
         await nextChargebackDeadlineOnClock(deps, id, to),
+        await nextAuthorizationExpiryOnClock(deps, id, to),
       )
       if (due === undefined) {
         at = to
@@ -63,6 +71,7 @@ export async function advanceTestClock(
       await setTestClockTime(deps, id, at)
       await renewClockDueSubscriptions(deps, id, at)
       await expireClockChargebacks(deps, id, at)
+      await expireClockAuthorizations(deps, id, EXPIRY_BATCH)
     }
   } catch (error) {
     // The clock is left ready where it got to, not `advancing`.
