@@ -2203,6 +2203,8 @@ export interface components {
       extraData?: Record<string, never>
       name?: string | null
       phone?: string | null
+      /** @description Sandbox: a test clock. The customer's card charges live at the clock's time: an authorization expires only when the clock is advanced past it. Fixed for the customer's life. */
+      testClockId?: string
     }
     CreatedSubscription: {
       /**
@@ -2272,7 +2274,8 @@ export interface components {
      *         "segment": "gold"
      *       },
      *       "createdAt": "2026-11-22T10:00:00Z",
-     *       "updatedAt": "2026-11-22T10:00:00Z"
+     *       "updatedAt": "2026-11-22T10:00:00Z",
+     *       "testClockId": null
      *     }
      */
     Customer: {
@@ -2291,6 +2294,7 @@ export interface components {
       merchantId: string
       name: string | null
       phone: string | null
+      testClockId: string | null
       /**
        * Format: date-time
        * @example 2026-11-22T10:00:00Z
@@ -4451,7 +4455,8 @@ export interface operations {
            *         "segment": "gold"
            *       },
            *       "createdAt": "2026-11-22T10:00:00Z",
-           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *       "updatedAt": "2026-11-22T10:00:00Z",
+           *       "testClockId": null
            *     }
            */
           'application/json': components['schemas']['Customer']
@@ -4544,7 +4549,8 @@ export interface operations {
            *         "segment": "gold"
            *       },
            *       "createdAt": "2026-11-22T10:00:00Z",
-           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *       "updatedAt": "2026-11-22T10:00:00Z",
+           *       "testClockId": null
            *     }
            */
           'application/json': components['schemas']['Customer']
@@ -4648,7 +4654,8 @@ export interface operations {
            *         "segment": "gold"
            *       },
            *       "createdAt": "2026-11-22T10:00:00Z",
-           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *       "updatedAt": "2026-11-22T10:00:00Z",
+           *       "testClockId": null
            *     }
            */
           'application/json': components['schemas']['Customer']
