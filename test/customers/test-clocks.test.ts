@@ -144,6 +144,35 @@ test('the real-time expiry leaves a clock payment alone, whatever the wall time'
   assert.equal(await statusOf(m.client, onClock), 'voided')
 })
 
+test('a partial capture of a clock payment is dated on the clock, and its rest expires by the clock', async (t) => {
+  const h = await startTestApp(t, { env: TTL })
+  const m = await h.newMerchant()
+  const clock = await newClock(m, '2028-06-01T08:00:00Z')
+  const customer = await createCustomer(m.client, { testClockId: clock })
+  const id = await authorize(m.client, customer.body.id)
+  const cap = await m.client.request<{ status: string }>('POST', `/v1/payments/${id}/capture`, {
+    body: { amount: 2_000, final: false },
+  })
+  assert.equal(cap.status, 200, JSON.stringify(cap.body))
+  assert.equal(cap.body.status, 'partially_captured')
+  const captured = (await eventsForResource(h.deps.db, m.merchantId, id)).at(-1)
+  assert.equal(captured?.type, 'payment.captured')
+  assert.equal(captured.createdAt.toISOString(), '2028-06-01T08:00:00.000Z', 'on the clock')
+
+  await advanced(m, clock, '2028-06-10T00:00:00Z')
+  const res = await m.client.request<{ status: string; capturedAmount: number }>(
+    'GET',
+    `/v1/payments/${id}`,
+  )
+  assert.equal(res.body.status, 'captured')
+  assert.equal(res.body.capturedAmount, 2_000)
+  const released = (await eventsForResource(h.deps.db, m.merchantId, id)).at(-1)
+  assert.equal(released?.type, 'payment.remainder_released')
+  assert.equal(released.data['reason'], 'authorization_expired')
+  assert.equal(released.data['releasedAmount'], 3_000)
+  assert.equal(released.createdAt.toISOString(), '2028-06-04T08:00:00.000Z')
+})
+
 test('a customer on an unknown or another merchant clock is 404 and nothing is created', async (t) => {
   const h = await startTestApp(t)
   const m = await h.newMerchant()

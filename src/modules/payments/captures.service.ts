@@ -262,8 +262,13 @@ async function finishVoid(tx: Tx, claimed: PaymentRow, now: Date): Promise<void>
   }
 }
 
-/** Performs a claim; true when it was a dead request's action (the caller goes on). */
-async function perform(deps: Deps, claim: Claim & { kind: 'capture' | 'void' }) {
+/**
+ * Performs a claim; true when it was a dead request's action (the caller goes on). The claim
+ * itself is taken at wall time (its staleness is wall time); what the bank did is recorded at
+ * the payment's test clock's time when it is on one (decision 0034), at no cost otherwise.
+ */
+async function perform(wall: Deps, claim: Claim & { kind: 'capture' | 'void' }) {
+  const deps = await depsOnClock(wall, claim.row.test_clock_id)
   try {
     if (claim.kind === 'capture') await performCapture(deps, claim.row, claim.capture)
     else await performVoid(deps, claim.row)
@@ -377,16 +382,17 @@ export const AUTHORIZATION_EXPIRED = 'authorization_expired'
  * nothing captured → `voided`; partially captured → `captured` with what it has. Both with
  * reason `authorization_expired`. Returns how many were released. The one rule for both
  * times: the reconciler's (testClockId null: payments on no clock, at wall time) and a
- * sandbox test clock's advance (that clock's payments, `deps` reading the clock's time;
- * decision 0031).
+ * sandbox test clock's advance (that clock's payments, measured from the clock's `now`; each
+ * void is dated on the clock, as `perform` dates every action of a payment on a clock;
+ * decision 0034).
  */
 export async function expireAuthorizations(
   deps: Deps,
   limit: number,
-  testClockId: string | null = null,
+  on: { testClockId: string | null; now: Date } = { testClockId: null, now: deps.clock.now() },
 ): Promise<number> {
-  const before = new Date(deps.clock.now().getTime() - deps.config.authorizationTtlMs)
-  const rows = await repo.findExpiredAuthorizations(deps.db, before, limit, testClockId)
+  const before = new Date(on.now.getTime() - deps.config.authorizationTtlMs)
+  const rows = await repo.findExpiredAuthorizations(deps.db, before, limit, on.testClockId)
   let released = 0
   for (const row of rows) {
     try {
@@ -419,13 +425,14 @@ export async function nextAuthorizationExpiryOnClock(
 }
 
 /**
- * A sandbox test clock's advance, the clock already reading its new time: the clock's
- * authorizations past the TTL are released by expireAuthorizations, dated on the clock.
+ * A sandbox test clock's advance, the clock already reading `at`: the clock's authorizations
+ * past the TTL at `at` are released by expireAuthorizations (their voids dated on the clock).
  */
-export async function expireClockAuthorizations(
+export function expireClockAuthorizations(
   deps: Deps,
   testClockId: string,
+  at: Date,
   limit: number,
 ): Promise<number> {
-  return expireAuthorizations(await depsOnClock(deps, testClockId), limit, testClockId)
+  return expireAuthorizations(deps, limit, { testClockId, now: at })
 }

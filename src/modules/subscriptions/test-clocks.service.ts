@@ -71,7 +71,7 @@ export async function advanceTestClock(
       await setTestClockTime(deps, id, at)
       await renewClockDueSubscriptions(deps, id, at)
       await expireClockChargebacks(deps, id, at)
-      await expireClockAuthorizations(deps, id, EXPIRY_BATCH)
+      await expireClockAuthorizations(deps, id, at, EXPIRY_BATCH)
     }
   } catch (error) {
     // The clock is left ready where it got to, not `advancing`.
