@@ -145,7 +145,7 @@ export async function chargeCard(
   const customerId = input.customerId ?? session.customerId
   const customer = await chargeCustomer(wall, merchantId, customerId)
   // A customer on a sandbox test clock: the payment lives at the clock's time (dated on it,
-  // its authorization expires only as the clock advances; decision 0031). No statement is
+  // its authorization expires only as the clock advances; decision 0034). No statement is
   // added without one. A deleted clock leaves wall time, and the payment off any clock.
   const deps = await depsOnClock(wall, customer?.testClockId ?? null)
   const testClockId = deps === wall ? null : (customer?.testClockId ?? null)
