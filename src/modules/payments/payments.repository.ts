@@ -53,27 +53,21 @@ export function findPaymentById(
 
 /**
  * A payment and its completed captures, oldest first, in one statement (one round trip for
- * GET /v1/payments/{id}). The captures come as JSON, so their times are ISO strings.
+ * GET /v1/payments/{id}): the captures come as a JSON array and are revived into rows.
  */
-export function findPaymentWithCaptures(
+export async function findPaymentWithCaptures(
   db: Db,
   merchantId: string,
   paymentId: string,
-): Promise<(PaymentRow & { captures: CaptureJson[] }) | undefined> {
-  return db
+): Promise<{ row: PaymentRow; captures: CaptureRow[] } | undefined> {
+  const found = await db
     .selectFrom('payments')
     .selectAll('payments')
     .select((eb) =>
       jsonArrayFrom(
         eb
           .selectFrom('captures')
-          .select([
-            'captures.id',
-            'captures.amount',
-            'captures.commission',
-            'captures.final',
-            sql<string>`coalesce(captures.completed_at, captures.created_at)`.as('at'),
-          ])
+          .selectAll('captures')
           .whereRef('captures.payment_id', '=', 'payments.id')
           .where('captures.merchant_id', '=', merchantId)
           .where('captures.status', '=', 'completed')
@@ -84,14 +78,9 @@ export function findPaymentWithCaptures(
     .where('payments.merchant_id', '=', merchantId)
     .where('payments.id', '=', paymentId)
     .executeTakeFirst()
-}
-
-export interface CaptureJson {
-  id: string
-  amount: number
-  commission: number
-  final: boolean
-  at: string
+  if (!found) return undefined
+  const { captures, ...row } = found
+  return { row, captures: captures.map(reviveCapture) }
 }
 
 /** Public status lookups: the payment id itself is the bearer, so no merchant filter. */
@@ -230,7 +219,7 @@ export async function settleApprovedPayment(
     .select((eb) => [
       eb
         .selectFrom('captured')
-        .select(sql<CaptureRow>`to_jsonb(captured)`.as('c'))
+        .select(sql<CaptureJson>`to_jsonb(captured)`.as('c'))
         .as('captured'),
     ])
     .executeTakeFirst()
@@ -239,8 +228,13 @@ export async function settleApprovedPayment(
   return { row, capture: captured && reviveCapture(captured) }
 }
 
-// A capture row that came back as JSON: its times are ISO strings.
-function reviveCapture(c: CaptureRow): CaptureRow {
+/** A capture row as JSON gives it back: its times are ISO strings. */
+type CaptureJson = Omit<CaptureRow, 'created_at' | 'completed_at'> & {
+  created_at: string
+  completed_at: string | null
+}
+
+function reviveCapture(c: CaptureJson): CaptureRow {
   return {
     ...c,
     created_at: new Date(c.created_at),

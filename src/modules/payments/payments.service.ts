@@ -10,7 +10,12 @@ import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
 import * as sessionsRepo from './sessions.repository.ts'
-import { paymentRowToPayment, type Payment, type PaymentDetail } from './payment-view.ts'
+import {
+  captureRowToCapture,
+  paymentRowToPayment,
+  type Payment,
+  type PaymentDetail,
+} from './payment-view.ts'
 
 /** The payment with its captures (GET /v1/payments/{id}). */
 export async function getPayment(
@@ -20,16 +25,9 @@ export async function getPayment(
 ): Promise<PaymentDetail> {
   const found = await repo.findPaymentWithCaptures(deps.db, merchantId, paymentId)
   if (!found) throw paymentsError('payment_not_found')
-  const { captures, ...row } = found
   return {
-    ...paymentRowToPayment(row),
-    captures: captures.map((c) => ({
-      id: c.id,
-      amount: c.amount,
-      commission: c.commission,
-      final: c.final,
-      createdAt: new Date(c.at),
-    })),
+    ...paymentRowToPayment(found.row),
+    captures: found.captures.map(captureRowToCapture),
   }
 }
 
