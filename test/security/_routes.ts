@@ -65,7 +65,9 @@ const INFRA = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json'])
 export function classify(path: string): RouteClass | undefined {
   if (path.startsWith('/operator/')) return 'operator'
   if (path === '/dashboard' || path.startsWith('/dashboard/')) return 'app'
-  if (path === '/v1/dashboard/login') return 'dashboard-login'
+  if (path === '/v1/dashboard/login' || path === '/v1/dashboard/login/two-factor') {
+    return 'dashboard-login'
+  }
   if (path.startsWith('/v1/dashboard/') || path.startsWith('/v1/stores/')) return 'dashboard'
   if (path.startsWith('/v1/public/') || /^\/v1\/payments\/\{[^}]+\}\/public-status$/.test(path)) {
     return 'public'

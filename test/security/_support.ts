@@ -151,9 +151,11 @@ export async function newActor(
   })
   assert.equal(created.status, 201, JSON.stringify(created.body))
   const { dashboard, ...keys } = created.body
-  let session: { token: string; expiresAt: number } | undefined
+  let session: { token: string; expiresAt: number; usedAt: number } | undefined
   const token = async () => {
-    if (!session || session.expiresAt - 60_000 <= h.clock.now().getTime()) {
+    const now = h.clock.now().getTime()
+    // A token ends an hour after login, or after 30 minutes without a request.
+    if (!session || session.expiresAt - 60_000 <= now || now - session.usedAt >= 29 * 60_000) {
       const res = await rawRequest(h, {
         method: 'POST',
         path: '/v1/dashboard/login',
@@ -162,8 +164,9 @@ export async function newActor(
       })
       assert.equal(res.status, 200, res.text)
       const body = res.json as { token: string; expiresAt: string }
-      session = { token: body.token, expiresAt: Date.parse(body.expiresAt) }
+      session = { token: body.token, expiresAt: Date.parse(body.expiresAt), usedAt: now }
     }
+    session.usedAt = now
     return session.token
   }
   return {

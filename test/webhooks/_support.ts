@@ -139,13 +139,16 @@ export async function newDashboardMerchant(h: TestApp): Promise<DashboardMerchan
   }>('POST', '/operator/v1/merchants', { name: 'Webhook Merchant', kycStatus: 'approved' })
   assert.equal(created.status, 201, JSON.stringify(created.body))
   const { dashboard, ...keys } = created.body
-  let session: { token: string; expiresAt: number } | undefined
+  let session: { token: string; expiresAt: number; usedAt: number } | undefined
   const token = async () => {
-    if (!session || session.expiresAt - 60_000 <= h.clock.now().getTime()) {
+    const now = h.clock.now().getTime()
+    // A token ends an hour after login, or after 30 minutes without a request.
+    if (!session || session.expiresAt - 60_000 <= now || now - session.usedAt >= 29 * MINUTE) {
       const res = await login(h, dashboard.email, dashboard.password)
       assert.equal(res.status, 200, JSON.stringify(res.body))
-      session = { token: res.body.token, expiresAt: Date.parse(res.body.expiresAt) }
+      session = { token: res.body.token, expiresAt: Date.parse(res.body.expiresAt), usedAt: now }
     }
+    session.usedAt = now
     return session.token
   }
   return {

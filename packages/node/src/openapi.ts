@@ -326,8 +326,25 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Log in to the dashboard; the token lasts one hour */
+    /** Log in to the dashboard: a token (an hour at most, 30 idle minutes), or a two-factor challenge for a user with two-factor on */
     post: operations['dashboard.login']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/dashboard/login/two-factor': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** The login's second step: the challenge and a TOTP code give the token; 5 wrong codes end the challenge */
+    post: operations['dashboard.loginTwoFactor']
     delete?: never
     options?: never
     head?: never
@@ -2369,8 +2386,19 @@ export interface components {
        * @example 2026-11-22T10:00:00Z
        */
       expiresAt: string
-      /** @description JWT; send it as Authorization: Bearer <token> */
+      /** @description JWT; send it as Authorization: Bearer <token>. It ends at expiresAt, after 30 minutes without a request, at sign-out (web or API), at a password change and when the user leaves the team */
       token: string
+    }
+    DashboardTwoFactorChallenge: {
+      /** @description send it with a TOTP code to POST /v1/dashboard/login/two-factor */
+      challengeToken: string
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00Z
+       */
+      expiresAt: string
+      /** @enum {boolean} */
+      twoFactorRequired: true
     }
     DefaultCard: {
       brand: string
@@ -5149,6 +5177,92 @@ export interface operations {
         'application/json': {
           email: string
           password: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json':
+            | components['schemas']['DashboardSession']
+            | components['schemas']['DashboardTwoFactorChallenge']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'dashboard.loginTwoFactor': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          challengeToken: string
+          /** @description the 6-digit code of the authenticator app */
+          code: string
         }
       }
     }

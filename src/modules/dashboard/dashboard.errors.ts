@@ -11,6 +11,9 @@ export type DashboardErrorCode =
   | 'totp_code_wrong'
   | 'two_factor_required'
   | 'two_factor_self_first'
+  | 'two_factor_enrolment_required'
+  | 'challenge_invalid'
+  | 'two_factor_code_wrong'
 
 const table: ErrorTable<DashboardErrorCode> = {
   // One answer for a wrong email, a wrong password and a locked email: it must not tell which
@@ -59,6 +62,24 @@ const table: ErrorTable<DashboardErrorCode> = {
     code: 'SVC-STATE-3401',
     status: 409,
     message: 'turn on two-factor sign-in for yourself before requiring it of the team',
+  },
+  // The dashboard API's login of an owner or admin who must use two-factor and has none.
+  two_factor_enrolment_required: {
+    code: 'SVC-AUTH-3201',
+    status: 403,
+    message:
+      'this merchant requires two-factor sign-in of owners and admins: set it up in the web dashboard first',
+  },
+  challenge_invalid: {
+    code: 'SVC-GW-1003',
+    status: 401,
+    message:
+      'the two-factor challenge is invalid, used or expired (5 minutes, 5 wrong codes); log in again',
+  },
+  two_factor_code_wrong: {
+    code: 'SVC-GW-1003',
+    status: 401,
+    message: 'the two-factor code is not valid',
   },
 }
 

@@ -9,6 +9,7 @@ import {
   ApiKeyList,
   CreateSubmerchantBody,
   CreatedSubmerchant,
+  DashboardSession,
   IssuedKey,
   LoginBody,
   LoginResponse,
@@ -16,18 +17,19 @@ import {
   RolledKey,
   StoreKeyParams,
   StoreParams,
+  TwoFactorBody,
 } from './dashboard.schemas.ts'
 import {
+  authenticateToken,
   createDashboardSubmerchant,
   issueStoreKey,
   listStoreKeys,
   login,
+  loginSecondFactor,
   revokeStoreKey,
   rollStoreKey,
 } from './dashboard.service.ts'
-import { verifyDashboardToken } from './dashboard.tokens.ts'
 import { can, type Permission } from './permissions.ts'
-import { getDashboardMember } from '../merchants/index.ts'
 import { dashboardAuthOf } from '../../platform/http/dashboard-auth.ts'
 
 export interface DashboardRateLimiter {
@@ -95,15 +97,42 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
         schema: {
           operationId: 'dashboard.login',
           tags: ['dashboard'],
-          summary: 'Log in to the dashboard; the token lasts one hour',
+          summary:
+            'Log in to the dashboard: a token (an hour at most, 30 idle minutes), or a two-factor challenge for a user with two-factor on',
           security: [],
           body: LoginBody,
           response: { 200: LoginResponse, ...errorResponses },
         },
       },
       async (request) => {
-        const session = await login(deps, request.body.email, request.body.password)
-        return { token: session.token, expiresAt: isoZ(session.expiresAt) }
+        const result = await login(deps, request.body.email, request.body.password)
+        if ('twoFactorRequired' in result) {
+          return {
+            twoFactorRequired: true as const,
+            challengeToken: result.challengeToken,
+            expiresAt: isoZ(result.expiresAt),
+          }
+        }
+        return { token: result.token, expiresAt: isoZ(result.expiresAt) }
+      },
+    )
+    open.post(
+      '/v1/dashboard/login/two-factor',
+      {
+        schema: {
+          operationId: 'dashboard.loginTwoFactor',
+          tags: ['dashboard'],
+          summary:
+            "The login's second step: the challenge and a TOTP code give the token; 5 wrong codes end the challenge",
+          security: [],
+          body: TwoFactorBody,
+          response: { 200: DashboardSession, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { challengeToken, code } = request.body
+        const result = await loginSecondFactor(deps, challengeToken, code)
+        return { token: result.token, expiresAt: isoZ(result.expiresAt) }
       },
     )
   })
@@ -113,16 +142,20 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
       if (request.headers['x-api-key'] !== undefined) throw dashboardError('api_key_not_accepted')
       const token = bearerOf(request)
       if (!token) throw dashboardError('token_missing')
-      const claims = await verifyDashboardToken(deps, token)
-      if (!claims) throw dashboardError('token_invalid')
-      // The user's role now (not when the token was made): a removed member's token stops
-      // working at once, and the web pages' permission table decides here too.
-      const member = await getDashboardMember(deps, claims.merchantId, claims.userId)
-      if (!member) throw dashboardError('token_invalid')
+      // The token's server-side session, looked up on every request: ended at sign-out, after
+      // 30 idle minutes, at a password change, and when the user leaves the team. The user's
+      // role now (not when the token was made) decides, by the web pages' permission table.
+      const session = await authenticateToken(deps, token)
+      if (!session) throw dashboardError('token_invalid')
+      const { member } = session
       if (!can(member.role, apiPermission(request.method, request.routeOptions.url ?? ''))) {
         throw dashboardError('forbidden')
       }
-      request.dashboard = claims
+      request.dashboard = {
+        userId: member.userId,
+        merchantId: member.merchantId,
+        email: member.email,
+      }
     })
     await guarded.register(dashboardRoutes(deps))
     for (const routes of opts.routes) await guarded.register(routes)

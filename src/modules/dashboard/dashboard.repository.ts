@@ -5,6 +5,7 @@ import type {
   DashboardInvitationsTable,
   DashboardSessionRow,
   DashboardSessionsTable,
+  SessionKind,
 } from './dashboard.table.ts'
 
 // All SQL of the dashboard module: web sessions, team invitations, per-merchant settings.
@@ -18,11 +19,16 @@ export async function insertSession(
   await db.insertInto('dashboard_sessions').values(row).execute()
 }
 
-export function findLiveSession(db: Db, idHash: string): Promise<DashboardSessionRow | undefined> {
+export function findLiveSession(
+  db: Db,
+  idHash: string,
+  kind: SessionKind,
+): Promise<DashboardSessionRow | undefined> {
   return db
     .selectFrom('dashboard_sessions')
     .selectAll()
     .where('id_hash', '=', idHash)
+    .where('kind', '=', kind)
     .where('ended_at', 'is', null)
     .executeTakeFirst()
 }
@@ -47,13 +53,20 @@ export async function endSession(db: Db | Tx, idHash: string, at: Date): Promise
   return result.numUpdatedRows > 0n
 }
 
-export async function endSessionsOfUser(db: Db | Tx, userId: string, at: Date): Promise<void> {
-  await db
+/** Ends the user's live sessions (of one kind, or all of them). */
+export async function endSessionsOfUser(
+  db: Db | Tx,
+  userId: string,
+  at: Date,
+  kind?: SessionKind,
+): Promise<void> {
+  let query = db
     .updateTable('dashboard_sessions')
     .set({ ended_at: at })
     .where('user_id', '=', userId)
     .where('ended_at', 'is', null)
-    .execute()
+  if (kind) query = query.where('kind', '=', kind)
+  await query.execute()
 }
 
 export async function updateSessionPendingTotp(

@@ -9,12 +9,40 @@ export const LoginBody = Type.Object(
   { additionalProperties: false },
 )
 
-export const LoginResponse = Type.Object(
+export const DashboardSession = Type.Object(
   {
-    token: Type.String({ description: 'JWT; send it as Authorization: Bearer <token>' }),
+    token: Type.String({
+      description:
+        'JWT; send it as Authorization: Bearer <token>. It ends at expiresAt, after 30 minutes without a request, at sign-out (web or API), at a password change and when the user leaves the team',
+    }),
     expiresAt: Timestamp,
   },
   { title: 'DashboardSession' },
+)
+
+export const TwoFactorChallenge = Type.Object(
+  {
+    twoFactorRequired: Type.Literal(true),
+    challengeToken: Type.String({
+      description: 'send it with a TOTP code to POST /v1/dashboard/login/two-factor',
+    }),
+    expiresAt: Timestamp,
+  },
+  { title: 'DashboardTwoFactorChallenge' },
+)
+
+export const LoginResponse = Type.Union([DashboardSession, TwoFactorChallenge])
+
+export const TwoFactorBody = Type.Object(
+  {
+    challengeToken: Type.String({ minLength: 1, maxLength: 100 }),
+    code: Type.String({
+      minLength: 1,
+      maxLength: 20,
+      description: 'the 6-digit code of the authenticator app',
+    }),
+  },
+  { additionalProperties: false },
 )
 
 export const MeResponse = Type.Object({

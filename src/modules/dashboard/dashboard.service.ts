@@ -6,25 +6,89 @@ import {
   listApiKeys,
   revokeApiKey,
   rollApiKey,
-  verifyDashboardLogin,
   type ApiKeySummary,
   type IssuedKey,
   type PayoutLimits,
 } from '../merchants/index.ts'
 import { dashboardError } from './dashboard.errors.ts'
-import { issueDashboardToken } from './dashboard.tokens.ts'
+import { issueDashboardToken, verifyDashboardToken } from './dashboard.tokens.ts'
+import {
+  resolveSession,
+  signInApi,
+  verifySecondFactor,
+  type WebSession,
+} from './sessions.service.ts'
 
 // The dashboard's use cases: thin over the merchants module, always inside the caller's
 // merchant (a store of another merchant is a 404, as everywhere).
 
-export async function login(
+export type ApiLogin =
+  | { token: string; expiresAt: Date; session: WebSession['member'] }
+  | { twoFactorRequired: true; challengeToken: string; expiresAt: Date }
+
+/**
+ * The dashboard API's login, under the web's sign-in policy (sessions.service.ts): a user with
+ * two-factor gets a challenge and no token.
+ */
+export async function login(deps: Deps, email: string, password: string): Promise<ApiLogin> {
+  const signedIn = await signInApi(deps, email, password)
+  if (!signedIn) throw dashboardError('bad_credentials')
+  if (signedIn.outcome === 'enrol') throw dashboardError('two_factor_enrolment_required')
+  const { member } = signedIn
+  if (signedIn.outcome === 'challenge') {
+    return {
+      twoFactorRequired: true,
+      challengeToken: signedIn.challengeId,
+      expiresAt: signedIn.expiresAt,
+    }
+  }
+  const claims = { userId: member.userId, merchantId: member.merchantId, email: member.email }
+  const issued = await issueDashboardToken(
+    deps,
+    { ...claims, sessionId: signedIn.sessionId },
+    signedIn.expiresAt,
+  )
+  return { ...issued, session: member }
+}
+
+/** The second step: a right code for the challenge gives the token (once). */
+export async function loginSecondFactor(
   deps: Deps,
-  email: string,
-  password: string,
-): Promise<{ token: string; expiresAt: Date }> {
-  const user = await verifyDashboardLogin(deps, email, password)
-  if (!user) throw dashboardError('bad_credentials')
-  return issueDashboardToken(deps, user)
+  challengeToken: string,
+  code: string,
+): Promise<{ token: string; expiresAt: Date; session: WebSession['member'] }> {
+  const challenge = await resolveSession(deps, challengeToken, 'api')
+  if (challenge?.stage !== 'second_factor') throw dashboardError('challenge_invalid')
+  const outcome = await verifySecondFactor(deps, challenge, code, 'api')
+  if (!outcome.ok) {
+    throw dashboardError(outcome.ended ? 'challenge_invalid' : 'two_factor_code_wrong')
+  }
+  const { member } = challenge
+  const claims = { userId: member.userId, merchantId: member.merchantId, email: member.email }
+  const issued = await issueDashboardToken(
+    deps,
+    { ...claims, sessionId: outcome.token },
+    outcome.expiresAt,
+  )
+  return { ...issued, session: member }
+}
+
+/**
+ * The session behind a bearer token: signature, then the server-side session (not ended, not
+ * idle, its user still in the team, fully signed in). Undefined otherwise.
+ */
+export async function authenticateToken(
+  deps: Deps,
+  token: string,
+): Promise<WebSession | undefined> {
+  const claims = await verifyDashboardToken(deps, token)
+  if (!claims) return undefined
+  const session = await resolveSession(deps, claims.sessionId, 'api')
+  if (session?.stage !== 'active') return undefined
+  if (session.member.userId !== claims.userId || session.member.merchantId !== claims.merchantId) {
+    return undefined
+  }
+  return session
 }
 
 export async function listStoreKeys(

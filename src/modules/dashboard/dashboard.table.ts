@@ -1,6 +1,8 @@
 import type { Generated, Selectable } from 'kysely'
 
 export type SessionStage = 'second_factor' | 'enrol' | 'active'
+/** `web`: the pages' cookie; `api`: a dashboard API bearer token (migration 0410). */
+export type SessionKind = 'web' | 'api'
 
 /** Server-side sessions of the dashboard's web pages (migration 0231). */
 export interface DashboardSessionsTable {
@@ -9,6 +11,7 @@ export interface DashboardSessionsTable {
   user_id: string
   merchant_id: string
   stage: SessionStage
+  kind: Generated<SessionKind>
   /** A TOTP secret being enrolled, sealed under the master key, until a code confirms it. */
   totp_pending_enc: Generated<string | null>
   /** Wrong codes at the second-factor step; the session ends at the limit. */

@@ -2,10 +2,10 @@ import { hkdfSync } from 'node:crypto'
 import { SignJWT, jwtVerify } from 'jose'
 import type { Deps } from '../../database.ts'
 
-// Dashboard session tokens: JWT HS256 under a key derived from the master key for this
-// purpose only, one hour long. Expiry is checked against deps.clock, like every other time.
-
-export const TOKEN_TTL_SECONDS = 60 * 60
+// Dashboard API tokens: JWT HS256 under a key derived from the master key for this purpose
+// only, naming a server-side session (`sid`, a session of kind `api` in dashboard_sessions).
+// The signature proves we made it; the session decides whether it still works (idle limit,
+// sign-out, removal, a new password: decision 0036). Expiry is checked against deps.clock.
 const ISSUER = 'kurus'
 const AUDIENCE = 'kurus-dashboard'
 
@@ -19,16 +19,23 @@ export interface DashboardClaims {
   email: string
 }
 
+export interface TokenClaims extends DashboardClaims {
+  /** The session's id (its SHA-256 is the row's key). */
+  sessionId: string
+}
+
 export async function issueDashboardToken(
   deps: Deps,
-  claims: DashboardClaims,
+  claims: TokenClaims,
+  until: Date,
 ): Promise<{ token: string; expiresAt: Date }> {
   const issuedAt = Math.floor(deps.clock.now().getTime() / 1000)
-  const expiresAt = issuedAt + TOKEN_TTL_SECONDS
+  const expiresAt = Math.floor(until.getTime() / 1000)
   const token = await new SignJWT({
     mid: claims.merchantId,
     email: claims.email,
     env: deps.config.env,
+    sid: claims.sessionId,
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.userId)
@@ -44,7 +51,7 @@ export async function issueDashboardToken(
 export async function verifyDashboardToken(
   deps: Deps,
   token: string,
-): Promise<DashboardClaims | undefined> {
+): Promise<TokenClaims | undefined> {
   try {
     const { payload } = await jwtVerify(token, signingKey(deps.config.masterKey), {
       algorithms: ['HS256'],
@@ -53,12 +60,14 @@ export async function verifyDashboardToken(
       currentDate: deps.clock.now(),
       requiredClaims: ['sub', 'exp', 'iat'],
     })
-    const { sub, mid, email, env } = payload
+    const { sub, mid, email, env, sid } = payload
     if (typeof sub !== 'string' || typeof mid !== 'string' || typeof email !== 'string') {
       return undefined
     }
+    // A token without a session (made before decision 0036) cannot be ended: refused.
+    if (typeof sid !== 'string') return undefined
     if (env !== deps.config.env) return undefined
-    return { userId: sub, merchantId: mid, email }
+    return { userId: sub, merchantId: mid, email, sessionId: sid }
   } catch {
     return undefined
   }

@@ -11,7 +11,7 @@ import {
 } from '../merchants/index.ts'
 import { dashboardError } from './dashboard.errors.ts'
 import * as repo from './dashboard.repository.ts'
-import type { DashboardSessionRow, SessionStage } from './dashboard.table.ts'
+import type { DashboardSessionRow, SessionKind, SessionStage } from './dashboard.table.ts'
 import { twoFactorApplies } from './permissions.ts'
 
 // Sessions of the dashboard's web pages, kept server-side: the cookie carries 32 random bytes,
@@ -26,6 +26,10 @@ import { twoFactorApplies } from './permissions.ts'
 
 export const SESSION_IDLE_MS = 30 * 60_000
 export const SESSION_ABSOLUTE_MS = 12 * 60 * 60_000
+// The dashboard API's tokens are sessions of kind `api` (decision 0036): the same idle limit,
+// an hour at most, and a two-factor challenge that must be answered within 5 minutes.
+export const API_SESSION_ABSOLUTE_MS = 60 * 60_000
+const API_CHALLENGE_MS = 5 * 60_000
 // last_seen_at is written at most once a minute: the idle timeout is exact to a minute, and
 // a page's burst of requests (page, CSS, script) costs one write, not several.
 const TOUCH_EVERY_MS = 60_000
@@ -75,6 +79,7 @@ async function openSession(
   member: DashboardMember,
   stage: SessionStage,
   since?: { createdAt: Date; expiresAt: Date },
+  kind: SessionKind = 'web',
 ): Promise<string> {
   const token = randomToken(32)
   const now = deps.clock.now()
@@ -83,6 +88,7 @@ async function openSession(
     user_id: member.userId,
     merchant_id: member.merchantId,
     stage,
+    kind,
     created_at: since?.createdAt ?? now,
     last_seen_at: now,
     // The absolute limit counts from the password, not from the second factor.
@@ -109,14 +115,59 @@ export async function signIn(
   return { token: await openSession(deps, member, stage), stage, member }
 }
 
+/** What the dashboard API's login gives: a token, a two-factor challenge, or "enrol first". */
+export type ApiSignIn =
+  | { outcome: 'token'; sessionId: string; member: DashboardMember; expiresAt: Date }
+  | { outcome: 'challenge'; challengeId: string; member: DashboardMember; expiresAt: Date }
+  | { outcome: 'enrol'; member: DashboardMember }
+
+function apiWindow(deps: Deps, ms: number): { createdAt: Date; expiresAt: Date } {
+  const now = deps.clock.now()
+  return { createdAt: now, expiresAt: new Date(now.getTime() + ms) }
+}
+
 /**
- * The live session behind a cookie value, or undefined: unknown, signed out, idle for 30
- * minutes, past 12 hours, or its user no longer in the team. An expired one is ended here.
+ * The dashboard API's sign-in, under the web's policy: the password through
+ * verifyDashboardLogin (lockout included); a user with two-factor gets a challenge (a
+ * session of kind `api` in stage `second_factor`), never a token; an owner or admin whom the
+ * merchant requires to use two-factor and who has none must enrol on the web first.
+ * Undefined for every password failure alike.
  */
-export async function resolveSession(deps: Deps, token: string): Promise<WebSession | undefined> {
+export async function signInApi(
+  deps: Deps,
+  email: string,
+  password: string,
+): Promise<ApiSignIn | undefined> {
+  await repo.deleteOldSessions(deps.db, deps.clock.now(), CLEANUP_BATCH)
+  const user = await verifyDashboardLogin(deps, email, password)
+  if (!user) return undefined
+  const member = await getDashboardMember(deps, user.merchantId, user.userId)
+  if (!member) return undefined
+  const stage = await stageFor(deps, member)
+  if (stage === 'enrol') return { outcome: 'enrol', member }
+  if (stage === 'second_factor') {
+    const window = apiWindow(deps, API_CHALLENGE_MS)
+    const challengeId = await openSession(deps, member, stage, window, 'api')
+    return { outcome: 'challenge', challengeId, member, expiresAt: window.expiresAt }
+  }
+  const window = apiWindow(deps, API_SESSION_ABSOLUTE_MS)
+  const sessionId = await openSession(deps, member, 'active', window, 'api')
+  return { outcome: 'token', sessionId, member, expiresAt: window.expiresAt }
+}
+
+/**
+ * The live session behind a cookie value (or, kind `api`, a token's session id), or
+ * undefined: unknown, signed out, idle for 30 minutes, past its absolute end, or its user no
+ * longer in the team. An expired one is ended here.
+ */
+export async function resolveSession(
+  deps: Deps,
+  token: string,
+  kind: SessionKind = 'web',
+): Promise<WebSession | undefined> {
   if (token.length < 20 || token.length > 100) return undefined
   const idHash = hashId(token)
-  const row = await repo.findLiveSession(deps.db, idHash)
+  const row = await repo.findLiveSession(deps.db, idHash, kind)
   if (!row) return undefined
   const now = deps.clock.now()
   const idle = now.getTime() - row.last_seen_at.getTime() >= SESSION_IDLE_MS
@@ -156,8 +207,15 @@ async function effectiveStage(
   return (await twoFactorRequired(deps, member.merchantId)) ? 'enrol' : 'active'
 }
 
+/**
+ * Ends this session. Signing out of the web also ends the user's dashboard API tokens: a
+ * token must not outlive the sign-out of the person it belongs to (decision 0036).
+ */
 export async function signOut(deps: Deps, session: WebSession): Promise<boolean> {
-  return repo.endSession(deps.db, session.idHash, deps.clock.now())
+  const now = deps.clock.now()
+  const ended = await repo.endSession(deps.db, session.idHash, now)
+  await repo.endSessionsOfUser(deps.db, session.member.userId, now, 'api')
+  return ended
 }
 
 function totpFor(member: DashboardMember, secretBase32: string): TOTP {
@@ -180,13 +238,18 @@ function matchingStep(deps: Deps, totp: TOTP, code: string): number | undefined 
 }
 
 export type SecondFactorOutcome =
-  { ok: true; token: string; stage: SessionStage } | { ok: false; ended: boolean }
+  { ok: true; token: string; stage: SessionStage; expiresAt: Date } | { ok: false; ended: boolean }
 
-/** The code step of sign-in: a right, unused code swaps the session for a signed-in one. */
+/**
+ * The code step of sign-in: a right, unused code swaps the session for a signed-in one. A web
+ * session keeps the times of its password step; an API challenge becomes a token of its own
+ * hour.
+ */
 export async function verifySecondFactor(
   deps: Deps,
   session: WebSession,
   code: string,
+  kind: SessionKind = 'web',
 ): Promise<SecondFactorOutcome> {
   const { member } = session
   const secret = await dashboardMemberTotpSecret(deps, member.merchantId, member.userId)
@@ -200,7 +263,9 @@ export async function verifySecondFactor(
     return { ok: false, ended }
   }
   await repo.endSession(deps.db, session.idHash, deps.clock.now())
-  return { ok: true, token: await openSession(deps, member, 'active', session), stage: 'active' }
+  const since = kind === 'api' ? apiWindow(deps, API_SESSION_ABSOLUTE_MS) : session
+  const token = await openSession(deps, member, 'active', since, kind)
+  return { ok: true, token, stage: 'active', expiresAt: since.expiresAt }
 }
 
 export interface Enrolment {
