@@ -1,11 +1,11 @@
 import type { Insertable } from 'kysely'
-import type { Db } from '../../database.ts'
+import type { Db, Tx } from '../../database.ts'
 import type { AuditLogRow, AuditLogTable } from './audit.table.ts'
 
 // SQL of the dashboard audit log: insert (the table refuses UPDATE, DELETE and TRUNCATE)
 // and newest-first keyset pages per merchant (audit_log_merchant_at_idx).
 
-export async function insertAuditEntry(db: Db, row: Insertable<AuditLogTable>): Promise<void> {
+export async function insertAuditEntry(db: Db | Tx, row: Insertable<AuditLogTable>): Promise<void> {
   await db.insertInto('audit_log').values(row).execute()
 }
 

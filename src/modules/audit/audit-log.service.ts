@@ -1,4 +1,5 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
+import { withRider } from '../../platform/db/transaction.ts'
 import { assert } from '../../platform/assert.ts'
 import { keysetCursor } from '../../platform/cursor.ts'
 import { newId } from '../../platform/ids.ts'
@@ -6,9 +7,10 @@ import * as repo from './audit-log.repository.ts'
 import type { AuditDetails } from './audit.table.ts'
 
 // The dashboard's audit log: one entry {actor, action, target, at} per action a person takes
-// (sign-in and sign-out, refunds, captures, keys, webhooks, team changes). Written after the
-// action's own transaction has committed, by the dashboard handler that called the service:
-// the services are shared with the API, whose callers are keys, not people.
+// (sign-in and sign-out, refunds, captures, keys, webhooks, team changes), through any door a
+// person uses: the web pages, the dashboard API, the operator API. `audited` writes the entry
+// inside the action's own transaction (decision 0036), so an action never commits without its
+// entry; the services stay shared with the signed API, whose callers are keys, not people.
 
 export type { AuditDetails }
 
@@ -24,17 +26,16 @@ export interface AuditEntry {
 export const AUDIT_PAGE_MAX = 100
 const AUDIT_CURSOR = keysetCursor('audit-log', 'kurus/audit/log-cursor')
 
-export async function recordAuditEntry(
-  deps: Deps,
-  entry: {
-    merchantId: string
-    actorId: string
-    action: string
-    target?: string | null
-    details?: AuditDetails
-  },
-): Promise<void> {
-  await repo.insertAuditEntry(deps.db, {
+export interface AuditInput {
+  merchantId: string
+  actorId: string
+  action: string
+  target?: string | null
+  details?: AuditDetails
+}
+
+function auditRow(deps: Deps, entry: AuditInput) {
+  return {
     id: newId('aud'),
     merchant_id: entry.merchantId,
     actor_id: entry.actorId,
@@ -42,7 +43,31 @@ export async function recordAuditEntry(
     target: entry.target ?? null,
     details: JSON.stringify(entry.details ?? {}),
     at: deps.clock.now(),
-  })
+  }
+}
+
+/**
+ * An entry for something that is its own record (a sign-in, a sign-out, a denied attempt):
+ * there is no business transaction for it to ride on.
+ */
+export async function recordAuditEntry(deps: Deps, entry: AuditInput): Promise<void> {
+  await repo.insertAuditEntry(deps.db, auditRow(deps, entry))
+}
+
+/**
+ * Runs an action with its audit entry written in the action's first transaction, before it
+ * commits. An action that opened no transaction (one statement, already committed) gets its
+ * entry right after; an action that failed before committing gets none.
+ */
+export async function audited<T>(
+  deps: Deps,
+  entry: AuditInput,
+  action: () => Promise<T>,
+): Promise<T> {
+  const row = auditRow(deps, entry)
+  const { value, committed } = await withRider((tx) => repo.insertAuditEntry(tx as Tx, row), action)
+  if (!committed) await repo.insertAuditEntry(deps.db, row)
+  return value
 }
 
 /** The merchant's entries, newest first, `limit` a page; a signed cursor for the next one. */

@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  RouteHandlerMethod,
+} from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
@@ -31,6 +37,7 @@ import {
 } from './dashboard.service.ts'
 import { can, type Permission } from './permissions.ts'
 import { dashboardAuthOf } from '../../platform/http/dashboard-auth.ts'
+import { audited, recordAuditEntry } from '../audit/index.ts'
 
 export interface DashboardRateLimiter {
   take(bucket: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>
@@ -57,6 +64,70 @@ function apiPermission(method: string, route: string): Permission {
   if (route === '/v1/dashboard/submerchants') return 'payouts.manage'
   // Anything else that changes state: only those who may do everything.
   return 'team.manage'
+}
+
+// The audit log's name for each action of the dashboard API: the same names the web pages
+// write for the same actions (developers.pages.ts), so the log reads the same whatever the door.
+const API_ACTIONS: Record<string, { action: string; target: string }> = {
+  'POST /v1/stores/:storeId/api-keys': { action: 'api_key.create', target: 'storeId' },
+  'POST /v1/stores/:storeId/api-keys/:keyId/roll': { action: 'api_key.roll', target: 'keyId' },
+  'DELETE /v1/stores/:storeId/api-keys/:keyId': { action: 'api_key.revoke', target: 'keyId' },
+  'POST /v1/dashboard/submerchants': { action: 'submerchant.create', target: '' },
+  'POST /v1/stores/:storeId/webhooks': { action: 'webhook.create', target: 'storeId' },
+  'DELETE /v1/stores/:storeId/webhooks/:id': { action: 'webhook.delete', target: 'id' },
+  'POST /v1/stores/:storeId/webhooks/:id/rotate-secret': {
+    action: 'webhook.rotate_secret',
+    target: 'id',
+  },
+  'POST /v1/stores/:storeId/webhooks/:id/enable': { action: 'webhook.enable', target: 'id' },
+  'POST /v1/stores/:storeId/webhooks/deliveries/:id/redeliver': {
+    action: 'webhook.redeliver',
+    target: 'id',
+  },
+  // Reading a signing secret is recorded as an action.
+  'GET /v1/stores/:storeId/webhooks/callback-secret': {
+    action: 'webhook.callback_secret_read',
+    target: 'storeId',
+  },
+}
+
+/** The audit entry of a route, or undefined for a read. */
+function apiAction(method: string, url: string): { action: string; target: string } | undefined {
+  const known = API_ACTIONS[`${method} ${url}`]
+  if (known) return known
+  if (method === 'GET' || method === 'HEAD') return undefined
+  // A state-changing route no one named yet is still recorded, under its route.
+  return { action: `api:${method} ${url}`, target: '' }
+}
+
+/**
+ * Wraps a state-changing route's handler so its audit entry commits inside the action's own
+ * transaction (audit module's `audited`): an action through a token is never done without its
+ * entry, as through the web pages.
+ */
+function auditedHandler(
+  deps: Deps,
+  method: string,
+  url: string,
+  handler: RouteHandlerMethod,
+): RouteHandlerMethod {
+  const named = apiAction(method, url)
+  if (!named) return handler
+  return async function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const caller = dashboardAuthOf(request)
+    const params = (request.params ?? {}) as Record<string, string | undefined>
+    return audited(
+      deps,
+      {
+        merchantId: caller.merchantId,
+        actorId: caller.userId,
+        action: named.action,
+        target: named.target ? (params[named.target] ?? null) : null,
+        details: { door: 'dashboard_api' },
+      },
+      async () => handler.call(this, request, reply) as Promise<unknown>,
+    )
+  }
 }
 
 function bearerOf(request: FastifyRequest): string | undefined {
@@ -113,6 +184,12 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
             expiresAt: isoZ(result.expiresAt),
           }
         }
+        await recordAuditEntry(deps, {
+          merchantId: result.session.merchantId,
+          actorId: result.session.userId,
+          action: 'session.sign_in',
+          details: { door: 'dashboard_api' },
+        })
         return { token: result.token, expiresAt: isoZ(result.expiresAt) }
       },
     )
@@ -132,12 +209,23 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
       async (request) => {
         const { challengeToken, code } = request.body
         const result = await loginSecondFactor(deps, challengeToken, code)
+        await recordAuditEntry(deps, {
+          merchantId: result.session.merchantId,
+          actorId: result.session.userId,
+          action: 'session.sign_in',
+          details: { door: 'dashboard_api', secondFactor: 'totp' },
+        })
         return { token: result.token, expiresAt: isoZ(result.expiresAt) }
       },
     )
   })
 
   await app.register(async (guarded) => {
+    guarded.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method]
+      const method = methods.find((m) => m !== 'HEAD') ?? 'GET'
+      route.handler = auditedHandler(deps, method, route.url, route.handler)
+    })
     guarded.addHook('onRequest', async (request) => {
       if (request.headers['x-api-key'] !== undefined) throw dashboardError('api_key_not_accepted')
       const token = bearerOf(request)

@@ -16,6 +16,7 @@ import {
   type Lang,
   type MessageKey,
 } from '../../platform/web/i18n.ts'
+import { audited, type AuditInput } from '../audit/index.ts'
 import { getMerchant, type DashboardMember } from '../merchants/index.ts'
 import { dashboardError } from './dashboard.errors.ts'
 import { can, type Permission } from './permissions.ts'
@@ -327,4 +328,29 @@ export async function attempt<T>(
     if (error instanceof AppError && error.status < 500) return { ok: false, error }
     throw error
   }
+}
+
+/**
+ * Runs a page's action with its audit entry committed inside the action's own transaction
+ * (decision 0036): the action is never done without its entry. The entry names what is known
+ * before the action (a created thing is recorded under its parent).
+ */
+export function auditedAction<T>(
+  ctx: PageContext,
+  action: string,
+  target: string | null,
+  details: AuditInput['details'],
+  run: () => Promise<T>,
+): Promise<T> {
+  return audited(
+    ctx.deps,
+    {
+      merchantId: ctx.member.merchantId,
+      actorId: ctx.member.userId,
+      action,
+      target,
+      ...(details ? { details } : {}),
+    },
+    run,
+  )
 }

@@ -15,7 +15,6 @@ import {
 import { formatDate } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import { listEvents } from '../events/index.ts'
 import { listApiKeys, listStores } from '../merchants/index.ts'
 import { listCardAccess } from '../vault/index.ts'
@@ -31,6 +30,7 @@ import { issueStoreKey, revokeStoreKey, rollStoreKey } from './dashboard.service
 import {
   BASE,
   allow,
+  auditedAction,
   attempt,
   csrfToken,
   redirect,
@@ -48,16 +48,6 @@ import { formFields, queryFields } from './forms.ts'
 // the webhooks module, and each writes an audit entry.
 
 const PAGE_SIZE = 25
-
-function audit(ctx: PageContext, action: string, target: string, details = {}) {
-  return recordAuditEntry(ctx.deps, {
-    merchantId: ctx.member.merchantId,
-    actorId: ctx.member.userId,
-    action,
-    target,
-    details,
-  })
-}
 
 /** A secret the member must copy now: it is never shown again. */
 function secretBox(ctx: PageContext, label: string, secret: string): SafeHtml {
@@ -254,9 +244,11 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       const storeId = formFields(request).text('storeId', 64)
       return perform(
         ctx,
-        () => issueStoreKey(deps, ctx.member.merchantId, storeId),
+        () =>
+          auditedAction(ctx, 'api_key.create', storeId, { storeId }, () =>
+            issueStoreKey(deps, ctx.member.merchantId, storeId),
+          ),
         async (key) => {
-          await audit(ctx, 'api_key.create', key.apiKeyId, { storeId })
           return developersPage(deps, ctx, {
             top: markup`${secretBox(ctx, t(ctx.lang, 'dash_key_new'), key.secretKey)}
               ${facts([[t(ctx.lang, 'dash_key_public'), markup`<span class="mono" id="new-public-key">${key.publicKey}</span>`]])}`,
@@ -272,9 +264,11 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       const storeId = formFields(request).text('storeId', 64)
       return perform(
         ctx,
-        () => rollStoreKey(deps, ctx.member.merchantId, storeId, keyId.slice(0, 64)),
+        () =>
+          auditedAction(ctx, 'api_key.roll', keyId, { storeId }, () =>
+            rollStoreKey(deps, ctx.member.merchantId, storeId, keyId.slice(0, 64)),
+          ),
         async (rolled) => {
-          await audit(ctx, 'api_key.roll', keyId, { newKeyId: rolled.apiKeyId })
           return developersPage(deps, ctx, {
             top: secretBox(ctx, t(ctx.lang, 'dash_key_new'), rolled.secretKey),
             flash: {
@@ -294,9 +288,11 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       const storeId = formFields(request).text('storeId', 64)
       return perform(
         ctx,
-        () => revokeStoreKey(deps, ctx.member.merchantId, storeId, keyId.slice(0, 64)),
+        () =>
+          auditedAction(ctx, 'api_key.revoke', keyId, { storeId }, () =>
+            revokeStoreKey(deps, ctx.member.merchantId, storeId, keyId.slice(0, 64)),
+          ),
         async () => {
-          await audit(ctx, 'api_key.revoke', keyId)
           setFlash(deps, reply, 'success', 'dash_done_key_revoke')
           return redirect(reply, `${BASE}/developers`)
         },
@@ -314,12 +310,13 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       return perform(
         ctx,
         () =>
-          createEndpoint(deps, ctx.member.merchantId, storeId, {
-            url: form.text('url', 2000).trim(),
-            ...(events.length ? { events } : {}),
-          }),
+          auditedAction(ctx, 'webhook.create', storeId, { url: form.text('url', 2000) }, () =>
+            createEndpoint(deps, ctx.member.merchantId, storeId, {
+              url: form.text('url', 2000).trim(),
+              ...(events.length ? { events } : {}),
+            }),
+          ),
         async (endpoint) => {
-          await audit(ctx, 'webhook.create', endpoint.id, { url: endpoint.url })
           return developersPage(deps, ctx, {
             top: secretBox(ctx, t(ctx.lang, 'dash_wh_new_secret'), endpoint.secret),
             flash: { kind: 'success', text: t(ctx.lang, 'dash_done_wh_create') },
@@ -334,9 +331,11 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       const storeId = formFields(request).text('storeId', 64)
       return perform(
         ctx,
-        () => rotateEndpointSecret(deps, ctx.member.merchantId, storeId, id.slice(0, 64)),
+        () =>
+          auditedAction(ctx, 'webhook.rotate_secret', id, {}, () =>
+            rotateEndpointSecret(deps, ctx.member.merchantId, storeId, id.slice(0, 64)),
+          ),
         async (rotated) => {
-          await audit(ctx, 'webhook.rotate_secret', id)
           return developersPage(deps, ctx, {
             top: secretBox(ctx, t(ctx.lang, 'dash_wh_new_secret'), rotated.secret),
             flash: { kind: 'success', text: t(ctx.lang, 'dash_done_wh_rotate') },
@@ -351,9 +350,11 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       const storeId = formFields(request).text('storeId', 64)
       return perform(
         ctx,
-        () => deleteEndpoint(deps, ctx.member.merchantId, storeId, id.slice(0, 64)),
+        () =>
+          auditedAction(ctx, 'webhook.delete', id, {}, () =>
+            deleteEndpoint(deps, ctx.member.merchantId, storeId, id.slice(0, 64)),
+          ),
         async () => {
-          await audit(ctx, 'webhook.delete', id)
           setFlash(deps, reply, 'success', 'dash_done_wh_delete')
           return redirect(reply, `${BASE}/developers`)
         },
@@ -429,13 +430,14 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       const { id } = request.params as { id: string }
       const storeId = formFields(request).text('storeId', 64)
       const result = await attempt(() =>
-        redeliver(deps, ctx.member.merchantId, storeId, id.slice(0, 64)),
+        auditedAction(ctx, 'webhook.redeliver', id, {}, () =>
+          redeliver(deps, ctx.member.merchantId, storeId, id.slice(0, 64)),
+        ),
       )
       if (!result.ok) {
         if (result.error.status === 404) throw result.error
         setFlash(deps, reply, 'error', 'dash_err_redeliver')
       } else {
-        await audit(ctx, 'webhook.redeliver', id)
         setFlash(deps, reply, 'success', 'dash_done_redeliver')
       }
       return redirect(reply, `${BASE}/developers/webhooks/deliveries?store=${storeId}`)

@@ -13,7 +13,6 @@ import {
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import { customerEmails } from '../customers/index.ts'
 import { assertKycApproved } from '../merchants/index.ts'
 import { eventsForResource } from '../events/index.ts'
@@ -35,6 +34,7 @@ import {
 import {
   BASE,
   allow,
+  auditedAction,
   attempt,
   csrfToken,
   refusalText,
@@ -330,28 +330,22 @@ export function paymentsPages(deps: Deps): FastifyPluginAsync {
       id: string,
       action: 'capture' | 'void',
     ): Promise<FastifyReply> => {
-      const { merchantId, userId } = ctx.member
+      const { merchantId } = ctx.member
       const result = await attempt(async () => {
         // The API's capture route is KYC-gated (money coming in); void is not (CONTRACT.md
         // "Who may call what"). Same gate here, before the service is called.
-        if (action === 'capture') {
-          await assertKycApproved(deps, merchantId)
-          return capturePayment(deps, merchantId, id)
-        }
-        return voidPayment(deps, merchantId, id, null)
+        if (action === 'capture') await assertKycApproved(deps, merchantId)
+        return auditedAction(ctx, `payment.${action}`, id, {}, () =>
+          action === 'capture'
+            ? capturePayment(deps, merchantId, id)
+            : voidPayment(deps, merchantId, id, null),
+        )
       })
       if (!result.ok) {
         // Another merchant's (or no) payment is the 404 page, as on every page.
         if (result.error.status === 404) throw result.error
         return detailPage(deps, ctx, id, { error: result.error })
       }
-      await recordAuditEntry(deps, {
-        merchantId,
-        actorId: userId,
-        action: `payment.${action}`,
-        target: id,
-        details: { status: result.value.status },
-      })
       setFlash(
         deps,
         ctx.reply,
@@ -373,7 +367,7 @@ export function paymentsPages(deps: Deps): FastifyPluginAsync {
 
     app.post('/payments/:id/refund', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'payments.refund')
-      const { merchantId, userId } = ctx.member
+      const { merchantId } = ctx.member
       const id = (request.params as { id: string }).id.slice(0, 64)
       const form = formFields(request)
       const amountText = form.text('amount', 20)
@@ -395,28 +389,19 @@ export function paymentsPages(deps: Deps): FastifyPluginAsync {
         return confirmRefundPage(ctx, payment, { amountMinor, reason, idempotencyKey: key })
       }
       const result = await attempt(() =>
-        refundPayment(deps, merchantId, id, {
-          amount: amountMinor,
-          ...(reason ? { reason } : {}),
-          // The key made with the form: a double submit is one refund, as with the API.
-          idempotencyKey: key,
-        }),
+        auditedAction(ctx, 'payment.refund', id, { amount: amountMinor }, () =>
+          refundPayment(deps, merchantId, id, {
+            amount: amountMinor,
+            ...(reason ? { reason } : {}),
+            // The key made with the form: a double submit is one refund, as with the API.
+            idempotencyKey: key,
+          }),
+        ),
       )
       if (!result.ok) {
         if (result.error.status === 404) throw result.error
         return detailPage(deps, ctx, id, { error: result.error, refundAmount: amountText })
       }
-      await recordAuditEntry(deps, {
-        merchantId,
-        actorId: userId,
-        action: 'payment.refund',
-        target: id,
-        details: {
-          refundId: result.value.refund.id,
-          amount: amountMinor,
-          status: result.value.refund.status,
-        },
-      })
       const pending = result.value.refund.status === 'pending'
       setFlash(deps, reply, 'success', pending ? 'dash_done_refund_pending' : 'dash_done_refund', {
         amount: formatMoney(amountMinor, ctx.lang),

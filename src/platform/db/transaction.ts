@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { sql, type Kysely, type Transaction } from 'kysely'
 
 const RETRYABLE = new Set(['40001', '40P01']) // serialization_failure, deadlock_detected
@@ -18,14 +19,48 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 }
 
 /**
+ * A write that must commit with an action's own transaction (an audit entry: decision 0036):
+ * `withRider` runs the action with it pending, and the first transaction the action opens
+ * through `transact` writes it before its commit. Platform knows nothing of what is written;
+ * the door that calls the action (dashboard pages, dashboard API, operator API) says.
+ */
+interface Rider {
+  write: (tx: Transaction<unknown>) => Promise<void>
+  committed: boolean
+}
+const riders = new AsyncLocalStorage<Rider>()
+
+/**
+ * Runs `action` with `write` riding on its first transaction. Whether it rode: `committed`
+ * is false when the action opened none (a single-statement write, or nothing changed): the
+ * caller then writes it itself.
+ */
+export async function withRider<T>(
+  write: (tx: Transaction<unknown>) => Promise<void>,
+  action: () => Promise<T>,
+): Promise<{ value: T; committed: boolean }> {
+  const rider: Rider = { write, committed: false }
+  const value = await riders.run(rider, action)
+  return { value, committed: rider.committed }
+}
+
+/**
  * The one way services open a transaction. A deadlock or serialization failure is retried
  * (at most 3 attempts) because the whole callback is re-run from a clean state; any other
  * error rolls back and propagates.
  */
 export async function transact<DB, T>(db: Kysely<DB>, fn: (tx: Transaction<DB>) => Promise<T>) {
+  const rider = riders.getStore()
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction().execute(fn)
+      if (!rider || rider.committed) return await db.transaction().execute(fn)
+      const result = await db.transaction().execute(async (tx) => {
+        const value = await fn(tx)
+        await rider.write(tx as Transaction<unknown>)
+        return value
+      })
+      rider.committed = true
+      return result
     } catch (error) {
       const state = sqlState(error)
       if (attempt >= ATTEMPTS_MAX || state === undefined || !RETRYABLE.has(state)) throw error
