@@ -111,6 +111,38 @@ export async function deleteOldSessions(db: Db, now: Date, limit: number): Promi
     .execute()
 }
 
+// ---- second-factor throttles (per user)
+
+export async function lockSecondFactorThrottle(tx: Tx, userId: string) {
+  await tx
+    .insertInto('dashboard_second_factor_throttles')
+    .values({ user_id: userId, failures: '[]', locked_until: null })
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute()
+  return tx
+    .selectFrom('dashboard_second_factor_throttles')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .forUpdate()
+    .executeTakeFirstOrThrow()
+}
+
+export async function updateSecondFactorThrottle(
+  tx: Tx,
+  userId: string,
+  state: { failures: number[]; lockedUntil: Date | null },
+): Promise<void> {
+  await tx
+    .updateTable('dashboard_second_factor_throttles')
+    .set({ failures: JSON.stringify(state.failures), locked_until: state.lockedUntil })
+    .where('user_id', '=', userId)
+    .execute()
+}
+
+export async function clearSecondFactorThrottle(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('dashboard_second_factor_throttles').where('user_id', '=', userId).execute()
+}
+
 // ---- invitations
 
 export async function insertInvitation(

@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from 'kysely'
+import type { ColumnType, Generated, Selectable } from 'kysely'
 
 export type SessionStage = 'second_factor' | 'enrol' | 'active'
 /** `web`: the pages' cookie; `api`: a dashboard API bearer token (migration 0410). */
@@ -49,7 +49,16 @@ export interface DashboardSettingsTable {
   updated_at: Date
 }
 
+/** Wrong second-factor codes per user (migration 0411). */
+export interface DashboardSecondFactorThrottlesTable {
+  user_id: string
+  /** Epoch ms of the wrong (or still being checked) codes inside the window, oldest first. */
+  failures: ColumnType<number[], string, string>
+  locked_until: Date | null
+}
+
 export interface DashboardTables {
+  dashboard_second_factor_throttles: DashboardSecondFactorThrottlesTable
   dashboard_sessions: DashboardSessionsTable
   dashboard_invitations: DashboardInvitationsTable
   dashboard_settings: DashboardSettingsTable

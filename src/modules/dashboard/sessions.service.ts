@@ -1,6 +1,7 @@
 import { Secret, TOTP } from 'otpauth'
 import type { Deps } from '../../database.ts'
 import { decrypt, encrypt, randomToken, sha256Hex } from '../../platform/crypto.ts'
+import { transact } from '../../platform/db/transaction.ts'
 import {
   dashboardMemberTotpSecret,
   getDashboardMember,
@@ -35,6 +36,11 @@ const API_CHALLENGE_MS = 5 * 60_000
 const TOUCH_EVERY_MS = 60_000
 /** Wrong codes allowed at the second-factor step before the session is ended. */
 export const SECOND_FACTOR_ATTEMPTS_MAX = 5
+// Per user, whatever the session or the door (decision 0036): 5 wrong codes within 15 minutes
+// lock that user's second factor for 15 minutes. Signing in again does not reset the count.
+export const TOTP_FAILURES_MAX = 5
+export const TOTP_WINDOW_MS = 15 * 60_000
+export const TOTP_LOCK_MS = 15 * 60_000
 const CLEANUP_BATCH = 100
 
 // RFC 6238 with the parameters every authenticator app understands.
@@ -237,6 +243,44 @@ function matchingStep(deps: Deps, totp: TOTP, code: string): number | undefined 
   return TOTP.counter({ period: TOTP_PARAMS.period, timestamp }) + delta
 }
 
+/**
+ * Counts this code as wrong before checking it (undone when right), so parallel guesses cannot
+ * outrun the count: at most TOTP_FAILURES_MAX codes are ever checked per window. False: locked.
+ */
+async function reserveCodeAttempt(deps: Deps, userId: string): Promise<boolean> {
+  const nowMs = deps.clock.now().getTime()
+  return transact(deps.db, async (tx) => {
+    const row = await repo.lockSecondFactorThrottle(tx, userId)
+    if (row.locked_until && row.locked_until.getTime() > nowMs) return false
+    const failures = row.failures.filter((at) => at > nowMs - TOTP_WINDOW_MS)
+    if (failures.length >= TOTP_FAILURES_MAX) return false
+    failures.push(nowMs)
+    const locks = failures.length >= TOTP_FAILURES_MAX
+    await repo.updateSecondFactorThrottle(tx, userId, {
+      // A lock starts a fresh count: when it ends, the user has five codes again.
+      failures: locks ? [] : failures,
+      lockedUntil: locks ? new Date(nowMs + TOTP_LOCK_MS) : null,
+    })
+    if (locks) deps.log.warn({ userId }, 'dashboard second factor locked')
+    return true
+  })
+}
+
+/** A right, unused code of the member's TOTP, under the per-user lockout; spends its step. */
+async function checkCodeThrottled(
+  deps: Deps,
+  member: DashboardMember,
+  code: string,
+): Promise<boolean> {
+  if (!(await reserveCodeAttempt(deps, member.userId))) return false
+  const secret = await dashboardMemberTotpSecret(deps, member.merchantId, member.userId)
+  const step = secret ? matchingStep(deps, totpFor(member, secret), code) : undefined
+  const spent =
+    step !== undefined && (await spendTotpStep(deps, member.merchantId, member.userId, step))
+  if (spent) await repo.clearSecondFactorThrottle(deps.db, member.userId)
+  return spent
+}
+
 export type SecondFactorOutcome =
   { ok: true; token: string; stage: SessionStage; expiresAt: Date } | { ok: false; ended: boolean }
 
@@ -252,10 +296,7 @@ export async function verifySecondFactor(
   kind: SessionKind = 'web',
 ): Promise<SecondFactorOutcome> {
   const { member } = session
-  const secret = await dashboardMemberTotpSecret(deps, member.merchantId, member.userId)
-  const step = secret ? matchingStep(deps, totpFor(member, secret), code) : undefined
-  const spent =
-    step !== undefined && (await spendTotpStep(deps, member.merchantId, member.userId, step))
+  const spent = await checkCodeThrottled(deps, member, code)
   if (!spent) {
     const failures = await repo.countSecondFactorFailure(deps.db, session.idHash)
     const ended = failures === undefined || failures >= SECOND_FACTOR_ATTEMPTS_MAX
@@ -318,11 +359,7 @@ export async function disableTwoFactor(
   if (twoFactorApplies(member.role) && (await twoFactorRequired(deps, member.merchantId))) {
     throw dashboardError('two_factor_required')
   }
-  const secret = await dashboardMemberTotpSecret(deps, member.merchantId, member.userId)
-  const step = secret ? matchingStep(deps, totpFor(member, secret), code) : undefined
-  if (step === undefined || !(await spendTotpStep(deps, member.merchantId, member.userId, step))) {
-    throw dashboardError('totp_code_wrong')
-  }
+  if (!(await checkCodeThrottled(deps, member, code))) throw dashboardError('totp_code_wrong')
   await setDashboardMemberTotp(deps, member.merchantId, member.userId, null)
 }
 
