@@ -62,6 +62,7 @@ export async function startRuntime(
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
     poolSize: config.databasePoolSize,
+    log,
   })
   if (options.migrate !== false) {
     await prepareDatabase(database.db as Kysely<unknown>, config, log)
@@ -73,6 +74,7 @@ export async function startRuntime(
     clock: options.clock ?? systemClock,
     log,
     ping: database.ping,
+    ...(database.health ? { health: database.health } : {}),
     raw: database.raw,
     ...(database.poolStats ? { poolStats: database.poolStats } : {}),
     runWorker: options.runWorker ?? false,
@@ -106,6 +108,7 @@ export async function startWorker(
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
     poolSize: config.databasePoolSize,
+    log,
   })
   await prepareDatabase(database.db as Kysely<unknown>, config, log)
   const jobs = new JobQueue(database.raw, log)
