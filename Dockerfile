@@ -1,12 +1,15 @@
-# Kuruş — container image. A plain mirror of the tested start command (`node src/main.ts`);
-# it cannot be built on the development machines (no Docker engine there).
-# Node 24 LTS runs the TypeScript sources directly (type stripping): there is no build step.
+# Kuruş — container image. Node 24 runs the TypeScript sources directly (type stripping): there
+# is no build step. Docker does not run on the development machines; test/operations/image.pg.test.ts
+# lays out exactly what the COPY lines below copy, runs the RUN lines, and starts `serve` and
+# `worker` from that layout until /readyz answers 200 (docs/decisions/0037-production-readiness.md).
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --omit=dev: no test or lint tooling in the image. The `node` dependency brings the same
-# Node 24 the project pins; the image's own node is used to run it.
+# The workspace package's manifest: the lockfile names it, so `npm ci` wants it in place.
+COPY packages/node/package.json ./packages/node/
+# --omit=dev: no test or lint tooling, and no second Node. The `node` npm package (the Node 24
+# the developers' `npx node` runs) is a devDependency; the image runs the base image's Node 24.
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
@@ -20,9 +23,12 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY src ./src
 COPY bin ./bin
-RUN mkdir -p /var/lib/kurus && chown -R node:node /var/lib/kurus
+# The CLI (src/commands.ts, src/merchant-cli.ts) talks to the API through the SDK's sources.
+COPY packages/node/package.json ./packages/node/
+COPY packages/node/src ./packages/node/src
+RUN mkdir -p /var/lib/kurus && chown node:node /var/lib/kurus
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# API processes; run workers from the same image with: node src/main.ts worker
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# API processes; the worker runs from the same image: node src/main.ts worker (compose.yaml).
 CMD ["node", "src/main.ts", "serve", "--no-worker"]

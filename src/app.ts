@@ -12,12 +12,17 @@ import type { Config } from './config.ts'
 import type { Db, Deps } from './database.ts'
 import type { Clock } from './platform/clock.ts'
 import { connectReadDatabase, type DbKind, type SqlExecutor } from './platform/db/connect.ts'
+import type { DatabaseHealth } from './platform/db/health.ts'
 import { listenChannel, type ChannelListener } from './platform/db/listen.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { registerJobs } from './jobs.ts'
 import { AppError } from './platform/errors.ts'
 import { isUuidV4, newUuid } from './platform/ids.ts'
-import { installErrorHandling, sendFrameworkError } from './platform/http/errors.ts'
+import {
+  databaseUnavailable,
+  installErrorHandling,
+  sendFrameworkError,
+} from './platform/http/errors.ts'
 import { BODY_LIMIT_BYTES, installRawJsonParser } from './platform/http/raw-body.ts'
 import { trustProxyOption } from './platform/http/trust-proxy.ts'
 import { installValidators } from './platform/http/validation.ts'
@@ -89,6 +94,8 @@ export interface AppOptions {
   log: Logger
   /** /readyz: is the database reachable? */
   ping: () => Promise<boolean>
+  /** PostgreSQL's circuit breaker: while open, requests are answered 503 SVC-INT-9002 at once. */
+  health?: DatabaseHealth
   /** Database pool use, for /metrics. */
   poolStats?: () => { total: number; idle: number; waiting: number }
   /** Raw SQL access for the job queue (pg-boss brings its own SQL). */
@@ -107,6 +114,8 @@ export interface App {
 }
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+/** Answered whatever the database's state: liveness, readiness and the metrics. */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics'])
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, db, clock, log } = options
@@ -265,6 +274,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   installMetrics(app, metrics, config)
   installLoadShedding(app, config.inflightMax, metrics.registry)
+  const health = options.health
+  if (health) {
+    app.addHook('onRequest', async (request) => {
+      if (health.down && !PROBES.has(request.url)) throw databaseUnavailable()
+    })
+  }
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }))
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     const ok = await options.ping()

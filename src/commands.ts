@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError, DEMO_SEED_FILE, assertDemo, type Config } from './config.ts'
 import type { Database, Deps } from './database.ts'
 import { connectDatabase } from './platform/db/connect.ts'
+import { aggregateClusterMetrics } from './platform/metrics.ts'
 import { auditBooks } from './modules/audit/index.ts'
 import { canonicalString, signCanonical } from './modules/gateway/index.ts'
 import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
@@ -174,6 +175,7 @@ async function serve(config: Config, options: ServeOptions): Promise<void> {
 /** The cluster's primary: migrates once, then forks the API processes and keeps them up. */
 async function servePrimary(config: Config, options: ServeOptions): Promise<void> {
   await migrate(config)
+  aggregateClusterMetrics()
   for (let i = 0; i < options.processes; i++) cluster.fork()
   let stopping = false
   cluster.on('exit', (worker, code) => {

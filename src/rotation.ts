@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely'
 import type { Deps } from './database.ts'
+import { resealMasterKeyCheck } from './platform/master-key-check.ts'
 import type { ReencryptionReport } from './platform/key-rotation.ts'
 import { reencryptInvoicePublicHashes } from './modules/invoices/index.ts'
 import { reencryptApiKeySecrets, reencryptDashboardTotpSecrets } from './modules/merchants/index.ts'
@@ -38,5 +40,8 @@ export async function rotateMasterKeyEverywhere(
   const complete =
     Object.keys(vault.unknown).length === 0 &&
     Object.values(secrets).every((r) => r.unreadable === 0)
+  // Only once nothing is left under an old key: from then on the old key is not needed to
+  // start, and a start with it alone is refused.
+  if (complete) await resealMasterKeyCheck(deps.db as Kysely<unknown>, deps.config.masterKey)
   return { vault, secrets, complete }
 }

@@ -9,20 +9,39 @@ import { systemClock, type Clock } from './platform/clock.ts'
 import { connectDatabase, connectReadDatabase, type DatabaseHandle } from './platform/db/connect.ts'
 import { claimInstallation, InstallationMismatchError } from './platform/db/installation.ts'
 import { migrateToLatest } from './platform/db/migrate.ts'
+import { checkMasterKey, MasterKeyMismatchError } from './platform/master-key-check.ts'
 import { createLogger, type Logger } from './platform/logger.ts'
 import { createMetrics, metricsAccess, serveMetrics } from './platform/metrics.ts'
 import { oldestUndeliveredEventAgeSeconds } from './modules/webhooks/index.ts'
 
 /**
- * Applies migrations, then marks the database with this process's KURUS_ENV or refuses it
- * when another environment set it up (platform/db/installation.ts).
+ * Applies migrations, marks the database with this process's KURUS_ENV or refuses it when
+ * another environment set it up (platform/db/installation.ts), then checks that the master
+ * key opens what the database holds (platform/master-key-check.ts): `live` refuses to start
+ * with another key; the demo, whose generated key lives in its data directory, says so.
  */
-export async function prepareDatabase(db: Kysely<unknown>, config: Config): Promise<string[]> {
+export async function prepareDatabase(
+  db: Kysely<unknown>,
+  config: Config,
+  log?: Logger,
+): Promise<string[]> {
   const applied = await migrateToLatest(db)
   try {
     await claimInstallation(db, config.env)
+    const check = await checkMasterKey(db, config)
+    if (check === 'previous') {
+      log?.warn(
+        'the master key check is under a key of KURUS_MASTER_KEY_PREVIOUS: finish the rotation with `kurus rotate-master-key`',
+      )
+    }
   } catch (error) {
-    throw error instanceof InstallationMismatchError ? new ConfigError(error.message) : error
+    if (error instanceof MasterKeyMismatchError && config.env === 'demo') {
+      log?.error(error.message)
+      return applied
+    }
+    throw error instanceof InstallationMismatchError || error instanceof MasterKeyMismatchError
+      ? new ConfigError(error.message)
+      : error
   }
   return applied
 }
@@ -43,8 +62,11 @@ export async function startRuntime(
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
     poolSize: config.databasePoolSize,
+    log,
   })
-  if (options.migrate !== false) await prepareDatabase(database.db as Kysely<unknown>, config)
+  if (options.migrate !== false) {
+    await prepareDatabase(database.db as Kysely<unknown>, config, log)
+  }
   const app = await buildApp({
     config,
     db: database.db,
@@ -52,6 +74,7 @@ export async function startRuntime(
     clock: options.clock ?? systemClock,
     log,
     ping: database.ping,
+    ...(database.health ? { health: database.health } : {}),
     raw: database.raw,
     ...(database.poolStats ? { poolStats: database.poolStats } : {}),
     runWorker: options.runWorker ?? false,
@@ -85,8 +108,9 @@ export async function startWorker(
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
     poolSize: config.databasePoolSize,
+    log,
   })
-  await prepareDatabase(database.db as Kysely<unknown>, config)
+  await prepareDatabase(database.db as Kysely<unknown>, config, log)
   const jobs = new JobQueue(database.raw, log)
   // Exports are built here: their payment search reads from the replica when there is one.
   const read = connectReadDatabase(database, config.databaseReadUrl, config.databasePoolSize)

@@ -25,6 +25,7 @@ export type SvcCode =
   | 'SVC-3DS-3601'
   | 'SVC-RISK-3701'
   | 'SVC-INT-9001'
+  | 'SVC-INT-9002'
 
 export type HttpErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 429 | 500 | 503
 

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino'
+import { isConnectionError } from './db/health.ts'
 
 export type Logger = PinoLogger
 
@@ -44,6 +46,17 @@ interface LoggedRequest {
   socket?: { remotePort?: number }
 }
 
+const WARN = 40
+
+/** The release: package.json's version (the image copies package.json beside src/). */
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
+).version
+
+const LOG_BASE = { pid: process.pid, service: 'kurus', version: VERSION }
+
 /**
  * Lines go to stdout asynchronously: a synchronous write per line was the largest single cost
  * of a cached read (a write system call on the request's path, ~0.2 ms here; issue 29). Lines
@@ -56,7 +69,27 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     {
       level,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      base: { service: 'kurus' },
+      // Every line says which process and which release wrote it (one format for all).
+      base: LOG_BASE,
+      hooks: {
+        // A database outage fails every query of every request and timer at once. The
+        // circuit breaker (db/health.ts) logs it once at error level and once when it ends;
+        // the failures it causes are logged at debug, so an outage is two lines, not
+        // hundreds of stack traces.
+        logMethod(args, method, levelValue) {
+          const first: unknown = args[0]
+          if (
+            levelValue >= WARN &&
+            typeof first === 'object' &&
+            first !== null &&
+            isConnectionError((first as { err?: unknown }).err)
+          ) {
+            this.debug(...(args as [object, string]))
+            return
+          }
+          method.apply(this, args)
+        },
+      },
       // Replaces Fastify's request serializer (same fields) so that URLs are redacted.
       serializers: {
         req: (req: LoggedRequest) => ({

@@ -1,7 +1,16 @@
+import cluster from 'node:cluster'
+import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import {
+  AggregatorRegistry,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+} from 'prom-client'
 import type { Config } from '../config.ts'
 import { safeEqual } from './crypto.ts'
 import type { SqlExecutor } from './db/connect.ts'
@@ -91,6 +100,8 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
       help: 'Jobs waiting to run, by queue',
       labelNames: ['queue'],
       registers: [registry],
+      // Read from the database: every API process of a cluster reads the same rows.
+      aggregator: 'max',
       async collect() {
         this.reset()
         for (const r of await read().catch(() => [])) this.labels(r.name).set(r.depth)
@@ -101,6 +112,7 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
       help: 'Age of the oldest waiting job, by queue',
       labelNames: ['queue'],
       registers: [registry],
+      aggregator: 'max',
       async collect() {
         this.reset()
         for (const r of await read().catch(() => [])) this.labels(r.name).set(r.oldest)
@@ -113,6 +125,7 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
       name: 'kurus_webhook_oldest_undelivered_event_seconds',
       help: 'Age of the oldest outbox event not yet delivered (undispatched, or a delivery pending)',
       registers: [registry],
+      aggregator: 'max',
       async collect() {
         // A scrape that cannot read the database keeps the last value rather than failing.
         const seconds = await read().catch(() => undefined)
@@ -120,6 +133,7 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
       },
     })
   }
+  if (cluster.isWorker) joinClusterAggregation([registry, domainRegistry])
   return {
     registry,
     httpDuration: new Histogram({
@@ -133,8 +147,80 @@ export function createMetrics(sources: MetricsSources = {}): Metrics {
 }
 
 async function scrape(metrics: Metrics): Promise<{ contentType: string; body: string }> {
+  if (cluster.isWorker && process.send) return clusterScrape()
   const merged = Registry.merge([metrics.registry, domainRegistry])
   return { contentType: merged.contentType, body: await merged.metrics() }
+}
+
+// `serve --processes N`: the port is shared, so a scrape lands on any one API process, and
+// each process counts only what it served. The process that gets the scrape asks the primary,
+// which collects every process's series (prom-client's AggregatorRegistry, over the cluster's
+// IPC channel) and answers with their aggregate: counters and histograms summed, gauges read
+// from the database (queue depth, event age) taken once (`aggregator: 'max'`), the default
+// process metrics as prom-client aggregates them. A scrape therefore returns the sum.
+const METRICS_REQUEST = 'kurus:metrics-request'
+const METRICS_RESPONSE = 'kurus:metrics-response'
+const CLUSTER_SCRAPE_TIMEOUT_MS = 10_000
+
+interface MetricsMessage {
+  type: string
+  id: string
+  body?: string
+  error?: string
+}
+
+function isMetricsMessage(message: unknown, type: string): message is MetricsMessage {
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    (message as { type?: unknown }).type === type &&
+    typeof (message as { id?: unknown }).id === 'string'
+  )
+}
+
+/** In a cluster's API process: these registries answer the primary's collection requests. */
+function joinClusterAggregation(registries: Registry[]): void {
+  // The constructor installs prom-client's listener for the primary's requests.
+  new AggregatorRegistry()
+  AggregatorRegistry.setRegistries(registries)
+}
+
+function clusterScrape(): Promise<{ contentType: string; body: string }> {
+  const id = randomUUID()
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      process.off('message', onMessage)
+      reject(new Error('the cluster primary did not answer the metrics scrape'))
+    }, CLUSTER_SCRAPE_TIMEOUT_MS)
+    const onMessage = (message: unknown) => {
+      if (!isMetricsMessage(message, METRICS_RESPONSE) || message.id !== id) return
+      clearTimeout(timer)
+      process.off('message', onMessage)
+      if (message.error !== undefined) reject(new Error(message.error))
+      else
+        resolve({
+          contentType: AggregatorRegistry.PROMETHEUS_CONTENT_TYPE,
+          body: message.body ?? '',
+        })
+    }
+    process.on('message', onMessage)
+    process.send?.({ type: METRICS_REQUEST, id })
+  })
+}
+
+/** The cluster's primary: answers its API processes' scrapes with every process's series. */
+export function aggregateClusterMetrics(): void {
+  const aggregator = new AggregatorRegistry()
+  cluster.on('message', (worker, message: unknown) => {
+    if (!isMetricsMessage(message, METRICS_REQUEST)) return
+    const reply = (answer: Partial<MetricsMessage>) => {
+      if (worker.isConnected()) worker.send({ type: METRICS_RESPONSE, id: message.id, ...answer })
+    }
+    aggregator.clusterMetrics().then(
+      (body) => reply({ body }),
+      (error: unknown) => reply({ error: String(error) }),
+    )
+  })
 }
 
 export type MetricsAccess =

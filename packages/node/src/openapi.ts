@@ -3343,7 +3343,7 @@ export interface components {
         'application/json': components['schemas']['ErrorEnvelope']
       }
     }
-    /** @description SVC-GW-1005: the service is busy (load shedding); retry after Retry-After */
+    /** @description SVC-GW-1005: the service is busy (load shedding); SVC-INT-9002: it cannot reach its database. Retry after Retry-After */
     ServiceUnavailable: {
       headers: {
         [name: string]: unknown

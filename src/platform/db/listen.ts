@@ -42,7 +42,9 @@ export async function listenChannel(options: ListenOptions): Promise<ChannelList
     options.onLost()
     if (!down) {
       down = true
-      log.warn({ err: error, channel }, 'LISTEN connection lost; reconnecting')
+      // One line per loss, without a stack: an outage is logged by the pool's breaker too.
+      const reason = error instanceof Error ? error.message : 'connection ended'
+      log.warn({ channel, reason }, 'LISTEN connection lost; reconnecting')
     }
     retry = setTimeout(() => void connect(), retryMs)
     retry.unref()

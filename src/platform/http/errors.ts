@@ -1,5 +1,22 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isConnectionError } from '../db/health.ts'
 import { AppError, type FieldIssue } from '../errors.ts'
+
+/**
+ * The database cannot be reached (the circuit breaker is open, or a query just failed for
+ * want of a server): 503 with Retry-After, so that clients and the SDK retry, instead of a
+ * 500 after a long wait. The breaker logs the outage once; requests log nothing more.
+ */
+export function databaseUnavailable(): AppError {
+  return new AppError(
+    'SVC-INT-9002',
+    503,
+    'the service cannot reach its database; retry after Retry-After',
+    undefined,
+    undefined,
+    { 'retry-after': '1' },
+  )
+}
 
 interface AjvIssue {
   instancePath?: string
@@ -67,6 +84,7 @@ export function toAppError(error: FastifyError | Error): AppError {
   if (error instanceof SyntaxError) {
     return new AppError('SVC-VAL-3002', 400, 'request body is not valid JSON')
   }
+  if (isConnectionError(error)) return databaseUnavailable()
   const status = fe.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 404) return new AppError('SVC-RES-3301', 404, 'not found')
@@ -122,7 +140,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     // not answer) is told by the access line's status and errorCode; under overload a stack
     // per shed request would spend the CPU the shedding is there to save.
     if (!(error instanceof AppError)) {
-      if (appError.status >= 500) {
+      if (appError.status >= 500 && appError.code !== 'SVC-INT-9002') {
         request.log.error({ err: error, requestId: request.id }, 'unhandled error')
       }
     } else if (appError.status >= 500 && appError.status !== 503) {

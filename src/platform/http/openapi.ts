@@ -77,7 +77,7 @@ const SHARED_RESPONSES: Record<string, Json> = {
     'SVC-INT-9001: an unexpected error; the requestId is in the server log',
   ),
   ServiceUnavailable: errorResponse(
-    'SVC-GW-1005: the service is busy (load shedding); retry after Retry-After',
+    'SVC-GW-1005: the service is busy (load shedding); SVC-INT-9002: it cannot reach its database. Retry after Retry-After',
   ),
 }
 

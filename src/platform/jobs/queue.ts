@@ -2,6 +2,7 @@ import { CompiledQuery, type QueryResult } from 'kysely'
 import { PgBoss } from 'pg-boss'
 import type { Logger } from '../logger.ts'
 import type { SqlExecutor } from '../db/connect.ts'
+import { isConnectionError } from '../db/health.ts'
 
 // The durable job queue: pg-boss on our own database. Jobs are enqueued inside the caller's
 // transaction (pg-boss's per-call `db` option), so a job exists if and only if the state
@@ -51,7 +52,11 @@ export class JobQueue {
   constructor(raw: SqlExecutor, log: Logger) {
     this.log = log
     this.boss = new PgBoss({ db: raw, schema: JOBS_SCHEMA, supervise: true })
-    this.boss.on('error', (error) => log.error({ err: error }, 'job queue error'))
+    // A database outage makes every pg-boss timer fail; the database's circuit breaker logs
+    // the outage once (db/health.ts), so those failures are not logged again each time.
+    this.boss.on('error', (error) => {
+      if (!isConnectionError(error)) log.error({ err: error }, 'job queue error')
+    })
   }
 
   define<D extends object>(job: JobDefinition<D>): void {
@@ -120,9 +125,11 @@ export class JobQueue {
         const timer = setInterval(() => {
           this.boss
             .send(r.name, {}, { singletonKey: r.name, singletonSeconds: seconds })
-            .catch((error: unknown) =>
-              this.log.warn({ err: error, reconciler: r.name }, 'tick not sent'),
-            )
+            .catch((error: unknown) => {
+              if (!isConnectionError(error)) {
+                this.log.warn({ err: error, reconciler: r.name }, 'tick not sent')
+              }
+            })
         }, seconds * 1000)
         timer.unref()
         this.timers.push(timer)
