@@ -390,3 +390,53 @@ test('another merchant’s payout lines are 404; a submerchant key may not touch
   )
   assert.equal(forged.status, 400)
 })
+
+test('above the FAST limit: a Saturday run waits for EFT on Monday (after the weekend), then pays once by EFT', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  await setAccount(m, trIban('8888'))
+  await at(h, m, '2026-12-04T09:00:00') // Friday
+  await capture(m, 10_500_000) // nets above 100,000 TL
+  await at(h, m, '2026-12-05T09:00:00') // Saturday
+  await at(h, m, '2026-12-06T12:00:00') // Sunday
+  assert.deepEqual(await settlementPayouts(m), [], 'no EFT at the weekend')
+  await at(h, m, '2026-12-07T08:30:00') // Monday, before EFT opens
+  assert.deepEqual(await settlementPayouts(m), [])
+  await at(h, m, '2026-12-07T09:05:00')
+  await reconcile(m.client)
+  const [p, ...more] = await settlementPayouts(m)
+  assert.ok(p)
+  assert.equal(more.length, 0)
+  assert.equal(p.rail, 'eft')
+  assert.equal(p.arrivalDate, '2026-12-07')
+  assert.equal(p.status, 'paid')
+  await assertExplained(m, p)
+  await at(h, m, '2026-12-07T15:00:00')
+  assert.equal((await settlementPayouts(m)).length, 1)
+})
+
+test('weekly on Thursday: the Republic Day run pays by FAST; later days of the week wait for the next Thursday', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  await setAccount(m, trIban('6666'))
+  await m.client.request('PUT', '/v1/payout-schedule', {
+    body: { interval: 'weekly', anchor: 'thursday' },
+  })
+  await at(h, m, '2026-10-26T10:00:00') // Monday: last Thursday's run, nothing yet
+  await capture(m, 10_000)
+  await at(h, m, '2026-10-27T10:00:00')
+  await at(h, m, '2026-10-28T10:00:00')
+  assert.deepEqual(await settlementPayouts(m), [], 'not before Thursday')
+  await at(h, m, '2026-10-29T10:00:00') // Thursday, Republic Day: FAST runs on holidays
+  await reconcile(m.client)
+  const [p] = await settlementPayouts(m)
+  assert.ok(p)
+  assert.equal(p.rail, 'fast')
+  assert.equal(p.arrivalDate, '2026-10-29')
+  await capture(m, 5_000)
+  await at(h, m, '2026-10-30T10:00:00')
+  await at(h, m, '2026-11-04T10:00:00')
+  assert.equal((await settlementPayouts(m)).length, 1, 'Friday to Wednesday: no run')
+  await at(h, m, '2026-11-05T10:00:00')
+  assert.equal((await settlementPayouts(m)).length, 2)
+})
