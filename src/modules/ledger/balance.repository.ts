@@ -264,3 +264,70 @@ export async function findOwnerMovementsOf(
      group by l.created_at, l.entry_id, e.kind, e.reference`.execute(db)
   return rows.rows.map((row) => ({ ...row, created_at: new Date(row.created_at) }))
 }
+
+/**
+ * What a settlement payout settled: every movement of the owner's available balance after
+ * the previous settlement payout's draw (`afterLegId`, exclusive; 0 for the first) and
+ * before this payout's (`payoutLegId`), per source. Refunds, chargebacks, failed payouts
+ * coming back and other payouts are their own sources. A settlement leg is split over the
+ * reserve credits (captures, chargeback reversals) its run settled — the one it names and
+ * those the same run settled with 0 because it released their money too (settleFunds moves
+ * the whole matured reserve at once) — oldest first, each at most its own amount, the last
+ * taking what is left. A settlement payout takes the whole available balance, which is 0
+ * right after the previous one, so the portions sum to its amount; a chargeback that made
+ * the balance negative is one of them (netted). Rows in posting order; the position is
+ * leg id × 1000 + the credit's rank within its leg; keyset after `afterPosition`.
+ */
+export async function findPayoutWindow(
+  db: Db,
+  owner: OwnerRef,
+  afterLegId: number,
+  payoutLegId: number,
+  page: { afterPosition?: number; limit: number },
+): Promise<AllocationRow[]> {
+  const rows = await sql<AllocationRow>`
+    with w as (
+      select l.id as leg_id, l.entry_id, e.kind, e.created_at as entry_at, ${SIGNED} as amt
+        from ledger_legs l
+        join ledger_entries e on e.id = l.entry_id
+       where l.merchant_id = ${owner.merchantId}
+         and l.owner_type = ${owner.ownerType}
+         and l.owner_id = ${owner.ownerId}
+         and l.account_type = 'merchant_available'
+         and l.id > ${afterLegId}
+         and l.id < ${payoutLegId}
+    ), rel as (
+      select w.leg_id, w.amt, coalesce(rc.entry_id, w.entry_id) as source_entry_id,
+             coalesce(rc.amount, 0) as credit,
+             row_number() over run as n,
+             count(*) over (partition by w.leg_id) as cnt,
+             coalesce(sum(rc.amount) over (run rows between unbounded preceding and 1 preceding), 0)
+               as before
+        from w
+        left join ledger_reserve_credits rc
+          on rc.merchant_id = ${owner.merchantId}
+         and rc.owner_type = ${owner.ownerType}
+         and rc.owner_id = ${owner.ownerId}
+         and (rc.settlement_entry_id = w.entry_id
+              or (rc.settlement_entry_id is null and rc.settled_at = w.entry_at))
+       where w.kind = 'settlement'
+      window run as (partition by w.leg_id order by rc.credited_at, rc.entry_id)
+    ), parts as (
+      select leg_id, n, source_entry_id,
+             case when n = cnt then amt - least(before, amt)
+                  else least(credit, greatest(0, amt - before)) end as portion
+        from rel
+      union all
+      select leg_id, 1 as n, entry_id as source_entry_id, amt as portion
+        from w where kind <> 'settlement'
+    )
+    select source_entry_id, sum(portion)::bigint as portion,
+           min(leg_id * 1000 + n)::bigint as first_leg_id
+      from parts
+     group by source_entry_id
+    having sum(portion) <> 0
+       ${page.afterPosition !== undefined ? sql`and min(leg_id * 1000 + n) > ${page.afterPosition}` : sql``}
+     order by min(leg_id * 1000 + n)
+     limit ${page.limit}`.execute(db)
+  return rows.rows
+}

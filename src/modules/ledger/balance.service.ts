@@ -400,6 +400,37 @@ export async function payoutAllocationPage(
   })
 }
 
+/**
+ * The balance transactions a settlement payout settled: the owner's available movements
+ * since the previous settlement payout (`previous`, or the start of the books), with the
+ * part of each it carried (repo.findPayoutWindow); they sum to the payout's amount. One page.
+ */
+export async function payoutWindowPage(
+  db: Db,
+  owner: BalanceOwner,
+  payout: PayoutHeader,
+  previous: PayoutHeader | undefined,
+  page: { afterPosition?: number; limit: number },
+): Promise<PayoutAllocation[]> {
+  const rows = await repo.findPayoutWindow(db, owner, previous?.legId ?? 0, payout.legId, {
+    ...(page.afterPosition !== undefined ? { afterPosition: page.afterPosition } : {}),
+    limit: page.limit,
+  })
+  const movements = await repo.findOwnerMovementsOf(
+    db,
+    owner,
+    rows.map((r) => r.source_entry_id),
+  )
+  const txs = new Map(
+    (await toBalanceTransactions(db, owner, movements)).map((t) => [t.entryId, t]),
+  )
+  return rows.map((r) => {
+    const transaction = txs.get(r.source_entry_id)
+    assert(transaction, `payout ${payout.payoutId}: entry ${r.source_entry_id} has no movement`)
+    return { transaction, settled: r.portion, position: r.first_leg_id }
+  })
+}
+
 /** Every allocation row of one payout, in batches. */
 export async function* payoutAllocationBatches(
   db: Db,

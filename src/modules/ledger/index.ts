@@ -17,6 +17,7 @@ export {
 } from './ledger.service.ts'
 export {
   listUnsettledReserveCredits,
+  lockedOwnerBalance,
   postPayoutCreated,
   postPayoutFailed,
   postPayoutPaid,
@@ -42,6 +43,7 @@ export {
   payoutAllocationBatches,
   payoutAllocationPage,
   payoutBatches,
+  payoutWindowPage,
 } from './balance.service.ts'
 export type {
   BalanceOwner,

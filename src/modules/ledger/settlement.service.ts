@@ -55,6 +55,23 @@ export async function postPayoutCreated(
 }
 
 /**
+ * The owner's balance with the owner locked until the caller's transaction ends: what a
+ * payout of the whole available balance reads before posting it (postPayoutCreated then
+ * re-takes the same lock, which the transaction already holds).
+ */
+export async function lockedOwnerBalance(
+  tx: Tx,
+  merchantId: string,
+  ownerType: 'merchant' | 'submerchant',
+  ownerId: string,
+) {
+  const owner: Owner = { ownerType, ownerId }
+  assertTenant(merchantId, owner)
+  await repo.lockOwners(tx, [ownerKey(owner)])
+  return ownerBalance(tx, merchantId, ownerType, ownerId)
+}
+
+/**
  * A batch of payouts of one owner (an approved payout draft): for each, DEBIT the owner's
  * merchant_available P, CREDIT its payout_clearing P, one entry per payout
  * (`payout_created:<payoutId>`, so each is paid or failed on its own). All or nothing: the

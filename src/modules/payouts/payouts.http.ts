@@ -4,9 +4,19 @@ import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { approveDraft, cancelDraft, createDraft, getDraft, type Draft } from './drafts.service.ts'
+import { getBankAccount, putBankAccount, type BankAccount } from './bank-account.service.ts'
+import { listPayoutLines, type PayoutLine } from './payout-lines.service.ts'
+import { getSchedule, putSchedule, type PayoutSchedule } from './schedule.service.ts'
+import { istanbulDate, nextRunDate } from './settlement-calendar.ts'
 import {
   ApproveResponse,
   BalanceList,
+  BankAccountBody,
+  BankAccountResponse,
+  PayoutBalanceTransactionList,
+  PayoutBalanceTransactionsQuery,
+  PayoutScheduleBody,
+  PayoutScheduleResponse,
   CreateDraftBody,
   CreatePayoutBody,
   DraftParams,
@@ -57,7 +67,10 @@ export function payoutJson(p: Payout) {
     draftId: p.draftId,
     ownerType: p.ownerType,
     ownerId: p.ownerId,
+    kind: p.kind,
     rail: p.rail,
+    arrivalDate: p.arrivalDate,
+    bankAccountLast4: p.bankAccountLast4,
     amountMinor: p.amountMinor,
     currency: p.currency,
     holderName: p.holderName,
@@ -70,6 +83,30 @@ export function payoutJson(p: Payout) {
     paidAt: isoZ(p.paidAt),
     failedAt: isoZ(p.failedAt),
   }
+}
+
+function bankAccountJson(a: BankAccount) {
+  return {
+    ibanMasked: a.ibanMasked,
+    last4: a.last4,
+    holderName: a.holderName,
+    payoutsHeldUntil: isoZ(a.payoutsHeldUntil),
+    updatedAt: isoZ(a.updatedAt),
+  }
+}
+
+export function scheduleJson(s: PayoutSchedule, now: Date) {
+  return {
+    interval: s.interval,
+    anchor: s.anchor,
+    minimumMinor: s.minimumMinor,
+    nextRunDate: nextRunDate(s, istanbulDate(now)) ?? null,
+    updatedAt: isoZ(s.updatedAt),
+  }
+}
+
+function lineJson(l: PayoutLine) {
+  return { ...l, createdAt: isoZ(l.createdAt) }
 }
 
 /** Signed payout routes: drafts (merchant keys), payouts and balances (also submerchant keys). */
@@ -211,6 +248,96 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           cursor: q.cursor,
         })
         return { items: page.items.map(payoutJson), nextCursor: page.nextCursor }
+      },
+    )
+
+    app.get(
+      '/v1/payouts/:id/balance-transactions',
+      {
+        config: { scopes: ['merchant', 'submerchant'] },
+        schema: {
+          operationId: 'payouts.balanceTransactions',
+          tags,
+          summary:
+            'What a payout settled, line by line (sales, refunds, fees, chargebacks); the settled parts sum to its amount',
+          params: PayoutParams,
+          querystring: PayoutBalanceTransactionsQuery,
+          response: { 200: PayoutBalanceTransactionList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const page = await listPayoutLines(deps, callerOf(request), request.params.id, {
+          limit: request.query.limit,
+          cursor: request.query.cursor,
+        })
+        return { items: page.items.map(lineJson), nextCursor: page.nextCursor }
+      },
+    )
+
+    app.get(
+      '/v1/bank-account',
+      {
+        schema: {
+          operationId: 'bankAccount.get',
+          tags,
+          summary: "The merchant's bank account for settlement payouts (IBAN masked)",
+          response: { 200: BankAccountResponse, ...errorResponses },
+        },
+      },
+      async (request) => bankAccountJson(await getBankAccount(deps, authOf(request).merchantId)),
+    )
+
+    app.put(
+      '/v1/bank-account',
+      {
+        schema: {
+          operationId: 'bankAccount.put',
+          tags,
+          summary:
+            'Set the bank account settlement payouts go to (TR IBAN); a change is emailed to the owners and, in live, holds payouts for 24 hours',
+          body: BankAccountBody,
+          response: { 200: BankAccountResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { account } = await putBankAccount(deps, authOf(request).merchantId, request.body)
+        return bankAccountJson(account)
+      },
+    )
+
+    app.get(
+      '/v1/payout-schedule',
+      {
+        schema: {
+          operationId: 'payoutSchedule.get',
+          tags,
+          summary: 'When settlement payouts are made (default: daily)',
+          response: { 200: PayoutScheduleResponse, ...errorResponses },
+        },
+      },
+      async (request) =>
+        scheduleJson(await getSchedule(deps, authOf(request).merchantId), deps.clock.now()),
+    )
+
+    app.put(
+      '/v1/payout-schedule',
+      {
+        schema: {
+          operationId: 'payoutSchedule.put',
+          tags,
+          summary: 'Set the settlement payout schedule: daily, weekly, monthly or manual',
+          body: PayoutScheduleBody,
+          response: { 200: PayoutScheduleResponse, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const body = request.body
+        const schedule = await putSchedule(deps, authOf(request).merchantId, {
+          interval: body.interval,
+          ...(body.anchor !== undefined ? { anchor: body.anchor } : {}),
+          ...(body.minimumMinor !== undefined ? { minimumMinor: body.minimumMinor } : {}),
+        })
+        return scheduleJson(schedule, deps.clock.now())
       },
     )
 

@@ -4,6 +4,12 @@ import type { JobDefinition, Reconciler } from '../../platform/jobs/queue.ts'
 import { PAYOUTS_PER_JOB_MAX, PROCESS_PAYOUT_JOB } from './payouts.service.ts'
 import { processPayout, reconcileStalePayouts } from './processing.service.ts'
 import { settleFunds } from './settlement.service.ts'
+import { runSettlementPayouts } from './settlement-payouts.service.ts'
+import {
+  BANK_ACCOUNT_MAIL_JOB,
+  assertBankAccountMail,
+  mailBankAccountChange,
+} from './bank-account.service.ts'
 
 interface ProcessPayoutData {
   merchantId: string
@@ -21,7 +27,7 @@ function assertProcessPayoutData(data: unknown): asserts data is ProcessPayoutDa
   )
 }
 
-export function payoutsJobs(deps: Deps): JobDefinition<ProcessPayoutData>[] {
+export function payoutsJobs(deps: Deps): JobDefinition<object>[] {
   return [
     {
       name: PROCESS_PAYOUT_JOB,
@@ -36,12 +42,28 @@ export function payoutsJobs(deps: Deps): JobDefinition<ProcessPayoutData>[] {
       retryLimit: 8,
       retryDelaySeconds: 15,
     },
+    {
+      name: BANK_ACCOUNT_MAIL_JOB,
+      handler: async (data) => {
+        assertBankAccountMail(data)
+        await mailBankAccountChange(deps, data)
+      },
+      retryLimit: 5,
+      retryDelaySeconds: 60,
+    },
   ]
 }
 
 export function payoutsReconcilers(deps: Deps): Reconciler[] {
   return [
     { name: 'payouts.settle_funds', cron: '* * * * *', run: () => settleFunds(deps) },
+    // After settle_funds: a run pays what this tick just made available. Every minute: a
+    // run claimed once per merchant per run date, so the ticks after it are cheap no-ops.
+    {
+      name: 'payouts.settlement_payouts',
+      cron: '* * * * *',
+      run: () => runSettlementPayouts(deps),
+    },
     {
       name: 'payouts.reconcile_payouts',
       cron: '*/5 * * * *',

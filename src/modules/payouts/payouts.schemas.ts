@@ -96,7 +96,23 @@ export const PayoutResponse = Type.Object(
     draftId: Nullable(Type.String()),
     ownerType: Type.Union([Type.Literal('merchant'), Type.Literal('submerchant')]),
     ownerId: Type.String(),
+    kind: Type.Union(
+      [Type.Literal('settlement'), Type.Literal('submerchant'), Type.Literal('draft')],
+      {
+        description:
+          "`settlement`: the merchant's available balance to its own bank account on its schedule; `submerchant`: POST /v1/payouts; `draft`: a payout draft's row",
+      },
+    ),
     rail: Rail,
+    arrivalDate: Nullable(
+      Type.String({
+        format: 'date',
+        description: 'Istanbul date the money reaches the bank (settlement payouts)',
+      }),
+    ),
+    bankAccountLast4: Nullable(
+      Type.String({ description: 'last four digits of the destination IBAN (null for a card)' }),
+    ),
     amountMinor: Type.Integer(),
     currency: Currency,
     holderName: Type.String(),
@@ -119,7 +135,10 @@ export const PayoutResponse = Type.Object(
         draftId: null,
         ownerType: 'submerchant',
         ownerId: 'sbj_01jd8y1a2b3c4d5e6f7g8h9j0k',
+        kind: 'submerchant',
         rail: 'fast',
+        arrivalDate: null,
+        bankAccountLast4: '1326',
         amountMinor: 250000,
         currency: 'TRY',
         holderName: 'Mehmet Kaya',
@@ -170,3 +189,100 @@ export const BalanceList = Type.Object({
     }),
   ),
 })
+
+export const BankAccountBody = Type.Object(
+  {
+    iban: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'a Turkish IBAN (TR, 26 characters, mod-97 check digits; spaces allowed)',
+    }),
+    holderName: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "the account holder as the bank knows it: 2–140 characters, letters, digits, spaces and . , ' & ( ) / -",
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const BankAccountResponse = Type.Object(
+  {
+    ibanMasked: Type.String({
+      description: 'first and last four characters; the IBAN is never echoed',
+    }),
+    last4: Type.String(),
+    holderName: Type.String(),
+    payoutsHeldUntil: Nullable(Timestamp),
+    updatedAt: Timestamp,
+  },
+  { title: 'BankAccount' },
+)
+
+const Interval = Type.Union(
+  [Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly'), Type.Literal('manual')],
+  { description: '`manual`: no automatic payouts (the balance accrues)' },
+)
+
+export const PayoutScheduleBody = Type.Object(
+  {
+    interval: Interval,
+    anchor: Type.Optional(
+      Nullable(
+        Type.Union([Type.String({ maxLength: 16 }), Type.Integer()], {
+          description:
+            'weekly: monday…sunday (default monday); monthly: day of month 1–31 (default 1; a shorter month pays on its last day)',
+        }),
+      ),
+    ),
+    minimumMinor: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'pay only when the available balance reaches it' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const PayoutScheduleResponse = Type.Object(
+  {
+    interval: Interval,
+    anchor: Nullable(Type.String()),
+    minimumMinor: Type.Integer(),
+    nextRunDate: Nullable(Type.String({ format: 'date', description: 'Istanbul date' })),
+    updatedAt: Nullable(Timestamp),
+  },
+  { title: 'PayoutSchedule' },
+)
+
+export const PayoutBalanceTransactionsQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 100 }),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  },
+  { additionalProperties: false },
+)
+
+export const PayoutBalanceTransactionList = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object({
+        balanceTransactionId: Type.String(),
+        type: Type.String({
+          description:
+            'charge, refund, chargeback, chargeback_reversal, payout, payout_failure, adjustment',
+        }),
+        sourceId: Type.String({ description: 'the payment, refund, chargeback or payout' }),
+        amountMinor: Type.Integer({ description: 'gross: net + fee' }),
+        feeMinor: Type.Integer(),
+        netMinor: Type.Integer(),
+        settledMinor: Type.Integer({
+          description:
+            'the part of it this payout carried; the items of a payout sum to its amount',
+        }),
+        createdAt: Timestamp,
+      }),
+    ),
+    nextCursor: Nullable(Type.String()),
+  },
+  { title: 'PayoutBalanceTransactionList' },
+)

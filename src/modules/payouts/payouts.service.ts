@@ -18,7 +18,7 @@ import { getSubmerchant } from '../merchants/index.ts'
 import { maskIban } from './payout-rows.ts'
 import { payoutsError } from './payouts.errors.ts'
 import * as repo from './payouts.repository.ts'
-import type { NewPayout, PayoutRail, PayoutRow, PayoutStatus } from './payouts.table.ts'
+import type { NewPayout, PayoutKind, PayoutRail, PayoutRow, PayoutStatus } from './payouts.table.ts'
 
 // Payouts: submerchant payouts to the IBAN on file, the lifecycle every payout (also a
 // draft's) goes through on the worker, reads, lists and the balance view.
@@ -39,7 +39,12 @@ export interface Payout {
   ownerType: 'merchant' | 'submerchant'
   ownerId: string
   submerchantId: string | null
+  kind: PayoutKind
   rail: PayoutRail
+  /** Istanbul date the money reaches the bank (settlement payouts), else null. */
+  arrivalDate: string | null
+  /** The last four digits of the destination IBAN (null for a card push). */
+  bankAccountLast4: string | null
   destMasked: string
   holderName: string
   amountMinor: number
@@ -63,7 +68,10 @@ export function payoutRowToPayout(row: PayoutRow): Payout {
     ownerType: row.owner_type,
     ownerId: row.owner_id,
     submerchantId: row.submerchant_id,
+    kind: row.kind,
     rail: row.rail,
+    arrivalDate: row.arrival_date,
+    bankAccountLast4: row.rail === 'card' ? null : row.dest_masked.slice(-4),
     destMasked: row.dest_masked,
     holderName: row.holder_name,
     amountMinor: row.amount_minor,
@@ -85,7 +93,9 @@ export function eventData(row: NewPayout | PayoutRow): Record<string, unknown> {
     status: row.status,
     submerchantId: row.submerchant_id ?? null,
     draftId: row.draft_id ?? null,
+    kind: row.kind,
     rail: row.rail,
+    arrivalDate: row.arrival_date ?? null,
     amountMinor: row.amount_minor,
     currency: row.currency,
     destMasked: row.dest_masked,
@@ -205,6 +215,9 @@ export async function createSubmerchantPayout(
         metadata: JSON.stringify(input.metadata ?? {}),
         failure_code: null,
         rail_reference: null,
+        kind: 'submerchant',
+        run_date: null,
+        arrival_date: null,
         created_at: now,
         processing_at: null,
         paid_at: null,

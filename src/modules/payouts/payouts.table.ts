@@ -2,6 +2,9 @@ import { stateMachine } from '../../platform/state-machine.ts'
 import type { ColumnType, Insertable, Selectable } from 'kysely'
 
 export type PayoutRail = 'fast' | 'eft' | 'card'
+/** A submerchant payout, a draft's row, or a settlement of the merchant's own balance. */
+export type PayoutKind = 'submerchant' | 'draft' | 'settlement'
+export type PayoutInterval = 'daily' | 'weekly' | 'monthly' | 'manual'
 export type DraftStatus = 'draft' | 'approved' | 'cancelled'
 export type PayoutStatus = 'pending' | 'processing' | 'paid' | 'failed'
 
@@ -80,6 +83,12 @@ export interface PayoutsTable {
   /** jsonb (migration 0251): written as its JSON text, read back parsed. */
   metadata: ColumnType<Record<string, string>, string | undefined, string>
   rail_reference: string | null
+  /** Migration 0450. */
+  kind: PayoutKind
+  /** A settlement payout's scheduled run (Istanbul date, YYYY-MM-DD); unique per merchant. */
+  run_date: string | null
+  /** When the money reaches the bank account (Istanbul date); settlement payouts. */
+  arrival_date: string | null
   created_at: Date
   processing_at: Date | null
   paid_at: Date | null
@@ -87,10 +96,44 @@ export interface PayoutsTable {
   updated_at: Date
 }
 
+/** The merchant's own bank account, where settlement payouts go (migration 0450). */
+export interface MerchantBankAccountsTable {
+  merchant_id: string
+  /** Normalised TR IBAN; never echoed. */
+  iban: string
+  holder_name: string
+  /** In live, no settlement payout before this (24 h after a change). */
+  payouts_hold_until: Date | null
+  created_at: Date
+  updated_at: Date
+}
+
+export interface PayoutSchedulesTable {
+  merchant_id: string
+  interval: PayoutInterval
+  /** weekly: monday…sunday; monthly: 1…31 (as text); else null. */
+  anchor: string | null
+  minimum_minor: number
+  updated_at: Date
+}
+
+/** One scheduled settlement run of a merchant (migration 0450). */
+export interface PayoutRunsTable {
+  merchant_id: string
+  run_date: string
+  outcome: 'paid' | 'below_minimum' | 'nothing_available'
+  payout_id: string | null
+  available_minor: number
+  created_at: Date
+}
+
 export interface PayoutsTables {
+  payout_runs: PayoutRunsTable
   payout_drafts: PayoutDraftsTable
   payout_draft_rows: PayoutDraftRowsTable
   payouts: PayoutsTable
+  merchant_bank_accounts: MerchantBankAccountsTable
+  payout_schedules: PayoutSchedulesTable
 }
 
 export type DraftRow = Selectable<PayoutDraftsTable>
@@ -98,3 +141,5 @@ export type DraftRowRow = Selectable<PayoutDraftRowsTable>
 export type NewDraftRow = Insertable<PayoutDraftRowsTable>
 export type PayoutRow = Selectable<PayoutsTable>
 export type NewPayout = Insertable<PayoutsTable>
+export type BankAccountRow = Selectable<MerchantBankAccountsTable>
+export type ScheduleRow = Selectable<PayoutSchedulesTable>
