@@ -214,7 +214,7 @@ if (runsBackendIndependentChecks()) {
         await page.locator('#payments-table tbody tr a').click()
         await page.waitForURL(`${h.url}/dashboard/payments/${big.paymentId}`)
         const amount = page.getByLabel('İade tutarı (₺)')
-        assert.equal(await amount.inputValue(), '900.00', 'prefilled with the refundable amount')
+        assert.equal(await amount.inputValue(), '900,00', 'prefilled with the refundable amount')
         await amount.fill('250,50')
         await page.getByRole('button', { name: 'İade et' }).click()
         await page.getByRole('heading', { name: 'İadeyi onaylayın' }).waitFor()
@@ -238,14 +238,17 @@ if (runsBackendIndependentChecks()) {
       assert.equal(await page.getByRole('button', { name: 'Tahsil et' }).count(), 0)
     })
 
-    await t.test('a refused action shows its error and changes nothing', async () => {
+    await t.test('an impossible refund is refused at its field, before confirming', async () => {
       await page.goto(`${h.url}/dashboard/payments/${debit.paymentId}`)
       await page.getByLabel('İade tutarı (₺)').fill('5000')
       await page.getByRole('button', { name: 'İade et' }).click()
-      await page.getByRole('button', { name: '₺5.000,00 iade et' }).click()
       const alert = page.getByRole('alert')
       await alert.waitFor()
-      assert.match(await alert.innerText(), /refundableAmount of 23456/)
+      assert.match(await alert.innerText(), /iade edilebilir tutarı \(₺234,56\) aşamaz/)
+      assert.equal(await page.getByRole('heading', { name: 'İadeyi onaylayın' }).count(), 0)
+      const amount = page.getByLabel('İade tutarı (₺)')
+      assert.equal(await amount.getAttribute('aria-invalid'), 'true')
+      assert.equal(await amount.inputValue(), '5000', 'what was typed is kept')
       assert.equal((await apiPayment(m, debit.paymentId))['refundAmount'], 0)
     })
 

@@ -83,7 +83,7 @@ test('the list shows the deadline; accept and reverse are what the API then repo
   // Accepting it again is refused with its reason, and nothing changes.
   const again = await web.submit(`/dashboard/chargebacks/${first.id}/reverse`, {}, afterAccept)
   assert.equal(again.status, 409)
-  assert.match(alertOf(again.text) ?? '', /already resolved/)
+  assert.match(alertOf(again.text) ?? '', /zaten sonuçlanmış/)
 
   const refundableBefore = (await apiPayment(m, paymentId))['refundableAmount'] as number
   const reversed = await web.submit(

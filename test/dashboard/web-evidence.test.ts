@@ -172,7 +172,7 @@ test('draft texts, files, submission with a confirmation, the PDF, and the bank�
     path,
   )
   assert.equal(fake.status, 400)
-  assert.match(alertOf(fake.text) ?? '', /PDF, PNG or JPEG/)
+  assert.match(alertOf(fake.text) ?? '', /PDF, PNG ya da JPEG/)
   // Without the CSRF token: 403, nothing attached.
   const noToken = await uploadForm(h, web, `${path}/evidence/files`, {
     bytes: PDF,
@@ -261,7 +261,7 @@ test('refusals change nothing: too long a text, empty evidence, a resolved charg
   assert.equal(ask.status, 200, 'an empty draft is saved and the page asks')
   const empty = await web.submit(`${path}/evidence/submit`, { confirm: 'yes' }, ask)
   assert.equal(empty.status, 400)
-  assert.match(alertOf(empty.text) ?? '', /evidence is empty/)
+  assert.match(alertOf(empty.text) ?? '', /Kanıt boş/)
   assert.equal((await apiChargeback(m, paymentId, cb.id)).status, 'received')
 
   assert.equal((await web.submit(`${path}/accept`, {}, path)).status, 303)

@@ -10,6 +10,7 @@ import { test } from 'node:test'
 import { startTestApp } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
 import { buildExport } from '../../src/modules/transactions/index.ts'
+import { getPayment } from '../../src/modules/payments/index.ts'
 import {
   alertOf,
   apiPayment,
@@ -120,6 +121,27 @@ test('a partial refund from the detail page, confirmed, is what the API then rep
   const api = await apiPayment(m, paymentId)
   assert.equal(api['refundableAmount'], 50_000 - 12_345)
   assert.equal(api['refundAmount'], 12_345)
+  // A partly refunded payment says so, with what was refunded, what remains and the net after
+  // the refund and the commission it gave back.
+  assert.equal(textOf(after.text, 'payment-status'), 'Kısmen iade edildi')
+  assert.equal(textOf(after.text, 'refunded'), '₺123,45')
+  assert.equal(textOf(after.text, 'remaining'), '₺376,55')
+  const stored = await getPayment(h.deps, m.merchantId, paymentId)
+  assert.ok(stored.commissionRefunded > 0, 'the refund gave part of the commission back')
+  const net = stored.netAmount - 12_345 + stored.commissionRefunded
+  const tr = (minor: number) =>
+    new Intl.NumberFormat('tr-TR', {
+      style: 'currency',
+      currency: 'TRY',
+      currencyDisplay: 'narrowSymbol',
+    }).format(minor / 100)
+  assert.equal(textOf(after.text, 'net'), tr(net))
+  assert.ok(net < stored.netAmount, 'the net went down with the refund')
+  const list = await web.get('/dashboard/payments')
+  assert.match(
+    tableText(list.text, 'payments-table'),
+    /₺500,00 ₺123,45 iade edildi Kısmen iade edildi/,
+  )
 
   // The same form sent again (a double click) is the same refund, not a second one.
   const again = await web.submit(
@@ -148,7 +170,7 @@ test('a refused action shows its reason in role="alert" and changes nothing', as
     detail,
   )
   assert.equal(tooMuch.status, 400)
-  assert.match(alertOf(tooMuch.text) ?? '', /refundableAmount of 10000/)
+  assert.match(alertOf(tooMuch.text) ?? '', /iade edilebilir tutarı \(₺100,00\) aşamaz/)
   // Voiding a captured payment is no action the page offers; forged, it is refused.
   assert.doesNotMatch(detail.text, /\/void"/)
   const voided = await web.submit(`/dashboard/payments/${paymentId}/void`, {}, detail)

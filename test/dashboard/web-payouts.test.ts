@@ -65,7 +65,7 @@ test('balances per owner; a CSV draft, its per-row report, approve: the payouts 
     form,
   )
   assert.equal(junk.status, 400)
-  assert.match(alertOf(junk.text) ?? '', /unknown column who, what/)
+  assert.match(alertOf(junk.text) ?? '', /bilinmeyen sütun: who, what/)
 
   const uploaded = await web.submit(
     '/dashboard/payouts/drafts',
@@ -110,7 +110,7 @@ test('balances per owner; a CSV draft, its per-row report, approve: the payouts 
     `/dashboard/payouts/drafts/${bigId}`,
   )
   assert.equal(refused.status, 409)
-  assert.match(alertOf(refused.text) ?? '', /available balance/)
+  assert.match(alertOf(refused.text) ?? '', /\(₺9\.000\.000,00\) kullanılabilir bakiyeyi aşıyor/)
   assert.equal((await apiPayouts(m)).length, 2)
   const cancelled = await web.submit(
     `/dashboard/payouts/drafts/${bigId}/cancel`,

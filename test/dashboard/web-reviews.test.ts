@@ -102,7 +102,7 @@ test('the queue, a review with its risk panel; approve captures and reject voids
     after,
   )
   assert.equal(again.status, 409)
-  assert.match(alertOf(again.text) ?? '', /already closed/)
+  assert.match(alertOf(again.text) ?? '', /zaten kapatılmış/)
   assert.equal((await apiPayment(m, first.paymentId))['status'], 'captured')
 
   const rejectPage = await web.get(`/dashboard/reviews/${second.reviewId}`)

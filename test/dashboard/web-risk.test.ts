@@ -185,12 +185,12 @@ test('block lists: add, a malformed value refused at the field, remove; an unkno
     after,
   )
   assert.equal(twice.status, 409)
-  assert.match(alertOf(twice.text) ?? '', /already on the list/)
+  assert.match(alertOf(twice.text) ?? '', /listede zaten var/)
 
   const bin = await web.get('/dashboard/risk/lists/bin')
   const badBin = await web.submit('/dashboard/risk/lists/bin/items', { value: '41' }, bin)
   assert.equal(badBin.status, 400)
-  assert.match(textOf(badBin.text, 'f-value-error') ?? '', /6 digits/)
+  assert.match(textOf(badBin.text, 'f-value-error') ?? '', /ilk 6 hanesi/)
   assert.deepEqual(await apiItems(m, 'bin'), [])
 
   const removed = await web.submit(

@@ -79,8 +79,8 @@ async function listPage(deps: Deps, ctx: PageContext) {
     caption: t(lang, 'dash_cus_table'),
     id: 'customers-table',
     columns: [
-      { label: t(lang, 'dash_cus_name') },
-      { label: t(lang, 'dash_cus_email') },
+      { label: t(lang, 'dash_cus_name'), wrap: true },
+      { label: t(lang, 'dash_cus_email'), wrap: true },
       { label: t(lang, 'dash_cus_phone') },
       { label: t(lang, 'dash_cus_external_id') },
       { label: t(lang, 'dash_col_created') },

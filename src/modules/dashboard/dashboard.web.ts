@@ -294,29 +294,9 @@ export function redirect(reply: FastifyReply, location: string): FastifyReply {
   return reply.code(303).header('location', location).send()
 }
 
-// ---- a refused action, in the reader's language
+// ---- a refused action, in the reader's language (refusals.ts)
 
-const ERROR_KEYS: Partial<Record<string, MessageKey>> = {
-  'SVC-STATE-3401': 'dash_err_state',
-  'SVC-VAL-3001': 'dash_err_invalid',
-  'SVC-VAL-3003': 'dash_err_too_large',
-  'SVC-KYC-3101': 'dash_err_kyc',
-  'SVC-PAY-3501': 'dash_err_declined',
-  'SVC-RES-3301': 'dash_err_not_found',
-  'SVC-RES-3302': 'dash_err_conflict',
-  'SVC-AUTH-3201': 'dash_err_forbidden',
-  'SVC-GW-2001': 'dash_err_conflict',
-  'SVC-GW-1004': 'dash_err_rate',
-}
-
-/**
- * The message a refused action shows: a sentence in the reader's language for the kind of
- * refusal, then the service's own (English) explanation, which names the rule.
- */
-export function refusalText(lang: Lang, error: AppError): string {
-  const key = ERROR_KEYS[error.code] ?? 'dash_err_generic'
-  return `${t(lang, key)} (${error.message})`
-}
+export { refusalText, fieldErrorText } from './refusals.ts'
 
 /** Runs an action; an AppError a client could cause becomes the message to show instead. */
 export async function attempt<T>(

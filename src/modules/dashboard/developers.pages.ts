@@ -200,7 +200,7 @@ async function developersPage(
           id: 'keys-table',
           columns: [
             { label: t(lang, 'dash_key_public') },
-            { label: t(lang, 'dash_key_store') },
+            { label: t(lang, 'dash_key_store'), wrap: true },
             { label: t(lang, 'dash_col_status') },
             { label: t(lang, 'dash_key_expires') },
             { label: t(lang, 'dash_col_date') },

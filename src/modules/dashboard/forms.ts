@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import type { Lang } from '../../platform/web/i18n.ts'
 
 // Reading an HTML form (application/x-www-form-urlencoded, parsed by @fastify/formbody) and
 // a page's query string: every value a string, trimmed to a length, never trusted further
@@ -53,9 +54,13 @@ export function parseLira(input: string): number | undefined {
   return Number.isSafeInteger(minor) ? minor : undefined
 }
 
-/** Kuruş → the plain decimal a form field shows ("1234.56"), prefilled and read back. */
-export function liraInput(amountMinor: number): string {
-  return `${Math.floor(amountMinor / 100)}.${String(amountMinor % 100).padStart(2, '0')}`
+/**
+ * Kuruş → the amount a form field shows, in the page's notation without grouping ("1234,56"
+ * in Turkish, "1234.56" in English): what a person would type, and what parseLira reads back.
+ */
+export function liraInput(amountMinor: number, lang: Lang): string {
+  const separator = lang === 'tr' ? ',' : '.'
+  return `${Math.floor(amountMinor / 100)}${separator}${String(amountMinor % 100).padStart(2, '0')}`
 }
 
 /** Control characters, which the API's schemas refuse in names, values and notes. */

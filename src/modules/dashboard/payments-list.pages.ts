@@ -60,8 +60,29 @@ const STATUS_TONES: Readonly<Record<PaymentStatus, BadgeTone>> = {
   refunded: 'neutral',
 }
 
-export function statusBadge(lang: Lang, status: PaymentStatus): SafeHtml {
-  return badge(t(lang, `dash_pay_status_${status}`), STATUS_TONES[status])
+/**
+ * The status a reader sees. The API's status stays `captured` until every lira is refunded;
+ * finance staff need to see a partial refund at a glance, so a captured payment with a
+ * completed refund reads "Kısmen iade edildi".
+ */
+export function statusBadge(
+  lang: Lang,
+  p: { status: PaymentStatus; refundCompletedAmount: number },
+): SafeHtml {
+  if ((p.status === 'captured' || p.status === 'partially_captured') && p.refundCompletedAmount > 0)
+    return badge(t(lang, 'dash_pay_status_partially_refunded'), 'warning')
+  return badge(t(lang, `dash_pay_status_${p.status}`), STATUS_TONES[p.status])
+}
+
+/** The amount cell of a list: the amount, and what of it was refunded. */
+export function amountCell(
+  lang: Lang,
+  p: { amount: number; refundCompletedAmount: number },
+): SafeHtml | string {
+  if (p.refundCompletedAmount === 0) return formatMoney(p.amount, lang)
+  return markup`${formatMoney(p.amount, lang)}<span class="cell-sub"
+      >${t(lang, 'dash_pay_refunded_sub', { amount: formatMoney(p.refundCompletedAmount, lang) })}</span
+    >`
 }
 
 export function cardText(p: { cardBrand: string | null; cardMask: string | null }): string {
@@ -264,8 +285,8 @@ async function listPage(deps: Deps, ctx: PageContext, raw: ListFilters, cursor?:
     ],
     rows: items.map((p) => [
       markup`<a href="${BASE}/payments/${p.id}">${formatDate(p.createdAt, lang, 'datetime')}</a>`,
-      formatMoney(p.amount, lang),
-      statusBadge(lang, p.status),
+      amountCell(lang, p),
+      statusBadge(lang, p),
       cardText(p),
       (p.customerId && emails.get(p.customerId)) ?? p.customerId ?? '—',
       markup`<span class="mono">${p.transactionId}</span>`,

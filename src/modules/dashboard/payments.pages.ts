@@ -37,6 +37,7 @@ import {
   auditedAction,
   attempt,
   csrfToken,
+  fieldErrorText,
   refusalText,
   renderPage,
   redirect,
@@ -93,7 +94,11 @@ async function loadDetail(deps: Deps, merchantId: string, id: string): Promise<D
   }
 }
 
-function actionsPanel(ctx: PageContext, p: Payment, refundAmount?: string): SafeHtml {
+function actionsPanel(
+  ctx: PageContext,
+  p: Payment,
+  refund?: { amount?: string; error?: string | undefined },
+): SafeHtml {
   const { lang } = ctx
   const token = csrfToken(ctx.request, ctx.reply)
   const buttons: SafeHtml[] = []
@@ -117,7 +122,7 @@ function actionsPanel(ctx: PageContext, p: Payment, refundAmount?: string): Safe
       }),
     )
   }
-  const refund =
+  const refundForm =
     (p.status === 'captured' || p.status === 'partially_captured') &&
     p.refundableAmount > 0 &&
     ctx.can('payments.refund')
@@ -127,7 +132,8 @@ function actionsPanel(ctx: PageContext, p: Payment, refundAmount?: string): Safe
           ${field({
             name: 'amount',
             label: t(lang, 'dash_act_refund_amount'),
-            value: refundAmount ?? liraInput(p.refundableAmount),
+            value: refund?.amount ?? liraInput(p.refundableAmount, lang),
+            ...(refund?.error ? { error: refund.error } : {}),
             inputmode: 'decimal',
             required: true,
             maxlength: 20,
@@ -139,7 +145,7 @@ function actionsPanel(ctx: PageContext, p: Payment, refundAmount?: string): Safe
           <button type="submit" class="button button-primary">${t(lang, 'dash_act_refund')}</button>
         </form>`
       : ''
-  if (buttons.length === 0 && !refund) {
+  if (buttons.length === 0 && !refundForm) {
     return section({
       title: t(lang, 'dash_pay_actions'),
       id: 'actions-heading',
@@ -149,7 +155,7 @@ function actionsPanel(ctx: PageContext, p: Payment, refundAmount?: string): Safe
   return section({
     title: t(lang, 'dash_pay_actions'),
     id: 'actions-heading',
-    body: markup`${buttons.length ? markup`<div class="actions">${buttons}</div>` : ''}${refund}`,
+    body: markup`${buttons.length ? markup`<div class="actions">${buttons}</div>` : ''}${refundForm}`,
   })
 }
 
@@ -163,17 +169,27 @@ async function detailPage(
   const d = await loadDetail(deps, ctx.member.merchantId, id)
   const p = d.payment
   const money = (m: number) => formatMoney(m, lang)
+  // What the merchant keeps: the captured net (after the commission) less the refunds, plus
+  // the commission refunds give back.
+  const netAfterRefunds = p.netAmount - p.refundCompletedAmount + p.commissionRefunded
   const amounts = facts([
     [t(lang, 'dash_col_amount'), money(p.amount)],
-    [t(lang, 'dash_col_status'), statusBadge(lang, p.status)],
+    [t(lang, 'dash_col_status'), markup`<span id="payment-status">${statusBadge(lang, p)}</span>`],
     [t(lang, 'dash_pay_captured'), money(p.capturedAmount)],
-    [t(lang, 'dash_pay_refunded'), money(p.refundCompletedAmount)],
+    [
+      t(lang, 'dash_pay_refunded'),
+      markup`<span id="refunded">${money(p.refundCompletedAmount)}</span>`,
+    ],
+    [
+      t(lang, 'dash_pay_remaining'),
+      markup`<span id="remaining">${money(p.capturedAmount - p.refundCompletedAmount)}</span>`,
+    ],
     [
       t(lang, 'dash_pay_refundable'),
       markup`<span id="refundable">${money(p.refundableAmount)}</span>`,
     ],
-    [t(lang, 'dash_pay_commission'), money(p.commission)],
-    [t(lang, 'dash_pay_net'), money(p.netAmount)],
+    [t(lang, 'dash_pay_commission'), money(p.commission - p.commissionRefunded)],
+    [t(lang, 'dash_pay_net'), markup`<span id="net">${money(netAfterRefunds)}</span>`],
     [t(lang, 'dash_pay_chargeback_open'), money(p.chargebackOpenAmount)],
   ])
   const about = facts([
@@ -196,7 +212,10 @@ async function detailPage(
     : markup`<p class="muted">${t(lang, 'dash_none')}</p>`
   const content = markup`
     ${section({ title: t(lang, 'dash_pay_amounts'), id: 'amounts-heading', body: amounts })}
-    ${actionsPanel(ctx, p, problem?.refundAmount)}
+    ${actionsPanel(ctx, p, {
+      ...(problem?.refundAmount === undefined ? {} : { amount: problem.refundAmount }),
+      ...(problem ? { error: fieldErrorText(lang, problem.error, 'amount') } : {}),
+    })}
     ${section({ title: t(lang, 'dash_pay_details'), id: 'details-heading', body: about })}
     ${section({
       title: t(lang, 'dash_risk_title'),
@@ -300,7 +319,7 @@ function confirmRefundPage(
       <p>${t(lang, 'dash_refund_confirm_body', { amount, payment: p.id })}</p>
       <form method="post" action="${BASE}/payments/${p.id}/refund" class="actions">
         ${csrfInput(csrfToken(ctx.request, ctx.reply))}
-        <input type="hidden" name="amount" value="${liraInput(input.amountMinor)}" />
+        <input type="hidden" name="amount" value="${liraInput(input.amountMinor, lang)}" />
         <input type="hidden" name="reason" value="${input.reason}" />
         <input type="hidden" name="idempotencyKey" value="${input.idempotencyKey}" />
         <input type="hidden" name="confirm" value="yes" />
@@ -384,8 +403,16 @@ export function paymentsPages(deps: Deps): FastifyPluginAsync {
       }
       if (!IDEMPOTENCY_KEY.test(key)) return invalid('idempotencyKey: missing')
       if (form.text('confirm', 3) !== 'yes') {
-        // First step: say exactly what will happen and ask again (a plain second form).
+        // First step: say exactly what will happen and ask again (a plain second form). A
+        // refund the payment cannot take is refused here, at its field, not after confirming.
         const payment = await getPayment(deps, merchantId, id)
+        if (amountMinor > payment.refundableAmount) {
+          return invalid(
+            t(ctx.lang, 'dash_why_refund_over', {
+              n1: formatMoney(payment.refundableAmount, ctx.lang),
+            }),
+          )
+        }
         return confirmRefundPage(ctx, payment, { amountMinor, reason, idempotencyKey: key })
       }
       const result = await attempt(() =>

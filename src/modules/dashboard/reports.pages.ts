@@ -187,8 +187,8 @@ async function reportsPage(
           formatDate(b.createdAt, lang, 'datetime'),
           t(lang, `dash_btx_type_${b.type}`),
           b.type === 'charge'
-            ? markup`<a href="${BASE}/payments/${b.sourceId}">${b.sourceId}</a>`
-            : b.sourceId,
+            ? markup`<a class="mono" href="${BASE}/payments/${b.sourceId}">${b.sourceId}</a>`
+            : markup`<span class="mono">${b.sourceId}</span>`,
           formatMoney(b.amount, lang),
           formatMoney(b.fee, lang),
           formatMoney(b.net, lang),

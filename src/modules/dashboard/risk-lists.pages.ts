@@ -175,7 +175,7 @@ export function riskListRoutes(
     if (!result.ok) {
       return listPage(deps, ctx, list, {
         ...shown,
-        error: `${t(ctx.lang, 'dash_err_invalid')} (${result.error.message})`,
+        error: refusalText(ctx.lang, result.error),
         problem: result.error,
       })
     }

@@ -1,3 +1,4 @@
+import { refusalText } from './refusals.ts'
 import type { AppError } from '../../platform/errors.ts'
 import { csrfInput, field, selectField, textArea } from '../../platform/web/components.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
@@ -117,7 +118,7 @@ export function ruleForm(
 /** A service refusal of a condition or name, placed at its field. */
 export function fieldErrorsOf(lang: Lang, error: AppError): FieldErrors {
   const fieldName = error.details?.[0]?.field ?? ''
-  const text = `${t(lang, 'dash_err_invalid')} (${error.message})`
+  const text = refusalText(lang, error)
   if (fieldName.startsWith('condition') || error.message.startsWith('condition')) {
     return { condition: text }
   }

@@ -115,6 +115,9 @@ function accountBox(lang: Lang, account: Account, csrfToken: string): SafeHtml {
 export function appShell(input: ShellInput): string {
   const { lang, assets } = input
   const signedIn = input.account !== undefined && input.csrfToken !== undefined
+  // With a navigation, narrow screens show these inside the menu (app.css), not in the header.
+  const tools = markup`${langSwitch(lang, input.langHrefs)}
+  ${input.account && input.csrfToken ? accountBox(lang, input.account, input.csrfToken) : ''}`
   const page = markup`<!doctype html>
     <html lang="${lang}">
       <head>
@@ -138,18 +141,34 @@ export function appShell(input: ShellInput): string {
       <body class="${signedIn ? 'app' : 'app app-public'}">
         <a class="skip-link" href="#main">${t(lang, 'web_skip_to_content')}</a>
         <header class="app-header">
+          ${
+            input.nav
+              ? markup`<button
+                type="button"
+                class="menu-button"
+                aria-controls="app-menu"
+                aria-expanded="false"
+              >
+                <span class="menu-icon" aria-hidden="true"></span>${t(lang, 'web_menu')}
+              </button>`
+              : ''
+          }
           <a class="brand" href="${input.homeHref}"
             ><span class="brand-mark" aria-hidden="true">K</span
             ><span class="brand-name">Kuruş</span></a
           >
           ${input.sandbox ? markup`<span class="badge badge-warning">${t(lang, 'web_sandbox')}</span>` : ''}
-          <div class="header-tools">
-            ${langSwitch(lang, input.langHrefs)}
-            ${input.account && input.csrfToken ? accountBox(lang, input.account, input.csrfToken) : ''}
-          </div>
+          <div class="${input.nav ? 'header-tools header-tools-wide' : 'header-tools'}">${tools}</div>
         </header>
-        <div class="app-body">
-          ${input.nav ? navigation(input.nav) : ''}
+        <div class="${input.nav ? 'app-body app-body-nav' : 'app-body'}">
+          ${
+            input.nav
+              ? markup`<div id="app-menu" class="app-menu">
+                ${navigation(input.nav)}
+                <div class="menu-tools">${tools}</div>
+              </div>`
+              : ''
+          }
           <main id="main" class="app-main" tabindex="-1">
             ${flashMessage(input.flash)}
             <div class="page-head">

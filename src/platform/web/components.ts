@@ -17,6 +17,13 @@ export interface Column {
   label: string
   /** Right-aligned figures (amounts, counts). */
   numeric?: boolean
+  /** Free text that may be long (names, emails): wraps on wide screens. */
+  wrap?: boolean
+}
+
+function cellClass(c: Column | undefined): SafeHtml | '' {
+  const names = [c?.numeric ? 'num' : '', c?.wrap ? 'wrap' : ''].filter(Boolean).join(' ')
+  return names ? markup`class="${names}"` : ''
 }
 
 export interface TableInput {
@@ -39,13 +46,11 @@ export function dataTable(input: TableInput): SafeHtml {
   if (input.rows.length === 0) {
     return markup`<p class="empty" ${input.id ? markup`id="${input.id}"` : ''}>${input.empty}</p>`
   }
-  const head = input.columns.map(
-    (c) => markup`<th scope="col" ${c.numeric ? markup`class="num"` : ''}>${c.label}</th>`,
-  )
+  const head = input.columns.map((c) => markup`<th scope="col" ${cellClass(c)}>${c.label}</th>`)
   const body = input.rows.map(
     (row) =>
       markup`<tr>
-        ${row.map((cell, i) => markup`<td ${input.columns[i]?.numeric ? markup`class="num"` : ''}>${cell}</td>`)}
+        ${row.map((cell, i) => markup`<td ${cellClass(input.columns[i])}>${cell}</td>`)}
       </tr>`,
   )
   return markup`<div

@@ -90,7 +90,20 @@
     }
   }
 
+  // The menu button (narrow screens): opens and closes the menu below the header.
+  function menuButton() {
+    var button = document.querySelector('.menu-button')
+    var menu = document.getElementById('app-menu')
+    if (!button || !menu) return
+    button.addEventListener('click', function () {
+      var open = button.getAttribute('aria-expanded') !== 'true'
+      button.setAttribute('aria-expanded', open ? 'true' : 'false')
+      menu.classList.toggle('open', open)
+    })
+  }
+
   function start() {
+    menuButton()
     var data = pageData()
     drawVolumeChart(data.chart)
   }
