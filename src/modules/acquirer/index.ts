@@ -4,3 +4,16 @@ export type { AuthorizeResult } from './acquirer.port.ts'
 export { binInfo } from './bins.ts'
 /** The sandbox bank: the acquirer the app is built with (Deps.acquirer) until a real one is. */
 export { sandboxBank } from './sandbox-bank.ts'
+export { decimalToKurus, kurusToDecimal } from './bank-wire.ts'
+export {
+  estV3Authorize,
+  estV3Authorize3d,
+  estV3Credit,
+  estV3Hash,
+  estV3OrderStatus,
+  estV3PostAuth,
+  estV3ThreeDForm,
+  estV3VerifyCallback,
+  estV3Void,
+  naturalCaseCompare,
+} from './est-v3.ts'
