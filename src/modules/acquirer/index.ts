@@ -17,3 +17,5 @@ export {
   estV3Void,
   naturalCaseCompare,
 } from './est-v3.ts'
+export { fieldsOfAutoPostPage, type SimulatorFaults } from './bank-simulator.ts'
+export { startEstV3Simulator, type EstV3Simulator } from './est-v3.simulator.ts'
