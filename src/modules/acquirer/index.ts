@@ -19,3 +19,6 @@ export {
 } from './est-v3.ts'
 export { fieldsOfAutoPostPage, type SimulatorFaults } from './bank-simulator.ts'
 export { startEstV3Simulator, type EstV3Simulator } from './est-v3.simulator.ts'
+/** The acquirer the app runs on: bank POS routing, the sandbox bank in demo without one. */
+export { bankAcquirer } from './pos-router.ts'
+export { acquirerRoutes, operatorPosAccountRoutes } from './acquirer.http.ts'
