@@ -1,4 +1,4 @@
-import { sandboxBank } from './modules/acquirer/index.ts'
+import { acquirerRoutes, bankAcquirer } from './modules/acquirer/index.ts'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import Fastify, {
   LogController,
@@ -126,7 +126,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     config.databasePoolSize,
   )
   if (read.separate) log.info('list, search and export queries read from DATABASE_READ_URL')
-  const deps: Deps = { db, readDb: read.db, clock, config, log, jobs, acquirer: sandboxBank }
+  const deps: Deps = { db, readDb: read.db, clock, config, log, jobs, acquirer: bankAcquirer }
   registerJobs(jobs, deps)
   await jobs.start()
   if (options.runWorker) await jobs.work()
@@ -342,6 +342,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       paymentLinksRoutes(deps),
       riskRoutes(deps),
       requestLogsRoutes(deps),
+      acquirerRoutes(deps),
       ...(config.env === 'demo' ? [paymentsSandboxRoutes(deps), disputesSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [checkoutSandboxRoutes(deps)] : []),
       ...(config.env === 'demo' ? [subscriptionsSandboxRoutes(deps)] : []),

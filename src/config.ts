@@ -53,6 +53,11 @@ export interface Config {
   readonly smtpUrl: string | undefined
   /** Requests in flight in this process beyond which new ones are shed with 503. */
   readonly inflightMax: number
+  /**
+   * How long a bank POS has to answer once a request is sent (KURUS_BANK_ANSWER_TIMEOUT_MS);
+   * past it the outcome is unknown and the bank's order inquiry decides (docs/acquiring.md).
+   */
+  readonly bankAnswerTimeoutMs: number
   /** Grace period during which a rolled API key keeps working. */
   readonly keyRollGraceSeconds: number
   /** `kurus worker` serves /metrics on this port (0: any free port); undefined: none. */
@@ -278,6 +283,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisKeyPrefix: env['REDIS_KEY_PREFIX'] ?? 'kurus:',
     smtpUrl: env['SMTP_URL'] || undefined,
     inflightMax: intFrom(env, 'KURUS_INFLIGHT_MAX', 512, 1, 1_000_000),
+    bankAnswerTimeoutMs: intFrom(env, 'KURUS_BANK_ANSWER_TIMEOUT_MS', 30_000, 100, 120_000),
     keyRollGraceSeconds: intFrom(env, 'KURUS_KEY_ROLL_GRACE_SECONDS', 86_400, 0, 30 * 86_400),
     workerMetricsPort: env['KURUS_WORKER_METRICS_PORT']
       ? intFrom(env, 'KURUS_WORKER_METRICS_PORT', 0, 0, 65535)

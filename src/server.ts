@@ -1,4 +1,4 @@
-import { sandboxBank } from './modules/acquirer/index.ts'
+import { bankAcquirer } from './modules/acquirer/index.ts'
 import type { Kysely } from 'kysely'
 import { ConfigError, type Config } from './config.ts'
 import { buildApp, type App } from './app.ts'
@@ -121,7 +121,7 @@ export async function startWorker(
     config,
     log,
     jobs,
-    acquirer: sandboxBank,
+    acquirer: bankAcquirer,
   }
   registerJobs(jobs, deps)
   await jobs.start()

@@ -22,6 +22,7 @@ export type SvcCode =
   | 'SVC-PAY-3501'
   | 'SVC-PAY-3502'
   | 'SVC-PAY-3503'
+  | 'SVC-PAY-3504'
   | 'SVC-3DS-3601'
   | 'SVC-RISK-3701'
   | 'SVC-INT-9001'

@@ -35,6 +35,7 @@ export type IdPrefix =
   | 'rev'
   | 'clk'
   | 'req'
+  | 'pos'
 
 /** 120 random bits as 24 base32 characters behind the spec's type prefix. */
 export function newId(prefix: IdPrefix): string {

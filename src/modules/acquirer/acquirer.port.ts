@@ -17,6 +17,11 @@ export type ThreeDsStart = { kind: 'frictionless' } | { kind: 'challenge'; corre
  * and a second acquirer plug in.
  */
 export interface Acquirer<D> {
+  /**
+   * Throws (402 SVC-PAY-3504) when no acquirer can take a charge of this merchant at all,
+   * so the charge is refused before anything is recorded. Optional: a test acquirer may not.
+   */
+  assertCanCharge?(deps: D, p: { merchantId: string; threeDSecure: boolean }): Promise<void>
   start3ds(
     deps: D,
     p: {

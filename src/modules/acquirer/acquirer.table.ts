@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
+import type { PosTables } from './pos.table.ts'
 
 export type OperationKind = 'authorize' | 'capture' | 'void' | 'refund'
 export type OperationStatus = 'approved' | 'declined' | 'pending' | 'completed' | 'failed'
@@ -46,7 +47,7 @@ export interface AcquirerSandbox3dsTable {
   completed_at: Date | null
 }
 
-export interface AcquirerTables {
+export interface AcquirerTables extends PosTables {
   acquirer_sandbox_operations: AcquirerSandboxOperationsTable
   acquirer_sandbox_3ds: AcquirerSandbox3dsTable
 }

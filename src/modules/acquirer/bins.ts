@@ -1,3 +1,4 @@
+import { cardFacts } from './bin-table.ts'
 import { cardKindOf, type CardBrand, type CardType } from '../vault/index.ts'
 
 // The acquirer's BIN table: issuing bank and the installment plans it offers. Brand and
@@ -22,14 +23,21 @@ const ISSUERS: Readonly<Record<string, { bank: string; installmentsMax: number }
 }
 const DEFAULT_ISSUER = { bank: 'Sandbox Bank', installmentsMax: 1 }
 
-/** Facts about the first 6 digits of a card; an unknown BIN allows a single installment. */
+/**
+ * Facts about the first 6 digits of a card; an unknown BIN allows a single installment. The
+ * sandbox test BINs keep their table; a BIN of a card program (bin-table.ts) allows up to 12
+ * installments, which routing then sends only to a POS of that program.
+ */
 export function binInfo(bin: string): BinInfo {
-  const issuer = ISSUERS[bin] ?? DEFAULT_ISSUER
+  const real = cardFacts(bin)
+  const programIssuer =
+    real.program !== 'none' && real.bank ? { bank: real.bank, installmentsMax: 12 } : undefined
+  const issuer = ISSUERS[bin] ?? programIssuer ?? DEFAULT_ISSUER
   return {
     bin,
     ...cardKindOf(bin),
     bank: issuer.bank,
-    country: Object.hasOwn(ISSUERS, bin) ? 'TR' : null,
+    country: Object.hasOwn(ISSUERS, bin) ? 'TR' : real.country,
     installments: Array.from({ length: issuer.installmentsMax }, (_, i) => i + 1),
   }
 }

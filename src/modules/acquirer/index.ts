@@ -4,3 +4,21 @@ export type { AuthorizeResult } from './acquirer.port.ts'
 export { binInfo } from './bins.ts'
 /** The sandbox bank: the acquirer the app is built with (Deps.acquirer) until a real one is. */
 export { sandboxBank } from './sandbox-bank.ts'
+export { decimalToKurus, kurusToDecimal } from './bank-wire.ts'
+export {
+  estV3Authorize,
+  estV3Authorize3d,
+  estV3Credit,
+  estV3Hash,
+  estV3OrderStatus,
+  estV3PostAuth,
+  estV3ThreeDForm,
+  estV3VerifyCallback,
+  estV3Void,
+  naturalCaseCompare,
+} from './est-v3.ts'
+export { fieldsOfAutoPostPage, type SimulatorFaults } from './bank-simulator.ts'
+export { startEstV3Simulator, type EstV3Simulator } from './est-v3.simulator.ts'
+/** The acquirer the app runs on: bank POS routing, the sandbox bank in demo without one. */
+export { bankAcquirer } from './pos-router.ts'
+export { acquirerRoutes, operatorPosAccountRoutes } from './acquirer.http.ts'

@@ -5,6 +5,7 @@ import type { Deps } from '../../database.ts'
 import { safeEqual } from '../../platform/crypto.ts'
 import { AppError } from '../../platform/errors.ts'
 import { ErrorEnvelope, isoZ } from '../../platform/http/schemas.ts'
+import { operatorPosAccountRoutes } from '../acquirer/index.ts'
 import * as merchants from '../merchants/index.ts'
 import {
   ApiKeyView,
@@ -38,6 +39,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         throw new AppError('SVC-GW-1003', 401, 'operator bearer token is missing or wrong')
       }
     })
+    // The platform's bank POS contracts, behind the same bearer token.
+    await app.register(operatorPosAccountRoutes(deps))
 
     app.post(
       '/operator/v1/merchants',

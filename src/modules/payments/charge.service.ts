@@ -150,6 +150,11 @@ export async function chargeCard(
   const deps = await depsOnClock(wall, customer?.testClockId ?? null)
   const testClockId = deps === wall ? null : (customer?.testClockId ?? null)
   const now = deps.clock.now()
+  // No bank can take it (live without a usable POS): 402 before anything is recorded.
+  await deps.acquirer.assertCanCharge?.(deps, {
+    merchantId,
+    threeDSecure: input.threeDSecure ?? true,
+  })
   const paymentId = newId('pay')
   let intent: PaymentRow
   try {

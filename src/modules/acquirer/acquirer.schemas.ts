@@ -1,0 +1,136 @@
+import { Type } from 'typebox'
+import { Timestamp } from '../../platform/http/schemas.ts'
+
+// Shapes only; providers' credentials, programs and routing conditions are the services' checks.
+
+const PRINTABLE = '^[^\\u0000-\\u001f\\u007f]+$'
+const Name = Type.String({ minLength: 1, maxLength: 100, pattern: PRINTABLE })
+const Url = Type.String({ maxLength: 2048, pattern: '^https?://' })
+const PosId = Type.String({ minLength: 1, maxLength: 64 })
+
+const Credentials = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 256 }), {
+  description:
+    'As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; ' +
+    'garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: ' +
+    '{merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged.',
+  maxProperties: 16,
+})
+
+const Programs = Type.Array(Type.String({ maxLength: 20 }), {
+  maxItems: 10,
+  description: 'bonus, world, maximum, axess, cardfinans, paraf, advantage, bankkart, saglam, none',
+})
+
+export const CreatePosAccountBody = Type.Object(
+  {
+    provider: Type.String({ maxLength: 20, description: 'est_v3, garanti or posnet' }),
+    name: Name,
+    environment: Type.Union([Type.Literal('test'), Type.Literal('production')]),
+    credentials: Credentials,
+    bank: Type.Optional(Type.String({ maxLength: 20, description: 'est_v3: which EST bank' })),
+    installmentPrograms: Type.Optional(Programs),
+    enabled: Type.Optional(Type.Boolean()),
+    endpoints: Type.Optional(
+      Type.Object(
+        { api: Url, threeDGate: Url },
+        { additionalProperties: false, description: 'demo only: a bank simulator' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const UpdatePosAccountBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    enabled: Type.Optional(Type.Boolean()),
+    installmentPrograms: Type.Optional(Programs),
+    credentials: Type.Optional(Credentials),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+
+export const PosAccountSchema = Type.Object(
+  {
+    id: Type.String({ examples: ['pos_0h4k8m2q6t9w3y7b1d5f8j2n'] }),
+    owner: Type.Union([Type.Literal('merchant'), Type.Literal('platform')]),
+    provider: Type.String(),
+    bank: Type.String(),
+    name: Type.String(),
+    environment: Type.String(),
+    installmentPrograms: Type.Array(Type.String()),
+    enabled: Type.Boolean(),
+    createdAt: Timestamp,
+  },
+  { title: 'PosAccount' },
+)
+
+export const PosAccountList = Type.Object({ items: Type.Array(PosAccountSchema) })
+export const PosAccountParams = Type.Object({ id: PosId })
+
+const Condition = Type.Unknown({
+  description:
+    'JSON Logic over card.bin, card.brand, card.bank, card.program, card.funding, ' +
+    'installmentCount, amount',
+})
+
+const RoutingRule = Type.Object(
+  { condition: Condition, posAccountIds: Type.Array(PosId, { maxItems: 20 }) },
+  { additionalProperties: false },
+)
+
+export const RoutingBody = Type.Object(
+  {
+    rules: Type.Array(RoutingRule, { maxItems: 50 }),
+    default: Type.Array(PosId, { maxItems: 20 }),
+  },
+  { additionalProperties: false },
+)
+
+export const RoutingSchema = Type.Object(
+  {
+    rules: Type.Array(
+      Type.Object({ condition: Condition, posAccountIds: Type.Array(Type.String()) }),
+    ),
+    default: Type.Array(Type.String()),
+    updatedAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { title: 'Routing' },
+)
+
+export const BinParams = Type.Object({ bin: Type.String({ pattern: '^[0-9]{6,8}$' }) })
+
+export const BinSchema = Type.Object(
+  {
+    bin: Type.String(),
+    brand: Type.String(),
+    funding: Type.String(),
+    bank: Type.Union([Type.String(), Type.Null()]),
+    program: Type.String(),
+    country: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'BinInfo' },
+)
+
+export const InstallmentQuery = Type.Object(
+  {
+    bin: Type.String({ pattern: '^[0-9]{6,8}$' }),
+    amount: Type.Integer({ minimum: 100, maximum: 10_000_000_000, description: 'kuruş' }),
+  },
+  { additionalProperties: false },
+)
+
+export const InstallmentOptionsSchema = Type.Object(
+  {
+    bin: Type.String(),
+    program: Type.String(),
+    options: Type.Array(
+      Type.Object({
+        installmentCount: Type.Integer(),
+        totalAmount: Type.Integer(),
+        installmentAmount: Type.Integer(),
+      }),
+    ),
+  },
+  { title: 'InstallmentOptions' },
+)

@@ -1,0 +1,116 @@
+import type { FieldIssue } from '../../platform/errors.ts'
+import type { BankOutcome, BankTimeouts, InquiryOutcome } from './bank-wire.ts'
+import {
+  EST_V3_BANKS,
+  estV3Authorize,
+  estV3Credit,
+  estV3OrderStatus,
+  estV3PostAuth,
+  estV3Void,
+  type BankEndpoints,
+  type CardData,
+} from './est-v3.ts'
+import type { PosEnvironment, PosProvider } from './pos.table.ts'
+
+// One connector per provider behind one shape, so routing and the port's operations do
+// not know which bank's wire format they speak. Adding a bank: docs/acquiring.md.
+
+export interface ConnectorConfig {
+  credentials: Record<string, string>
+  endpoints: BankEndpoints
+  timeouts?: BankTimeouts
+}
+
+export interface PosConnector {
+  /** The credentials as the bank issues them, or what is wrong with them. */
+  checkCredentials(raw: unknown, bank: string | undefined): FieldIssue[]
+  /** Which bank an account of this provider is (est_v3: the credentials name it). */
+  bankOf(bank: string | undefined): string
+  endpoints(bank: string, environment: PosEnvironment): BankEndpoints
+  authorize(
+    config: ConnectorConfig,
+    p: {
+      orderId: string
+      amount: number
+      installmentCount: number
+      preAuth: boolean
+      card: CardData
+      ip?: string
+    },
+  ): Promise<BankOutcome>
+  postAuth(config: ConnectorConfig, p: { orderId: string; amount: number }): Promise<BankOutcome>
+  void(config: ConnectorConfig, p: { orderId: string }): Promise<BankOutcome>
+  credit(config: ConnectorConfig, p: { orderId: string; amount: number }): Promise<BankOutcome>
+  status(config: ConnectorConfig, p: { orderId: string }): Promise<InquiryOutcome>
+}
+
+const PRINTABLE = /^[\x21-\x7e]{1,128}$/
+
+function stringFields(raw: unknown, names: readonly string[]): FieldIssue[] {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    return [{ field: 'credentials', reason: 'must be an object' }]
+  }
+  const issues: FieldIssue[] = []
+  const record = raw as Record<string, unknown>
+  for (const name of names) {
+    const value = record[name]
+    if (typeof value !== 'string' || !PRINTABLE.test(value)) {
+      issues.push({ field: `credentials.${name}`, reason: 'required: 1-128 printable characters' })
+    }
+  }
+  for (const name of Object.keys(record)) {
+    if (!names.includes(name) && name !== 'bank') {
+      issues.push({ field: `credentials.${name}`, reason: 'unknown field' })
+    }
+  }
+  return issues
+}
+
+const estV3: PosConnector = {
+  checkCredentials(raw, bank) {
+    const issues = stringFields(raw, ['clientId', 'username', 'password', 'storeKey'])
+    if (!bank || !Object.hasOwn(EST_V3_BANKS, bank)) {
+      issues.push({
+        field: 'credentials.bank',
+        reason: `one of ${Object.keys(EST_V3_BANKS).join(', ')}`,
+      })
+    }
+    return issues
+  },
+  bankOf: (bank) => bank ?? '',
+  endpoints(bank, environment) {
+    const known = EST_V3_BANKS[bank]
+    if (!known) throw new Error(`unknown EST bank ${bank}`)
+    return known[environment]
+  },
+  authorize: (c, p) => estV3Authorize(est(c), p),
+  postAuth: (c, p) => estV3PostAuth(est(c), p),
+  void: (c, p) => estV3Void(est(c), p),
+  credit: (c, p) => estV3Credit(est(c), p),
+  status: (c, p) => estV3OrderStatus(est(c), p),
+}
+
+function est(c: ConnectorConfig) {
+  const { clientId = '', username = '', password = '', storeKey = '' } = c.credentials
+  return {
+    credentials: { clientId, username, password, storeKey },
+    endpoints: c.endpoints,
+    ...(c.timeouts ? { timeouts: c.timeouts } : {}),
+  }
+}
+
+/** The providers whose connector is built; the others are refused at account creation. */
+export const CONNECTORS: Partial<Record<PosProvider, PosConnector>> = { est_v3: estV3 }
+
+export const PROVIDERS: readonly PosProvider[] = ['est_v3', 'garanti', 'posnet']
+
+/** Each bank's own card program (installments on its cards go through its POS). */
+export const BANK_PROGRAMS: Readonly<Record<string, string>> = {
+  isbank: 'maximum',
+  ziraat: 'bankkart',
+  halkbank: 'paraf',
+  akbank: 'axess',
+  teb: 'bonus',
+  garanti: 'bonus',
+  yapikredi: 'world',
+}

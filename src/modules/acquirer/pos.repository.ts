@@ -1,0 +1,163 @@
+import { sql } from 'kysely'
+import type { Db } from '../../database.ts'
+import type {
+  AcquirerPosAccountsTable,
+  AcquirerPosPaymentsTable,
+  PosAccountRow,
+  PosAttempt,
+  PosPaymentRow,
+  PosRefundRow,
+  RoutingRow,
+} from './pos.table.ts'
+import type { Insertable, Updateable } from 'kysely'
+
+export function insertPosAccount(
+  db: Db,
+  row: Insertable<AcquirerPosAccountsTable>,
+): Promise<PosAccountRow> {
+  return db.insertInto('acquirer_pos_accounts').values(row).returningAll().executeTakeFirstOrThrow()
+}
+
+/** A merchant's own accounts and the platform's (merchantId null: the platform's only). */
+export function findPosAccounts(db: Db, merchantId: string | null): Promise<PosAccountRow[]> {
+  let q = db.selectFrom('acquirer_pos_accounts').selectAll().where('deleted_at', 'is', null)
+  q =
+    merchantId === null
+      ? q.where('merchant_id', 'is', null)
+      : q.where((eb) => eb.or([eb('merchant_id', '=', merchantId), eb('merchant_id', 'is', null)]))
+  return q.orderBy('created_at').orderBy('id').execute()
+}
+
+export function findPosAccount(db: Db, id: string): Promise<PosAccountRow | undefined> {
+  return db.selectFrom('acquirer_pos_accounts').selectAll().where('id', '=', id).executeTakeFirst()
+}
+
+export function updatePosAccount(
+  db: Db,
+  id: string,
+  patch: Updateable<AcquirerPosAccountsTable>,
+): Promise<PosAccountRow | undefined> {
+  return db
+    .updateTable('acquirer_pos_accounts')
+    .set(patch)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export function findRouting(db: Db, merchantId: string): Promise<RoutingRow | undefined> {
+  return db
+    .selectFrom('acquirer_routing')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst()
+}
+
+export function upsertRouting(
+  db: Db,
+  row: { merchant_id: string; rules: string; default_order: string; updated_at: Date },
+): Promise<RoutingRow> {
+  return db
+    .insertInto('acquirer_routing')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('merchant_id').doUpdateSet({
+        rules: row.rules,
+        default_order: row.default_order,
+        updated_at: row.updated_at,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+export function findPosPayment(db: Db, paymentId: string): Promise<PosPaymentRow | undefined> {
+  return db
+    .selectFrom('acquirer_pos_payments')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirst()
+}
+
+/** The first writer's row wins: a concurrent retry of the same payment gets undefined. */
+export async function insertPosPayment(
+  db: Db,
+  row: Insertable<AcquirerPosPaymentsTable>,
+): Promise<PosPaymentRow | undefined> {
+  return db
+    .insertInto('acquirer_pos_payments')
+    .values(row)
+    .onConflict((oc) => oc.column('payment_id').doNothing())
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export function updatePosPayment(
+  db: Db,
+  paymentId: string,
+  patch: Updateable<AcquirerPosPaymentsTable>,
+): Promise<PosPaymentRow | undefined> {
+  return db
+    .updateTable('acquirer_pos_payments')
+    .set(patch)
+    .where('payment_id', '=', paymentId)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+/** Appends an attempt and points the row at the POS it went to. */
+export function recordAttempt(
+  db: Db,
+  paymentId: string,
+  attempt: PosAttempt,
+  patch: Updateable<AcquirerPosPaymentsTable>,
+): Promise<PosPaymentRow | undefined> {
+  return db
+    .updateTable('acquirer_pos_payments')
+    .set({
+      ...patch,
+      attempts: sql`attempts || ${JSON.stringify([attempt])}::jsonb`,
+    })
+    .where('payment_id', '=', paymentId)
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export function findPosRefund(db: Db, refundId: string): Promise<PosRefundRow | undefined> {
+  return db
+    .selectFrom('acquirer_pos_refunds')
+    .selectAll()
+    .where('refund_id', '=', refundId)
+    .executeTakeFirst()
+}
+
+export function findPosRefunds(db: Db, paymentId: string): Promise<PosRefundRow[]> {
+  return db
+    .selectFrom('acquirer_pos_refunds')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .execute()
+}
+
+export function insertPosRefund(db: Db, row: PosRefundRow): Promise<PosRefundRow | undefined> {
+  return db
+    .insertInto('acquirer_pos_refunds')
+    .values(row)
+    .onConflict((oc) => oc.column('refund_id').doNothing())
+    .returningAll()
+    .executeTakeFirst()
+}
+
+export function updatePosRefund(
+  db: Db,
+  refundId: string,
+  patch: { state: PosRefundRow['state']; bank_code: string | null; updated_at: Date },
+): Promise<void> {
+  return db
+    .updateTable('acquirer_pos_refunds')
+    .set(patch)
+    .where('refund_id', '=', refundId)
+    .execute()
+    .then(() => undefined)
+}
