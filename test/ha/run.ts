@@ -13,7 +13,7 @@
 //   --keep        keep the temp dir with every host's log (always kept on failure)
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { setTimeout as delay } from 'node:timers/promises'
@@ -85,6 +85,15 @@ function startClient(env: HaEnv) {
   })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   return { child, state, exited }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 function statusName(a: Attempt): string {
@@ -298,6 +307,18 @@ async function main(): Promise<number> {
     return 1
   }
   const { runs, results: resultsFile, keep } = args()
+  // One run at a time: a second one would tear down the first one's namespaces.
+  const lock = '/run/lock/kurus-test-ha.pid'
+  if (existsSync(lock)) {
+    const holder = Number(readFileSync(lock, 'utf8'))
+    if (holder !== process.pid && alive(holder)) {
+      process.stderr.write(`test:ha is already running (pid ${holder})\n`)
+      return 1
+    }
+  }
+  mkdirSync(dirname(lock), { recursive: true })
+  writeFileSync(lock, String(process.pid))
+  process.once('exit', () => rmSync(lock, { force: true }))
   ensurePackages()
   const results: { result?: RunResult; error?: string }[] = []
   let failed = false
