@@ -16,6 +16,12 @@ export interface ListenOptions {
   /** The connection is gone: NOTIFYs may be missed until onConnected is called again. */
   onLost(): void
   retryMs?: number
+  /**
+   * A `select 1` on the connection this often; one unanswered for as long counts as a lost
+   * connection. A host that vanishes (failover, a cut link) sends no RST: without this an idle
+   * LISTEN connection would wait for it forever while NOTIFYs go to the new primary.
+   */
+  heartbeatMs?: number
 }
 
 /**
@@ -27,15 +33,18 @@ export async function listenChannel(options: ListenOptions): Promise<ChannelList
   const { channel, log } = options
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`)
   const retryMs = options.retryMs ?? 1_000
+  const heartbeatMs = options.heartbeatMs ?? 5_000
   let client: pg.Client | undefined
   let closed = false
   let retry: NodeJS.Timeout | undefined
+  let heartbeat: NodeJS.Timeout | undefined
   let down = false
 
   const lost = (error?: unknown) => {
     if (closed || client === undefined) return
     const gone = client
     client = undefined
+    clearInterval(heartbeat)
     gone.removeAllListeners()
     gone.on('error', () => undefined)
     void gone.end().catch(() => undefined)
@@ -55,6 +64,10 @@ export async function listenChannel(options: ListenOptions): Promise<ChannelList
     const c = new pg.Client({
       connectionString: options.databaseUrl,
       application_name: 'kurus-listen',
+      // A silent server must hold neither the reconnect loop nor the heartbeat: connecting,
+      // LISTEN and each `select 1` give up after heartbeatMs, and the connection is replaced.
+      connectionTimeoutMillis: heartbeatMs,
+      query_timeout: heartbeatMs,
     })
     c.on('notification', (message) => {
       if (message.channel === channel) options.onMessage(message.payload ?? '')
@@ -75,6 +88,18 @@ export async function listenChannel(options: ListenOptions): Promise<ChannelList
     }
     if (down) log.info({ channel }, 'LISTEN connection back')
     down = false
+    let pending = false
+    heartbeat = setInterval(() => {
+      if (client !== c || pending) return
+      pending = true
+      c.query('select 1').then(
+        () => (pending = false),
+        (error: unknown) => {
+          if (client === c) lost(error)
+        },
+      )
+    }, heartbeatMs)
+    heartbeat.unref()
     options.onConnected()
   }
 
@@ -83,6 +108,7 @@ export async function listenChannel(options: ListenOptions): Promise<ChannelList
     async close() {
       closed = true
       if (retry) clearTimeout(retry)
+      clearInterval(heartbeat)
       const c = client
       client = undefined
       if (c) {
