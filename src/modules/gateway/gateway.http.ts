@@ -1,9 +1,12 @@
-import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Redis } from 'ioredis'
-import type { Deps } from '../../database.ts'
+import type { Db, Deps } from '../../database.ts'
 import type { DbKind } from '../../platform/db/connect.ts'
 import { AppError } from '../../platform/errors.ts'
+import { failpoint } from '../../platform/failpoints.ts'
+import { newUuid } from '../../platform/ids.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import type { IdempotentAnswer, RecordedAnswer } from '../../platform/http/idempotent-answer.ts'
 import { collectJsonUnparsed, parseJsonBody } from '../../platform/http/raw-body.ts'
 import type { AuthFailureLimit } from './auth-failures.ts'
 import { gatewayError } from './gateway.errors.ts'
@@ -11,18 +14,23 @@ import {
   beginIdempotentRequest,
   checkSignedHeaders,
   finishIdempotentRequest,
+  holdProcessLease,
   rejectReplay,
   validateIdempotencyKey,
   verifySignature,
+  type ClaimOwner,
   type IdempotencyIdentity,
   type PendingSignedRequest,
 } from './gateway.service.ts'
+import * as repo from './gateway.repository.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { databaseReplayStore, memoryReplayStore, redisReplayStore } from './replay.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
     idempotency: IdempotencyIdentity | null
+    /** The use case's side of the Idempotency-Key record; null without a key. */
+    idempotentAnswer: IdempotentAnswer<Db> | null
     /** Set once the headers passed (onRequest); the signature is checked after the body. */
     signedRequest: PendingSignedRequest | null
   }
@@ -77,6 +85,13 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
     : database
   app.decorateRequest('auth', null)
   app.decorateRequest('idempotency', null)
+  app.decorateRequest('idempotentAnswer', null)
+  // This process as a holder of claims: a retry of a request that died here or in a process
+  // whose lease lapsed resumes at once (decision 0035).
+  const owner: ClaimOwner = { id: newUuid(), inFlight: new Set() }
+  const orphans = new Map<string, { id: IdempotencyIdentity; requestId: string }>()
+  const lease = holdProcessLease(deps, owner, orphans)
+  app.addHook('onClose', async () => lease.stop())
   app.decorateRequest('signedRequest', null)
   opts.authFailures.install(app)
   collectJsonUnparsed(app)
@@ -141,9 +156,18 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       endpoint: `${request.method} ${request.url.split('?')[0] ?? ''}`,
       key: key.toLowerCase(),
     }
-    const start = await beginIdempotentRequest(deps, identity, request.rawBody, request.id)
+    const start = await beginIdempotentRequest(
+      deps,
+      identity,
+      request.rawBody,
+      request.id,
+      owner,
+      request.routeOptions.config.deferredIdempotency ?? false,
+    )
     if (start.kind === 'proceed') {
+      owner.inFlight.add(request.id)
       request.idempotency = identity
+      request.idempotentAnswer = answerPort(identity, start.claim, start.resourceId, reply)
       return
     }
     // Verbatim replay: the original status, body and X-Request-Id.
@@ -159,11 +183,21 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
     const identity = request.idempotency
     if (!identity) return payload
     request.idempotency = null
+    const answer = request.idempotentAnswer
+    owner.inFlight.delete(request.id)
+    if (answer?.recorded && payload === answer.recorded.body) {
+      // Recorded by the use case's outcome transaction; what goes out are those bytes.
+      failpoint('answer.before_flush')
+      return payload
+    }
+    const claim = answerClaims.get(request.id)
+    answerClaims.delete(request.id)
+    if (!claim) return payload
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload : null
     try {
       if (body === null) {
         // A streamed response cannot be stored for replay; release the key instead.
-        await finishIdempotentRequest(deps, identity, request.id, {
+        await finishIdempotentRequest(deps, identity, claim, {
           status: 500,
           body: '',
           contentType: '',
@@ -179,19 +213,71 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
           errorCode = undefined
         }
       }
-      await finishIdempotentRequest(deps, identity, request.id, {
+      await finishIdempotentRequest(deps, identity, claim, {
         status: reply.statusCode,
         body: text,
         contentType: String(reply.getHeader('content-type') ?? 'application/json'),
         ...(errorCode ? { errorCode } : {}),
       })
     } catch (error) {
-      // The response still goes out; the key stays claimed and a retry after the stale
-      // window re-runs the request, which the domain fences keep from acting twice.
+      // The response still goes out; the claim is given back by the lease loop once the
+      // database answers again, and a retry then resumes what the claim made.
+      orphans.set(`${identity.apiKeyId} ${identity.endpoint} ${identity.key}`, {
+        id: identity,
+        requestId: request.id,
+      })
       request.log.error({ err: error }, 'could not record the idempotent response')
     }
+    failpoint('answer.before_flush')
     return payload
   })
+
+  app.addHook('onResponse', async (request) => {
+    owner.inFlight.delete(request.id)
+    answerClaims.delete(request.id)
+    if (request.idempotentAnswer) failpoint('answer.after_flush')
+  })
+
+  // The claim fields of requests in flight, for onSend (the port keeps its own copy).
+  const answerClaims = new Map<string, repo.ClaimFields>()
+
+  function answerPort(
+    identity: IdempotencyIdentity,
+    claim: repo.ClaimFields,
+    resumeId: string | null,
+    reply: FastifyReply,
+  ): IdempotentAnswer<Db> {
+    answerClaims.set(claim.requestId, claim)
+    let recorded: RecordedAnswer | null = null
+    return {
+      resumeId,
+      get recorded() {
+        return recorded
+      },
+      async claim(db, resourceId) {
+        if (!(await repo.claimIdempotencyResource(db, identity, claim, resourceId))) {
+          throw gatewayError('idempotency_in_progress')
+        }
+      },
+      async record(db, status, payload) {
+        // The route's own response serializer, so the recorded bytes are what it would send.
+        const serialize = reply.getSerializationFunction(String(status))
+        const answer = {
+          status,
+          body: serialize ? serialize(payload as Record<string, unknown>) : JSON.stringify(payload),
+          contentType: 'application/json; charset=utf-8',
+        }
+        if (!(await repo.recordIdempotencyAnswer(db, identity, claim, answer))) {
+          throw gatewayError('idempotency_in_progress')
+        }
+        recorded = answer
+      },
+      async committed() {
+        const row = await repo.findIdempotencyKey(deps.db, identity)
+        return row?.state === 'done' && row.request_id === claim.requestId
+      },
+    }
+  }
 
   // Every POST, PUT, PATCH and DELETE here runs the idempotency step above: say so in the
   // OpenAPI document (src/platform/http/openapi.ts shows the header on these routes).

@@ -23,16 +23,136 @@ export async function insertIdempotencyKey(
   requestId: string,
   now: Date,
   expiresAt: Date,
+  owner: string,
 ): Promise<boolean> {
   const result = await sql<{ claimed: number }>`
     insert into idempotency_keys (api_key_id, endpoint, idempotency_key, fingerprint, state,
-      locked_at, request_id, created_at, expires_at)
+      locked_at, request_id, created_at, expires_at, owner)
     select ${id.apiKeyId}, ${id.endpoint}, ${id.key}::uuid, ${fingerprint}, 'processing',
-      ${now}::timestamptz, ${requestId}, ${now}::timestamptz, ${expiresAt}::timestamptz
+      ${now}::timestamptz, ${requestId}, ${now}::timestamptz, ${expiresAt}::timestamptz, ${owner}
     from (select set_config('synchronous_commit', 'off', true)) as async_commit
     on conflict (api_key_id, endpoint, idempotency_key) do nothing
     returning 1 as claimed`.execute(db)
   return result.rows.length === 1
+}
+
+/** What a claim needs to write its record (a deferred claim writes it in the use case's tx). */
+export interface ClaimFields {
+  fingerprint: string
+  requestId: string
+  now: Date
+  expiresAt: Date
+  owner: string
+}
+
+export function findIdempotencyKey(
+  db: Db,
+  id: IdempotencyIdentity,
+): Promise<IdempotencyRow | undefined> {
+  return db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('api_key_id', '=', id.apiKeyId)
+    .where('endpoint', '=', id.endpoint)
+    .where('idempotency_key', '=', id.key)
+    .executeTakeFirst()
+}
+
+/**
+ * Inside the use case's claim transaction: the key (a deferred claim is inserted here) and
+ * what the claim made. False when another request holds the key (a concurrent first attempt
+ * won the insert, or this request's claim was taken over).
+ */
+export async function claimIdempotencyResource(
+  db: Db,
+  id: IdempotencyIdentity,
+  claim: ClaimFields,
+  resourceId: string,
+): Promise<boolean> {
+  const result = await sql<{ claimed: number }>`
+    insert into idempotency_keys as k (api_key_id, endpoint, idempotency_key, fingerprint, state,
+      locked_at, request_id, created_at, expires_at, owner, resource_id)
+    values (${id.apiKeyId}, ${id.endpoint}, ${id.key}::uuid, ${claim.fingerprint}, 'processing',
+      ${claim.now}::timestamptz, ${claim.requestId}, ${claim.now}::timestamptz,
+      ${claim.expiresAt}::timestamptz, ${claim.owner}, ${resourceId})
+    on conflict (api_key_id, endpoint, idempotency_key) do update set resource_id = excluded.resource_id
+      where k.request_id = excluded.request_id and k.state = 'processing'
+    returning 1 as claimed`.execute(db)
+  return result.rows.length === 1
+}
+
+/**
+ * Inside the use case's outcome transaction: the final answer, kept for verbatim replay. A
+ * deferred claim that made nothing before its answer (a refusal) is inserted done. False
+ * when the key is not this request's to complete.
+ */
+export async function recordIdempotencyAnswer(
+  db: Db,
+  id: IdempotencyIdentity,
+  claim: ClaimFields,
+  answer: { status: number; body: string; contentType: string },
+): Promise<boolean> {
+  const result = await sql<{ recorded: number }>`
+    insert into idempotency_keys as k (api_key_id, endpoint, idempotency_key, fingerprint, state,
+      locked_at, request_id, created_at, expires_at, owner, response_status, response_body,
+      response_content_type)
+    values (${id.apiKeyId}, ${id.endpoint}, ${id.key}::uuid, ${claim.fingerprint}, 'done',
+      null, ${claim.requestId}, ${claim.now}::timestamptz, ${claim.expiresAt}::timestamptz,
+      ${claim.owner}, ${answer.status}, ${answer.body}, ${answer.contentType})
+    on conflict (api_key_id, endpoint, idempotency_key) do update set state = 'done',
+      locked_at = null, response_status = excluded.response_status,
+      response_body = excluded.response_body,
+      response_content_type = excluded.response_content_type
+      where k.request_id = excluded.request_id and k.state = 'processing'
+    returning 1 as recorded`.execute(db)
+  return result.rows.length === 1
+}
+
+/**
+ * Gives a claim back after a failure (5xx, shed): a key whose claim made nothing is deleted
+ * (a retry starts afresh); one that made something is left `retryable`, so the retry resumes
+ * it. Only the request holding the claim may.
+ */
+export async function releaseIdempotencyKey(
+  db: Db,
+  id: IdempotencyIdentity,
+  requestId: string,
+): Promise<void> {
+  await sql`
+    with released as (
+      update idempotency_keys set state = 'retryable', locked_at = null
+      where api_key_id = ${id.apiKeyId} and endpoint = ${id.endpoint}
+        and idempotency_key = ${id.key}::uuid and request_id = ${requestId}
+        and state = 'processing' and resource_id is not null
+      returning 1)
+    delete from idempotency_keys
+    where api_key_id = ${id.apiKeyId} and endpoint = ${id.endpoint}
+      and idempotency_key = ${id.key}::uuid and request_id = ${requestId}
+      and state = 'processing' and resource_id is null`.execute(db)
+}
+
+/**
+ * An API process's lease: renewed every second, without waiting for the WAL flush (a lease
+ * lost in a crash is renewed a second later). A claim whose owner's lease lapsed belongs to
+ * a dead process. Database time, so API processes' clocks (and test clocks) do not matter.
+ */
+export async function renewProcessLease(db: Db, owner: string, ttlSeconds: number) {
+  await sql`
+    insert into process_leases (owner, expires_at)
+    select ${owner}, now() + make_interval(secs => ${ttlSeconds})
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit
+    on conflict (owner) do update set expires_at = excluded.expires_at`.execute(db)
+}
+
+/** True when the owner holds a live lease, false when it lapsed, undefined when it has none. */
+export async function processLeaseLive(db: Db, owner: string): Promise<boolean | undefined> {
+  const { rows } = await sql<{ live: boolean }>`
+    select expires_at > now() as live from process_leases where owner = ${owner}`.execute(db)
+  return rows[0]?.live
+}
+
+export async function deleteLapsedProcessLeases(db: Db): Promise<void> {
+  await sql`delete from process_leases where expires_at < now() - interval '1 day'`.execute(db)
 }
 
 export function lockIdempotencyKey(
@@ -56,6 +176,9 @@ export async function updateIdempotencyReclaimed(
   requestId: string,
   now: Date,
   expiresAt: Date | undefined,
+  owner: string,
+  /** Whether what the earlier claim made is kept (a takeover resumes it). */
+  keepResource: boolean,
 ): Promise<void> {
   await tx
     .updateTable('idempotency_keys')
@@ -64,6 +187,8 @@ export async function updateIdempotencyReclaimed(
       state: 'processing',
       locked_at: now,
       request_id: requestId,
+      owner,
+      ...(keepResource ? {} : { resource_id: null }),
       response_status: null,
       response_body: null,
       response_content_type: null,
@@ -75,32 +200,6 @@ export async function updateIdempotencyReclaimed(
     .execute()
 }
 
-export async function updateIdempotencyDone(
-  db: Db,
-  id: IdempotencyIdentity,
-  requestId: string,
-  status: number,
-  body: string,
-  contentType: string,
-): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'done',
-      locked_at: null,
-      response_status: status,
-      response_body: body,
-      response_content_type: contentType,
-    })
-    .where('api_key_id', '=', id.apiKeyId)
-    .where('endpoint', '=', id.endpoint)
-    .where('idempotency_key', '=', id.key)
-    // Only the request that holds the claim may complete it.
-    .where('request_id', '=', requestId)
-    .where('state', '=', 'processing')
-    .execute()
-}
-
 export async function updateIdempotencyRetryable(
   db: Db,
   id: IdempotencyIdentity,
@@ -109,21 +208,6 @@ export async function updateIdempotencyRetryable(
   await db
     .updateTable('idempotency_keys')
     .set({ state: 'retryable', locked_at: null })
-    .where('api_key_id', '=', id.apiKeyId)
-    .where('endpoint', '=', id.endpoint)
-    .where('idempotency_key', '=', id.key)
-    .where('request_id', '=', requestId)
-    .where('state', '=', 'processing')
-    .execute()
-}
-
-export async function deleteIdempotencyKey(
-  db: Db,
-  id: IdempotencyIdentity,
-  requestId: string,
-): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
     .where('api_key_id', '=', id.apiKeyId)
     .where('endpoint', '=', id.endpoint)
     .where('idempotency_key', '=', id.key)

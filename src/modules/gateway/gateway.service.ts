@@ -7,6 +7,7 @@ import { findUsableKey, type AuthKey } from '../merchants/index.ts'
 import { gatewayError } from './gateway.errors.ts'
 import * as repo from './gateway.repository.ts'
 import type { IdempotencyIdentity } from './gateway.repository.ts'
+import type { IdempotencyRow } from './gateway.table.ts'
 export type { IdempotencyIdentity }
 import type { ReplayStore } from './replay.ts'
 import { TIMESTAMP_SKEW_MS_MAX, canonicalString, parseTimestamp, signCanonical } from './signing.ts'
@@ -105,12 +106,29 @@ export async function rejectReplay(
 }
 
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
-// A claim older than this belongs to a request whose process died; a retry may take it over.
-// Domain fences (transactionId, the refund's stored key) keep the re-run from acting twice.
+// A claim of no known owner (written before owners were recorded) is taken over after this.
 const IDEMPOTENCY_STALE_MS = 60 * 1000
 
+/**
+ * This API process as the holder of idempotency claims (decision 0035): its id, written on
+ * every claim it takes, and the requests of this process that hold one right now. A claim
+ * whose owner is this process but whose request is no longer running here, or whose owner's
+ * lease lapsed (the process died), is taken over at once by a retry: no 60 s wall.
+ */
+export interface ClaimOwner {
+  readonly id: string
+  readonly inFlight: Set<string>
+}
+
 export type IdempotencyStart =
-  | { kind: 'proceed' }
+  | {
+      kind: 'proceed'
+      /** Written by the use case's own claim transaction (routes that opt in). */
+      deferred: boolean
+      /** What the earlier, unfinished attempt's claim made: the retry resumes it. */
+      resourceId: string | null
+      claim: repo.ClaimFields
+    }
   | { kind: 'replay'; status: number; body: string; contentType: string; requestId: string }
 
 /**
@@ -127,32 +145,59 @@ export function validateIdempotencyKey(key: string): void {
   if (!isUuidV4(key)) throw gatewayError('idempotency_key_invalid')
 }
 
+/** Whether the request holding `row`'s claim is gone (its process died or it ended here). */
+async function claimAbandoned(deps: Deps, owner: ClaimOwner, row: IdempotencyRow, now: Date) {
+  if (row.owner === owner.id) return !owner.inFlight.has(row.request_id)
+  if (row.owner !== null) {
+    const live = await repo.processLeaseLive(deps.db, row.owner)
+    if (live !== undefined) return !live
+  }
+  return row.locked_at === null || now.getTime() - row.locked_at.getTime() > IDEMPOTENCY_STALE_MS
+}
+
 /**
  * Claims (API key, endpoint, Idempotency-Key) for this request, or tells it to replay the
- * stored response, or refuses it (2001 another payload, 2002 still running).
+ * stored response, or refuses it (2001 another payload, 2002 still running). A `deferred`
+ * claim is only checked here: the use case writes the record in its own claim transaction
+ * (one commit fewer on the hot path), and a request that fails before it leaves nothing.
  */
 export async function beginIdempotentRequest(
   deps: Deps,
   id: IdempotencyIdentity,
   rawBody: Buffer | undefined,
   requestId: string,
+  owner: ClaimOwner,
+  deferred = false,
 ): Promise<IdempotencyStart> {
   const fingerprint = idempotencyFingerprint(deps.config.masterKey, rawBody)
   const now = deps.clock.now()
   const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS)
-  if (await repo.insertIdempotencyKey(deps.db, id, fingerprint, requestId, now, expiresAt)) {
-    return { kind: 'proceed' }
+  const claim = { fingerprint, requestId, now, expiresAt, owner: owner.id }
+  const fresh: IdempotencyStart = { kind: 'proceed', deferred, resourceId: null, claim }
+  if (deferred) {
+    const row = await repo.findIdempotencyKey(deps.db, id)
+    if (!row) return fresh
+  } else if (
+    await repo.insertIdempotencyKey(deps.db, id, fingerprint, requestId, now, expiresAt, owner.id)
+  ) {
+    return fresh
   }
-  return transact(deps.db, async (tx): Promise<IdempotencyStart> => {
+  const decided = await transact(deps.db, async (tx): Promise<IdempotencyStart | 'absent'> => {
     const row = await repo.lockIdempotencyKey(tx, id)
-    if (!row) {
-      // Deleted between our insert and this read (a 5xx released it): claim it afresh.
-      await repo.insertIdempotencyKey(tx, id, fingerprint, requestId, now, expiresAt)
-      return { kind: 'proceed' }
-    }
+    // Deleted between our look and this read (a 5xx released it): claim it afresh.
+    if (!row) return 'absent'
     if (row.expires_at.getTime() <= now.getTime()) {
-      await repo.updateIdempotencyReclaimed(tx, id, fingerprint, requestId, now, expiresAt)
-      return { kind: 'proceed' }
+      await repo.updateIdempotencyReclaimed(
+        tx,
+        id,
+        fingerprint,
+        requestId,
+        now,
+        expiresAt,
+        owner.id,
+        false,
+      )
+      return { ...fresh, deferred: false }
     }
     if (row.fingerprint !== fingerprint) throw gatewayError('idempotency_mismatch')
     if (row.state === 'done' && row.response_status !== null && row.response_body !== null) {
@@ -164,42 +209,81 @@ export async function beginIdempotentRequest(
         requestId: row.request_id,
       }
     }
-    const stale =
-      row.state === 'processing' &&
-      (row.locked_at === null || now.getTime() - row.locked_at.getTime() > IDEMPOTENCY_STALE_MS)
-    if (row.state === 'retryable' || stale) {
-      await repo.updateIdempotencyReclaimed(tx, id, fingerprint, requestId, now, undefined)
-      return { kind: 'proceed' }
+    if (row.state === 'retryable' || (await claimAbandoned(deps, owner, row, now))) {
+      await repo.updateIdempotencyReclaimed(
+        tx,
+        id,
+        fingerprint,
+        requestId,
+        now,
+        undefined,
+        owner.id,
+        true,
+      )
+      return { ...fresh, deferred: false, resourceId: row.resource_id }
     }
     throw gatewayError('idempotency_in_progress')
   })
+  if (decided !== 'absent') return decided
+  if (deferred) return fresh
+  await repo.insertIdempotencyKey(deps.db, id, fingerprint, requestId, now, expiresAt, owner.id)
+  return fresh
 }
 
 /**
- * Records how a claimed request ended. Final answers are kept for verbatim replay; a 202
- * (work still in flight) is re-evaluated on retry; a 5xx or a shed request releases the key.
+ * Records how a claimed request ended, when its use case did not record it in its own
+ * outcome transaction. Final answers are kept for verbatim replay; a 202 (work still in
+ * flight) is re-evaluated on retry; a 5xx or a shed request gives the claim back.
  */
 export async function finishIdempotentRequest(
   deps: Deps,
   id: IdempotencyIdentity,
-  requestId: string,
+  claim: repo.ClaimFields,
   response: { status: number; body: string; contentType: string; errorCode?: string },
 ): Promise<void> {
   const { status } = response
   if (status >= 500 || status === 429 || response.errorCode === 'SVC-GW-2002') {
-    await repo.deleteIdempotencyKey(deps.db, id, requestId)
+    await repo.releaseIdempotencyKey(deps.db, id, claim.requestId)
   } else if (status === 202) {
-    await repo.updateIdempotencyRetryable(deps.db, id, requestId)
+    await repo.updateIdempotencyRetryable(deps.db, id, claim.requestId)
   } else {
-    await repo.updateIdempotencyDone(
-      deps.db,
-      id,
-      requestId,
-      status,
-      response.body,
-      response.contentType,
-    )
+    await repo.recordIdempotencyAnswer(deps.db, id, claim, response)
   }
+}
+
+const LEASE_TTL_SECONDS = 5
+const LEASE_RENEW_MS = 1_000
+
+/**
+ * Keeps this process's lease alive (every second; it lapses 5 s after the last renewal) and
+ * gives back the claims of requests that ended while their release could not be written (the
+ * database was away): a retry may then resume them without waiting for anything.
+ */
+export function holdProcessLease(
+  deps: Deps,
+  owner: ClaimOwner,
+  orphans: Map<string, { id: IdempotencyIdentity; requestId: string }>,
+): { stop(): void } {
+  let running = false
+  const tick = async () => {
+    if (running) return
+    running = true
+    try {
+      await repo.renewProcessLease(deps.db, owner.id, LEASE_TTL_SECONDS)
+      for (const [k, orphan] of orphans) {
+        await repo.releaseIdempotencyKey(deps.db, orphan.id, orphan.requestId)
+        orphans.delete(k)
+      }
+    } catch (error) {
+      deps.log.debug({ err: error }, 'process lease not renewed')
+    } finally {
+      running = false
+    }
+  }
+  void tick()
+  const timer = setInterval(() => void tick(), LEASE_RENEW_MS)
+  timer.unref()
+  return { stop: () => clearInterval(timer) }
 }
 
 const PURGE_BATCH = 5000
@@ -207,6 +291,7 @@ const PURGE_BATCHES_MAX = 200
 
 /** Deletes records past their 24 hours, in short batches so no statement holds locks long. */
 export async function purgeExpiredIdempotencyKeys(deps: Deps): Promise<number> {
+  await repo.deleteLapsedProcessLeases(deps.db)
   const now = deps.clock.now()
   let total = 0
   for (let i = 0; i < PURGE_BATCHES_MAX; i++) {

@@ -13,6 +13,15 @@ export interface IdempotencyKeysTable {
   request_id: string
   created_at: Date
   expires_at: Date
+  /** What the request's claim phase made (a payment, a capture id): a retry resumes it. */
+  resource_id: string | null
+  /** The API process holding the claim (its lease is in process_leases). */
+  owner: string | null
+}
+
+export interface ProcessLeasesTable {
+  owner: string
+  expires_at: Date
 }
 
 export interface RateLimitBucketsTable {
@@ -35,6 +44,7 @@ export interface GatewayTables {
   idempotency_keys: IdempotencyKeysTable
   rate_limit_buckets: RateLimitBucketsTable
   accepted_signatures: AcceptedSignaturesTable
+  process_leases: ProcessLeasesTable
 }
 
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>

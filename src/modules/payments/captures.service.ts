@@ -2,6 +2,7 @@ import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
+import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
 import { OutcomeSignal } from '../../platform/outcome-signal.ts'
 import { captureStepCommission } from '../ledger/index.ts'
@@ -18,6 +19,29 @@ import type { CaptureRow, PaymentRow, PaymentStatus } from './payments.table.ts'
 // capture row in that transaction, with its amount checked against the uncaptured remainder
 // there, so concurrent captures can never add up to more than the authorization. The bank
 // is called outside any transaction; a second transaction records the outcome.
+
+/**
+ * A capture's or void's side of its Idempotency-Key record (decision 0035): `claim` in the
+ * claim transaction (the pending capture, or the void's claim on the payment), `record` in
+ * the outcome transaction with the payment as answered. NO_ACTION_ANSWER without a key.
+ */
+export interface ActionAnswer {
+  /** What an earlier attempt with this key claimed and never answered: resumed. */
+  readonly resumeId: string | null
+  claim(tx: Tx, resourceId: string): Promise<void>
+  record(tx: Tx, payment: PaymentDetail): Promise<void>
+}
+
+export const NO_ACTION_ANSWER: ActionAnswer = {
+  resumeId: null,
+  claim: async () => undefined,
+  record: async () => undefined,
+}
+
+/** What a void's claim names in its Idempotency-Key record (a capture names its own id). */
+function voidResource(paymentId: string): string {
+  return `void:${paymentId}`
+}
 
 /** Statuses in which the authorization is still open (something may be captured or voided). */
 const OPEN: readonly PaymentStatus[] = ['authorized', 'partially_captured']
@@ -97,6 +121,7 @@ function claimAction(
   merchantId: string,
   paymentId: string,
   want: Want,
+  answer: ActionAnswer = NO_ACTION_ANSWER,
 ): Promise<Claim> {
   return transact(deps.db, async (tx) => {
     const row = await repo.lockPaymentById(tx, merchantId, paymentId)
@@ -117,6 +142,7 @@ function claimAction(
     if (want.action === 'takeover') return { kind: 'idle', row }
     if (want.action === 'void') {
       await repo.setPaymentAction(tx, paymentId, 'void', now, want.reason)
+      await answer.claim(tx, voidResource(paymentId))
       return { kind: 'void', row: { ...row, void_reason: want.reason }, takenOver: false }
     }
     const remainder = row.amount - row.captured_minor
@@ -126,6 +152,7 @@ function claimAction(
     }
     const capture = await insertPendingCapture(tx, row, amount, want.input.final ?? true, now)
     await repo.setPaymentAction(tx, paymentId, 'capture', now)
+    await answer.claim(tx, capture.id)
     return { kind: 'capture', row, capture, takenOver: false }
   })
 }
@@ -148,8 +175,14 @@ async function waitWhileClaimed(
 }
 
 /** The capture at the bank (idempotent per capture id), then its outcome on the row. */
-async function performCapture(deps: Deps, row: PaymentRow, capture: CaptureRow): Promise<void> {
+async function performCapture(
+  deps: Deps,
+  row: PaymentRow,
+  capture: CaptureRow,
+  answer: ActionAnswer,
+): Promise<void> {
   assert(row.acquirer_reference, `payment ${row.id} is authorized without a bank reference`)
+  failpoint('capture.after_claim')
   try {
     await deps.acquirer.capture(deps, {
       paymentId: row.id,
@@ -167,8 +200,16 @@ async function performCapture(deps: Deps, row: PaymentRow, capture: CaptureRow):
     })
     throw error
   }
+  failpoint('capture.after_acquirer')
   const now = deps.clock.now()
-  const settled = await transact(deps.db, (tx) => finishCapture(tx, row, capture.id, now))
+  const settled = await transact(deps.db, async (tx) => {
+    const finished = await finishCapture(tx, row, capture.id, now)
+    // Recorded by whoever finished it (the reconciler may have): the payment as it stands.
+    await answer.record(tx, await detailIn(tx, finished?.row ?? (await currentIn(tx, row))))
+    failpoint('capture.before_commit')
+    return finished
+  })
+  failpoint('capture.after_commit')
   if (settled?.previousCapturedMinor === 0) {
     await saveCardIfAsked(deps, paymentRowToPayment(settled.row))
   }
@@ -209,7 +250,7 @@ async function finishCapture(tx: Tx, claimed: PaymentRow, captureId: string, now
 }
 
 /** The void at the bank, then its outcome on the row. */
-async function performVoid(deps: Deps, row: PaymentRow): Promise<void> {
+async function performVoid(deps: Deps, row: PaymentRow, answer: ActionAnswer): Promise<void> {
   assert(row.acquirer_reference, `payment ${row.id} is authorized without a bank reference`)
   try {
     await deps.acquirer.void(deps, { paymentId: row.id, reference: row.acquirer_reference })
@@ -222,7 +263,10 @@ async function performVoid(deps: Deps, row: PaymentRow): Promise<void> {
     })
     throw error
   }
-  await transact(deps.db, (tx) => finishVoid(tx, row, deps.clock.now()))
+  await transact(deps.db, async (tx) => {
+    await finishVoid(tx, row, deps.clock.now())
+    await answer.record(tx, await detailIn(tx, await currentIn(tx, row)))
+  })
 }
 
 /**
@@ -267,11 +311,17 @@ async function finishVoid(tx: Tx, claimed: PaymentRow, now: Date): Promise<void>
  * itself is taken at wall time (its staleness is wall time); what the bank did is recorded at
  * the payment's test clock's time when it is on one (decision 0034), at no cost otherwise.
  */
-async function perform(wall: Deps, claim: Claim & { kind: 'capture' | 'void' }) {
+async function perform(
+  wall: Deps,
+  claim: Claim & { kind: 'capture' | 'void' },
+  answer: ActionAnswer = NO_ACTION_ANSWER,
+) {
   const deps = await depsOnClock(wall, claim.row.test_clock_id)
+  // A dead request's action, taken over, is not this request's answer.
+  const own = claim.takenOver ? NO_ACTION_ANSWER : answer
   try {
-    if (claim.kind === 'capture') await performCapture(deps, claim.row, claim.capture)
-    else await performVoid(deps, claim.row)
+    if (claim.kind === 'capture') await performCapture(deps, claim.row, claim.capture, own)
+    else await performVoid(deps, claim.row, own)
   } finally {
     // Settled (or given back) and committed: whoever waits on this payment looks again now.
     claimSettled.notify(claim.row.id)
@@ -280,8 +330,63 @@ async function perform(wall: Deps, claim: Claim & { kind: 'capture' | 'void' }) 
 }
 
 async function detail(deps: Deps, row: PaymentRow): Promise<PaymentDetail> {
-  const captures = await repo.findCapturesByPayment(deps.db, row.merchant_id, row.id)
+  return detailIn(deps.db, row)
+}
+
+async function detailIn(db: Deps['db'], row: PaymentRow): Promise<PaymentDetail> {
+  const captures = await repo.findCapturesByPayment(db, row.merchant_id, row.id)
   return { ...paymentRowToPayment(row), captures: captures.map(captureRowToCapture) }
+}
+
+async function currentIn(tx: Tx, row: PaymentRow): Promise<PaymentRow> {
+  const found = await repo.findPaymentById(tx, row.merchant_id, row.id)
+  if (!found) throw paymentsError('payment_not_found')
+  return found
+}
+
+/**
+ * A retry of a capture or void whose first attempt died after its claim committed: the
+ * claimed action is carried on (the bank is asked again under the same capture id, which
+ * never captures twice) or, if it was finished meanwhile, answered as it stands — never
+ * done a second time, never refused for having been done. Undefined when the earlier
+ * attempt's claim was given back (the bank refused it): nothing was applied, so the retry
+ * runs afresh.
+ */
+async function resumeAction(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  resumeId: string,
+  answer: ActionAnswer,
+): Promise<PaymentDetail | undefined> {
+  type Resume = Claim | { kind: 'done'; row: PaymentRow } | { kind: 'fresh' }
+  const found = await transact(deps.db, async (tx): Promise<Resume> => {
+    const row = await repo.lockPaymentById(tx, merchantId, paymentId)
+    if (!row) throw paymentsError('payment_not_found')
+    const now = deps.clock.now()
+    if (resumeId === voidResource(paymentId)) {
+      if (!isOpen(row.status)) return { kind: 'done', row }
+      if (row.action_in_flight !== 'void') return { kind: 'fresh' }
+      await repo.setPaymentAction(tx, paymentId, 'void', now)
+      return { kind: 'void', row, takenOver: false }
+    }
+    const capture = await repo.lockCaptureById(tx, resumeId)
+    if (capture?.status === 'completed') return { kind: 'done', row }
+    if (capture?.status !== 'pending' || row.action_in_flight !== 'capture')
+      return { kind: 'fresh' }
+    await repo.setPaymentAction(tx, paymentId, 'capture', now)
+    return { kind: 'capture', row, capture, takenOver: false }
+  })
+  if (found.kind === 'fresh' || found.kind === 'busy') return undefined
+  if (found.kind === 'done' || found.kind === 'idle') {
+    return transact(deps.db, async (tx) => {
+      const payment = await detailIn(tx, found.row)
+      await answer.record(tx, payment)
+      return payment
+    })
+  }
+  await perform(deps, found, answer)
+  return detail(deps, await current(deps, merchantId, paymentId))
 }
 
 async function current(deps: Deps, merchantId: string, paymentId: string) {
@@ -301,10 +406,15 @@ async function run(
   paymentId: string,
   want: Want & { action: 'capture' | 'void' },
   onIdle: (row: PaymentRow) => Promise<PaymentDetail>,
+  answer: ActionAnswer,
 ): Promise<PaymentDetail> {
+  if (answer.resumeId !== null) {
+    const resumed = await resumeAction(deps, merchantId, paymentId, answer.resumeId, answer)
+    if (resumed) return resumed
+  }
   const deadline = performance.now() + CLAIM_WAIT_MS_MAX
   for (;;) {
-    const claim = await claimAction(deps, merchantId, paymentId, want)
+    const claim = await claimAction(deps, merchantId, paymentId, want, answer)
     if (claim.kind === 'idle') return onIdle(claim.row)
     if (claim.kind === 'busy') {
       if (!(await waitWhileClaimed(deps, merchantId, paymentId, deadline))) {
@@ -312,7 +422,7 @@ async function run(
       }
       continue
     }
-    if (await perform(deps, claim)) continue
+    if (await perform(deps, claim, answer)) continue
     return detail(deps, await current(deps, merchantId, paymentId))
   }
 }
@@ -330,12 +440,20 @@ export function capturePayment(
   merchantId: string,
   paymentId: string,
   input: CaptureInput = {},
+  answer: ActionAnswer = NO_ACTION_ANSWER,
 ): Promise<PaymentDetail> {
-  return run(deps, merchantId, paymentId, { action: 'capture', input }, async (row) => {
-    if (row.status !== 'captured') throw paymentsError('not_capturable')
-    if (input.amount !== undefined) throw paymentsError('already_captured')
-    return detail(deps, row)
-  })
+  return run(
+    deps,
+    merchantId,
+    paymentId,
+    { action: 'capture', input },
+    async (row) => {
+      if (row.status !== 'captured') throw paymentsError('not_capturable')
+      if (input.amount !== undefined) throw paymentsError('already_captured')
+      return detail(deps, row)
+    },
+    answer,
+  )
 }
 
 /**
@@ -347,11 +465,19 @@ export function voidPayment(
   merchantId: string,
   paymentId: string,
   reason: string | null,
+  answer: ActionAnswer = NO_ACTION_ANSWER,
 ): Promise<PaymentDetail> {
-  return run(deps, merchantId, paymentId, { action: 'void', reason }, async (row) => {
-    if (row.status !== 'voided') throw paymentsError('not_voidable')
-    return detail(deps, row)
-  })
+  return run(
+    deps,
+    merchantId,
+    paymentId,
+    { action: 'void', reason },
+    async (row) => {
+      if (row.status !== 'voided') throw paymentsError('not_voidable')
+      return detail(deps, row)
+    },
+    answer,
+  )
 }
 
 /**

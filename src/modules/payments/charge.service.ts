@@ -2,7 +2,7 @@ import { isIP } from 'node:net'
 import type { Deps, Tx } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
-import { isNotFound, validationError } from '../../platform/errors.ts'
+import { AppError, isNotFound, validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import { failpoint } from '../../platform/failpoints.ts'
@@ -22,7 +22,7 @@ import * as sessionsRepo from './sessions.repository.ts'
 import { cardMask, paymentEventData, paymentRowToPayment, type Payment } from './payment-view.ts'
 import type { PaymentRow, ShareRow, SplitRow } from './payments.table.ts'
 import { sessionRowToSession } from './sessions.service.ts'
-import { capturesAtAuthorization, checkRisk } from './risk-check.ts'
+import { capturesAtAuthorization, checkRisk, riskBlockedError } from './risk-check.ts'
 import { riskPort } from './risk-port.ts'
 
 export const FAILED_ATTEMPTS_MAX = 5
@@ -67,6 +67,70 @@ function challengeUrlFor(deps: Deps, payment: Payment): string | null {
   return `${deps.config.checkoutUrl}/3ds/${payment.id}?correlationId=${encodeURIComponent(payment.correlationId)}`
 }
 
+/**
+ * The charge's side of its Idempotency-Key record (decision 0035). `claim` runs in the claim
+ * transaction (the intent and its risk decision), `record` in the outcome transaction, with
+ * the final answer: the payment (201) or the refusal it ended in (402). NO_ANSWER without a
+ * key (and for the checkout page, which has no key).
+ */
+export interface ChargeAnswer {
+  /** The payment an earlier attempt with this key claimed and never answered: resumed. */
+  readonly resumeId: string | null
+  claim(tx: Tx, paymentId: string): Promise<void>
+  record(tx: Tx, result: ChargeOutcome | AppError): Promise<void>
+}
+
+export const NO_ANSWER: ChargeAnswer = {
+  resumeId: null,
+  claim: async () => undefined,
+  record: async () => undefined,
+}
+
+/** What a charge that ended as `row` answers, inside its outcome transaction. */
+async function recordCharge(
+  deps: Deps,
+  tx: Tx,
+  row: PaymentRow,
+  answer: ChargeAnswer,
+): Promise<ChargeOutcome> {
+  const payment = paymentRowToPayment(row)
+  const outcome = { payment, replay: false, challengeUrl: challengeUrlFor(deps, payment) }
+  // A pending payment (the bank did not answer) is no answer yet: 202, re-evaluated on retry.
+  if (row.status === 'pending') return outcome
+  const refusal = chargeRefusal(row)
+  await answer.record(tx, refusal ?? outcome)
+  return outcome
+}
+
+/** The 402 a failed charge answers: a risk block, or the bank's decline. */
+function chargeRefusal(row: PaymentRow): AppError | null {
+  if (row.status !== 'failed') return null
+  return row.decline_code === 'blocked'
+    ? riskBlockedError(row.id)
+    : declinedError(row.id, row.decline_code ?? 'declined')
+}
+
+/**
+ * A retry of a charge whose first attempt died after its claim committed: the same payment,
+ * carried on from where it stands (to the bank under the same order id, the payment id,
+ * which never authorizes twice), or answered as it ended. Never a second payment.
+ */
+async function resumeCharge(
+  wall: Deps,
+  merchantId: string,
+  paymentId: string,
+  answer: ChargeAnswer,
+): Promise<ChargeOutcome> {
+  const found = await repo.findPaymentById(wall.db, merchantId, paymentId)
+  if (!found) throw paymentsError('payment_not_found')
+  const deps = await depsOnClock(wall, found.test_clock_id)
+  if (found.status === 'pending') return proceedCharge(deps, found, answer)
+  const outcome = await transact(deps.db, (tx) => recordCharge(deps, tx, found, answer))
+  const refusal = chargeRefusal(found)
+  if (refusal) throw refusal
+  return outcome
+}
+
 function replayOrConflict(deps: Deps, existing: PaymentRow, fingerprint: string): ChargeOutcome {
   if (existing.fingerprint !== fingerprint) throw paymentsError('fence_conflict')
   const payment = paymentRowToPayment(existing)
@@ -93,18 +157,22 @@ async function chargeCustomer(
 }
 
 /**
- * Charges a vault token against an active checkout session. Three steps, so no network
- * call happens inside a transaction: (1) record the intent as a `pending` payment,
- * (2) call the acquirer with the payment id as its idempotency key, (3) record the outcome.
- * A crash between (1) and (3) leaves a `pending` payment that the reconciler settles.
+ * Charges a vault token against an active checkout session in two transactions, so no
+ * network call happens inside one (decision 0035): (1) the claim — the intent as a `pending`
+ * payment, the Idempotency-Key naming it, the risk decision; (2) the acquirer, with the
+ * payment id as its order id; (3) the outcome — status, ledger legs, outbox event, session,
+ * and the recorded answer. A crash between (1) and (3) leaves a `pending` payment that a
+ * retry with the key resumes (resumeCharge) or the reconciler settles.
  */
 export async function chargeCard(
   wall: Deps,
   caller: { merchantId: string },
   input: ChargeInput,
+  answer: ChargeAnswer = NO_ANSWER,
 ): Promise<ChargeOutcome> {
   const fingerprint = sha256Hex(stableStringify(input))
   const { merchantId } = caller
+  if (answer.resumeId !== null) return resumeCharge(wall, merchantId, answer.resumeId, answer)
   const sessionRow = await sessionsRepo.findSessionByTransactionId(
     wall.db,
     merchantId,
@@ -157,51 +225,65 @@ export async function chargeCard(
   })
   const paymentId = newId('pay')
   let intent: PaymentRow
+  let blocked = false
   try {
-    // A payment still in flight (pending, or waiting for 3DS) keeps its session active; a
-    // repeat of its charge meets the fence here and is answered from it.
-    intent = await repo.insertCardIntent(deps.db, {
-      id: paymentId,
-      merchant_id: merchantId,
-      store_id: session.storeId,
-      session_id: session.id,
-      transaction_id: input.transactionId,
-      method: 'card',
-      status: 'pending',
-      amount: input.amount,
-      currency: 'TRY',
-      commission: computeCommission(merchant.pricing, input.amount, installmentCount),
-      installment_count: installmentCount,
-      card_token: token.cardToken,
-      card_mask: cardMask(token.bin, token.last4, token.brand),
-      card_brand: token.brand,
-      card_type: token.cardType,
-      bin: token.bin,
-      three_d_secure: input.threeDSecure ?? true,
-      capture_requested: input.capture ?? true,
-      auth_code: null,
-      acquirer_reference: null,
-      decline_code: null,
-      correlation_id: null,
-      customer_id: customerId,
-      // Save-card is honoured only for the customer the merchant bound to the session.
-      save_card:
-        (input.saveCard ?? false) &&
-        session.customerId !== null &&
-        customerId === session.customerId,
-      callback_url: session.callbackUrl,
-      shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
-      metadata: JSON.stringify(metadata),
-      payment_link_id: session.paymentLinkId,
-      card_fingerprint: token.fingerprint,
-      client_ip: input.ip ?? null,
-      fingerprint,
-      void_reason: null,
-      test_clock_id: testClockId,
-      created_at: now,
-      authorized_at: null,
-      completed_at: null,
-      updated_at: now,
+    // The claim: one transaction, committed without waiting for the WAL flush (the vault's
+    // synchronous audit of the card's read flushes it before any bank sees the card; a
+    // block, answered at once, commits synchronously). A payment still in flight (pending,
+    // or waiting for 3DS) keeps its session active; a repeat of its charge under another
+    // key meets the transactionId fence here and is answered from it.
+    intent = await transact(deps.db, async (tx) => {
+      const row = await repo.insertCardIntent(tx, {
+        id: paymentId,
+        merchant_id: merchantId,
+        store_id: session.storeId,
+        session_id: session.id,
+        transaction_id: input.transactionId,
+        method: 'card',
+        status: 'pending',
+        amount: input.amount,
+        currency: 'TRY',
+        commission: computeCommission(merchant.pricing, input.amount, installmentCount),
+        installment_count: installmentCount,
+        card_token: token.cardToken,
+        card_mask: cardMask(token.bin, token.last4, token.brand),
+        card_brand: token.brand,
+        card_type: token.cardType,
+        bin: token.bin,
+        three_d_secure: input.threeDSecure ?? true,
+        capture_requested: input.capture ?? true,
+        auth_code: null,
+        acquirer_reference: null,
+        decline_code: null,
+        correlation_id: null,
+        customer_id: customerId,
+        // Save-card is honoured only for the customer the merchant bound to the session.
+        save_card:
+          (input.saveCard ?? false) &&
+          session.customerId !== null &&
+          customerId === session.customerId,
+        callback_url: session.callbackUrl,
+        shares: JSON.stringify(sharesFor(merchantId, input.amount, session.splits)),
+        metadata: JSON.stringify(metadata),
+        payment_link_id: session.paymentLinkId,
+        card_fingerprint: token.fingerprint,
+        client_ip: input.ip ?? null,
+        fingerprint,
+        void_reason: null,
+        test_clock_id: testClockId,
+        created_at: now,
+        authorized_at: null,
+        completed_at: null,
+        updated_at: now,
+      })
+      await answer.claim(tx, paymentId)
+      // Lists and rules (risk-check.ts): require_3ds forces the challenge; a block fails it.
+      const decided = await checkRisk(deps, tx, row, customer?.email ?? null)
+      if (decided.blocked) {
+        blocked = true
+        await answer.record(tx, riskBlockedError(paymentId))
+      }
+      return decided.row
     })
   } catch (error) {
     if (!isUniqueViolation(error)) throw error
@@ -210,33 +292,41 @@ export async function chargeCard(
     if (!winner) throw error
     return replayOrConflict(deps, winner, fingerprint)
   }
+  if (blocked) throw riskBlockedError(paymentId)
   failpoint('charge.after_intent')
-  // Lists and rules (risk-check.ts): a block throws 402 here; require_3ds forces the challenge.
-  intent = await checkRisk(deps, intent, customer?.email ?? null)
+  return proceedCharge(deps, intent, answer)
+}
 
-  const acquirer = deps.acquirer
-  if (intent.three_d_secure) {
-    const start = await acquirer.start3ds(deps, {
+/** From a claimed `pending` payment to its outcome: 3DS when asked, else the bank. */
+async function proceedCharge(
+  deps: Deps,
+  intent: PaymentRow,
+  answer: ChargeAnswer,
+): Promise<ChargeOutcome> {
+  const { merchant_id: merchantId, id: paymentId } = intent
+  if (intent.three_d_secure && intent.card_token) {
+    // The ACS answers a repeat for one payment as it answered the first.
+    const start = await deps.acquirer.start3ds(deps, {
       paymentId,
       merchantId,
-      cardToken: token.cardToken,
-      amount: input.amount,
+      cardToken: intent.card_token,
+      amount: intent.amount,
       forceChallenge: intent.risk?.decision === 'require_3ds',
     })
     if (start.kind === 'challenge') {
-      const row = await transact(deps.db, (tx) =>
-        repo.transitionPayment(tx, merchantId, paymentId, ['pending'], {
+      return transact(deps.db, async (tx) => {
+        const moved = await repo.transitionPayment(tx, merchantId, paymentId, ['pending'], {
           status: 'pending_3ds',
           correlation_id: start.correlationId,
           updated_at: deps.clock.now(),
-        }),
-      )
-      if (!row) throw paymentsError('payment_not_found')
-      const payment = paymentRowToPayment(row)
-      return { payment, replay: false, challengeUrl: challengeUrlFor(deps, payment) }
+        })
+        const row = moved ?? (await repo.findPaymentById(tx, merchantId, paymentId))
+        if (!row) throw paymentsError('payment_not_found')
+        return recordCharge(deps, tx, row, answer)
+      })
     }
   }
-  const payment = await authorizeAndSettle(deps, merchantId, paymentId, intent)
+  const payment = await authorizeAndSettle(deps, merchantId, paymentId, intent, answer)
   return { payment, replay: false, challengeUrl: null }
 }
 
@@ -249,6 +339,7 @@ export async function authorizeAndSettle(
   merchantId: string,
   paymentId: string,
   intent?: PaymentRow,
+  answer: ChargeAnswer = NO_ANSWER,
 ): Promise<Payment> {
   const row = intent ?? (await repo.findPaymentById(wall.db, merchantId, paymentId))
   if (!row?.card_token) throw paymentsError('payment_not_found')
@@ -269,7 +360,9 @@ export async function authorizeAndSettle(
     paymentId,
     result,
     capturesAtAuthorization(row),
+    answer,
   )
+  failpoint('charge.after_commit')
   if (settled.status === 'failed')
     throw declinedError(settled.id, settled.declineCode ?? 'declined')
   return settled
@@ -288,8 +381,9 @@ export async function settleAuthorization(
   result: AuthorizeResult,
   /** The payment's capture_requested (fixed when it was created). */
   capture: boolean,
+  answer: ChargeAnswer = NO_ANSWER,
 ): Promise<Payment> {
-  const settled = await recordAuthorization(deps, merchantId, paymentId, result, capture)
+  const settled = await recordAuthorization(deps, merchantId, paymentId, result, capture, answer)
   countPaymentOutcome(settled.status)
   if (settled.status === 'captured') await saveCardIfAsked(deps, settled)
   return settled
@@ -315,6 +409,7 @@ async function recordAuthorization(
   paymentId: string,
   result: AuthorizeResult,
   capture: boolean,
+  answer: ChargeAnswer,
 ): Promise<Payment> {
   if (result.status === 'unknown') {
     await repo.markOutcomeUnknown(deps.db, paymentId, deps.clock.now())
@@ -329,7 +424,7 @@ async function recordAuthorization(
     const settledBefore = async () => {
       const current = await repo.findPaymentById(tx, merchantId, paymentId)
       if (!current) throw paymentsError('payment_not_found')
-      return paymentRowToPayment(current)
+      return (await recordCharge(deps, tx, current, answer)).payment
     }
     if (result.status === 'declined') {
       const row = await repo.transitionPayment(tx, merchantId, paymentId, ['pending'], {
@@ -340,6 +435,7 @@ async function recordAuthorization(
       })
       if (!row) return settledBefore()
       if (row.session_id) await sessionsRepo.incrementSessionFailures(tx, row.session_id)
+      await recordCharge(deps, tx, row, answer)
       return emit(tx, row, 'payment.failed', now)
     }
     // The move, the session's completion and a whole capture in one statement.
@@ -378,6 +474,7 @@ async function recordAuthorization(
           await postFullCapture(tx, row, now, settled.capture),
         )
       : await emit(tx, row, 'payment.authorized', now)
+    await recordCharge(deps, tx, row, answer)
     failpoint('charge.before_commit')
     return payment
   })

@@ -2,10 +2,14 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from 'typebox'
 import type { Deps } from '../../database.ts'
+import type { Db, Tx } from '../../database.ts'
+import { AppError } from '../../platform/errors.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { errorEnvelope } from '../../platform/http/errors.ts'
+import { answerOnce, type IdempotentAnswer } from '../../platform/http/idempotent-answer.ts'
 import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { setKycStatus } from '../merchants/index.ts'
-import { chargeCard } from './charge.service.ts'
+import { chargeCard, NO_ANSWER, type ChargeAnswer } from './charge.service.ts'
 import type { CaptureView, Payment, PaymentDetail } from './payment-view.ts'
 import {
   CaptureBody,
@@ -34,7 +38,12 @@ import {
   VoidBody,
   VoidResponse,
 } from './payments.schemas.ts'
-import { capturePayment, voidPayment } from './captures.service.ts'
+import {
+  capturePayment,
+  NO_ACTION_ANSWER,
+  voidPayment,
+  type ActionAnswer,
+} from './captures.service.ts'
 import {
   complete3ds,
   getPayment,
@@ -74,6 +83,49 @@ function sessionJson(deps: Deps, s: Session) {
     status: s.status,
     metadata: s.metadata,
   }
+}
+
+function captureView(p: PaymentDetail) {
+  return {
+    id: p.id,
+    status: p.status,
+    amount: p.amount,
+    capturedAmount: p.capturedAmount,
+    currency: p.currency,
+    commission: p.commission,
+    netAmount: p.netAmount,
+    refundableAmount: p.refundableAmount,
+    captures: p.captures.map(captureJson),
+    completedAt: isoZ(p.completedAt),
+  }
+}
+
+function voidView(p: PaymentDetail) {
+  return {
+    id: p.id,
+    status: p.status,
+    amount: p.amount,
+    currency: p.currency,
+    capturedAmount: p.capturedAmount,
+  }
+}
+
+/** A capture's or void's side of the request's Idempotency-Key record (200 answers). */
+function actionAnswer(
+  port: IdempotentAnswer<Db> | null,
+  view: (p: PaymentDetail) => unknown,
+): ActionAnswer {
+  if (!port) return NO_ACTION_ANSWER
+  return {
+    resumeId: port.resumeId,
+    claim: (tx, resourceId) => port.claim(tx, resourceId),
+    record: (tx, payment) => port.record(tx, 200, view(payment)),
+  }
+}
+
+/** 202 while the bank's answer is unknown, 200 for a repeat met at the fence, else 201. */
+function chargeStatus(out: { payment: Payment; replay: boolean }): number {
+  return out.payment.status === 'pending' ? 202 : out.replay ? 200 : 201
 }
 
 function chargeJson(p: Payment, challengeUrl: string | null) {
@@ -179,7 +231,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/card',
       {
-        config: { requireKyc: true },
+        // The charge writes its Idempotency-Key record in its own claim transaction.
+        config: { requireKyc: true, deferredIdempotency: true },
         schema: {
           operationId: 'payments.charge',
           tags,
@@ -194,9 +247,27 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const out = await chargeCard(deps, { merchantId: authOf(request).merchantId }, request.body)
-        const status = out.payment.status === 'pending' ? 202 : out.replay ? 200 : 201
-        return reply.code(status).send(chargeJson(out.payment, out.challengeUrl))
+        const port = request.idempotentAnswer
+        const answer: ChargeAnswer = port
+          ? {
+              resumeId: port.resumeId,
+              claim: (tx: Tx, paymentId: string) => port.claim(tx, paymentId),
+              record: (tx: Tx, result) =>
+                result instanceof AppError
+                  ? port.record(tx, result.status, errorEnvelope(request.id, result))
+                  : port.record(
+                      tx,
+                      chargeStatus(result),
+                      chargeJson(result.payment, result.challengeUrl),
+                    ),
+            }
+          : NO_ANSWER
+        return answerOnce(
+          reply,
+          port,
+          () => chargeCard(deps, { merchantId: authOf(request).merchantId }, request.body, answer),
+          (out) => reply.code(chargeStatus(out)).send(chargeJson(out.payment, out.challengeUrl)),
+        )
       },
     )
 
@@ -235,7 +306,7 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/capture',
       {
-        config: { requireKyc: true },
+        config: { requireKyc: true, deferredIdempotency: true },
         schema: {
           operationId: 'payments.capture',
           tags,
@@ -249,31 +320,34 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: CaptureResponse, ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         // A capture may come without a body at all (the spec's full capture).
         const body = (request.body as Static<typeof CaptureBody> | undefined) ?? {}
-        const p = await capturePayment(deps, authOf(request).merchantId, request.params.id, {
+        const input = {
           ...(body.amount !== undefined ? { amount: body.amount } : {}),
           ...(body.final !== undefined ? { final: body.final } : {}),
-        })
-        return {
-          id: p.id,
-          status: p.status,
-          amount: p.amount,
-          capturedAmount: p.capturedAmount,
-          currency: p.currency,
-          commission: p.commission,
-          netAmount: p.netAmount,
-          refundableAmount: p.refundableAmount,
-          captures: p.captures.map(captureJson),
-          completedAt: isoZ(p.completedAt),
         }
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            capturePayment(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              input,
+              actionAnswer(request.idempotentAnswer, captureView),
+            ),
+          (p) => reply.send(captureView(p)),
+        )
       },
     )
 
     app.post(
       '/v1/payments/:id/void',
       {
+        config: { deferredIdempotency: true },
         schema: {
           operationId: 'payments.void',
           tags,
@@ -283,21 +357,20 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: VoidResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const p = await voidPayment(
-          deps,
-          authOf(request).merchantId,
-          request.params.id,
-          request.body.reason ?? null,
-        )
-        return {
-          id: p.id,
-          status: p.status,
-          amount: p.amount,
-          currency: p.currency,
-          capturedAmount: p.capturedAmount,
-        }
-      },
+      async (request, reply) =>
+        answerOnce(
+          reply,
+          request.idempotentAnswer,
+          () =>
+            voidPayment(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.body.reason ?? null,
+              actionAnswer(request.idempotentAnswer, voidView),
+            ),
+          (p) => reply.send(voidView(p)),
+        ),
     )
 
     app.get(

@@ -1,5 +1,5 @@
-import type { Deps } from '../../database.ts'
-import { transact } from '../../platform/db/transaction.ts'
+import { sql } from 'kysely'
+import type { Deps, Tx } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { binInfo } from '../acquirer/index.ts'
 import { recordEvent } from '../events/index.ts'
@@ -10,11 +10,12 @@ import * as sessionsRepo from './sessions.repository.ts'
 import type { PaymentRow } from './payments.table.ts'
 import { riskPort, type RiskAssessment, type RiskFacts } from './risk-port.ts'
 
-// The risk check of a card charge (CONTRACT.md "Risk: rules, lists, reviews"), run after the
-// intent row is written and before the acquirer is called: gather the facts (velocity counts
-// include this payment), ask the installed risk port for a decision, and store both on the
-// row. A block fails the payment here, in one transaction with its `payment.failed` event
-// and the session's failed-attempt count, and answers 402 SVC-RISK-3701.
+// The risk check of a card charge (CONTRACT.md "Risk: rules, lists, reviews"), run inside the
+// charge's claim transaction, after the intent row is written and before the acquirer is
+// called: gather the facts (velocity counts include this payment), ask the installed risk
+// port for a decision, and store both on the row. A block fails the payment in that same
+// transaction, with its `payment.failed` event and the session's failed-attempt count, and
+// the charge answers 402 SVC-RISK-3701 (decision 0035: the claim is also the outcome).
 
 const ALLOW: RiskAssessment = { decision: 'allow', score: 0, reasons: [], ruleIds: [] }
 
@@ -31,9 +32,14 @@ export function isRiskBlocked(error: unknown): error is AppError {
 }
 
 /** `email` is the payment's customer's, read once by the charge (null: none or unknown). */
-async function gatherFacts(deps: Deps, row: PaymentRow, email: string | null): Promise<RiskFacts> {
+async function gatherFacts(
+  deps: Deps,
+  tx: Tx,
+  row: PaymentRow,
+  email: string | null,
+): Promise<RiskFacts> {
   const bin = row.bin === null ? null : binInfo(row.bin)
-  const velocity = await riskFactsRepo.countVelocity(deps.db, {
+  const velocity = await riskFactsRepo.countVelocity(tx, {
     merchantId: row.merchant_id,
     fingerprint: row.card_fingerprint,
     ip: row.client_ip,
@@ -57,51 +63,54 @@ async function gatherFacts(deps: Deps, row: PaymentRow, email: string | null): P
 }
 
 /**
- * Decides a `pending` card payment. Returns the row with its risk and, for require_3ds,
- * threeDSecure forced on; throws 402 SVC-RISK-3701 after failing it on a block.
+ * Decides a `pending` card payment inside the charge's claim transaction `tx`. Returns the
+ * row with its risk and, for require_3ds, threeDSecure forced on; on a block, the row failed
+ * (`blocked`), its event written, and the transaction set to commit synchronously, since it
+ * is then also the charge's outcome and is answered at once.
  */
 export async function checkRisk(
   deps: Deps,
+  tx: Tx,
   row: PaymentRow,
   customerEmail: string | null,
-): Promise<PaymentRow> {
-  const facts = await gatherFacts(deps, row, customerEmail)
+): Promise<{ row: PaymentRow; blocked: boolean }> {
+  const facts = await gatherFacts(deps, tx, row, customerEmail)
   const port = riskPort()
-  const assessment = port ? await port.assess(deps, row.merchant_id, facts) : ALLOW
+  // Read through the claim transaction: on PGlite (one connection) a read beside it would wait
+  // for it forever.
+  const assessment = port ? await port.assess({ ...deps, db: tx }, row.merchant_id, facts) : ALLOW
   const now = deps.clock.now()
   if (assessment.decision === 'block') {
-    await transact(deps.db, async (tx) => {
-      const failed = await repo.transitionPayment(tx, row.merchant_id, row.id, ['pending'], {
-        status: 'failed',
-        decline_code: 'blocked',
-        risk: JSON.stringify(assessment),
-        risk_facts: JSON.stringify(facts),
-        completed_at: now,
-        updated_at: now,
-      })
-      if (!failed) return
-      if (failed.session_id) await sessionsRepo.incrementSessionFailures(tx, failed.session_id)
-      await recordEvent(tx, {
-        merchantId: failed.merchant_id,
-        storeId: failed.store_id,
-        type: 'payment.failed',
-        resourceType: 'payment',
-        resourceId: failed.id,
-        data: paymentEventData(paymentRowToPayment(failed)),
-        callbackUrl: failed.callback_url,
-        at: now,
-      })
+    await sql`select set_config('synchronous_commit', 'on', true)`.execute(tx)
+    const failed = await repo.transitionPayment(tx, row.merchant_id, row.id, ['pending'], {
+      status: 'failed',
+      decline_code: 'blocked',
+      risk: JSON.stringify(assessment),
+      risk_facts: JSON.stringify(facts),
+      completed_at: now,
+      updated_at: now,
     })
-    throw riskBlockedError(row.id)
+    if (!failed) return { row, blocked: true }
+    if (failed.session_id) await sessionsRepo.incrementSessionFailures(tx, failed.session_id)
+    await recordEvent(tx, {
+      merchantId: failed.merchant_id,
+      storeId: failed.store_id,
+      type: 'payment.failed',
+      resourceType: 'payment',
+      resourceId: failed.id,
+      data: paymentEventData(paymentRowToPayment(failed)),
+      callbackUrl: failed.callback_url,
+      at: now,
+    })
+    return { row: failed, blocked: true }
   }
-  // One statement, its own transaction: no event goes with it.
-  const updated = await riskFactsRepo.recordRisk(deps.db, row.merchant_id, row.id, {
+  const updated = await riskFactsRepo.recordRisk(tx, row.merchant_id, row.id, {
     risk: JSON.stringify(assessment),
     risk_facts: JSON.stringify(facts),
     three_d_secure: row.three_d_secure || assessment.decision === 'require_3ds',
     updated_at: now,
   })
-  return updated ?? row
+  return { row: updated ?? row, blocked: false }
 }
 
 /** Whether the authorization captures at once: not while a review holds the payment. */

@@ -27,6 +27,11 @@ declare module 'fastify' {
     requireKyc?: boolean
     /** Set by the gateway on the routes that honour Idempotency-Key (the OpenAPI shows it). */
     idempotencyKey?: boolean
+    /**
+     * The use case writes the Idempotency-Key record in its own claim transaction (through
+     * request.idempotentAnswer): the gateway only checks the key (decision 0035).
+     */
+    deferredIdempotency?: boolean
   }
 }
 

@@ -95,6 +95,17 @@ export function toAppError(error: FastifyError | Error): AppError {
   return new AppError('SVC-INT-9001', 500, 'internal error; quote the requestId to support')
 }
 
+/** The spec's error envelope of `error` for request `requestId`. */
+export function errorEnvelope(requestId: string, error: AppError) {
+  return {
+    code: error.code,
+    message: error.message,
+    requestId,
+    ...(error.details ? { details: error.details } : {}),
+    ...error.extra,
+  }
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
   if (error.headers) void reply.headers(error.headers)
   // Fastify's "request completed" line is written with reply.log: it then says which error
@@ -103,13 +114,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   return reply
     .code(error.status)
     .type('application/json; charset=utf-8')
-    .send({
-      code: error.code,
-      message: error.message,
-      requestId: request.id,
-      ...(error.details ? { details: error.details } : {}),
-      ...error.extra,
-    })
+    .send(errorEnvelope(request.id, error))
 }
 
 /**
