@@ -2,14 +2,16 @@
 // merchant), `npx kurus listen --forward-to …` in a second terminal (its demo login and
 // store by default), and examples/quickstart.ts (docs/quickstart.md's code) with the printed
 // keys and webhook secret. Method: the three as child processes (`node src/main.ts serve`,
-// `node src/main.ts listen`, `node examples/quickstart.ts`) on free loopback ports, a
-// temporary data directory, the server's embedded worker delivering the webhooks.
+// `node src/main.ts listen`, `node quickstart.ts`) on free loopback ports, a temporary data
+// directory, the server's embedded worker delivering the webhooks. The script imports the SDK's
+// source here (no tarball to build); as-written.test.ts runs it from the installed tarball.
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { test } from 'node:test'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
@@ -103,7 +105,13 @@ test('the quickstart against npm start, with kurus listen forwarding its webhook
   const [, webhookSecret = ''] = await listen.waitFor(/Webhook signing secret: (whsec_\S+)/)
 
   // Terminal 3: the quickstart.
-  const quickstart = start([EXAMPLE], {
+  const script = join(dataDir, 'quickstart.ts')
+  const sdk = pathToFileURL(resolve(import.meta.dirname, '../src/index.ts')).href
+  writeFileSync(
+    script,
+    readFileSync(EXAMPLE, 'utf8').replace(`from '@kurus/node'`, `from '${sdk}'`),
+  )
+  const quickstart = start([script], {
     ...env,
     KURUS_URL: api,
     KURUS_PUBLIC_KEY: publicKey,
