@@ -208,6 +208,24 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/bank-account': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The merchant's bank account for settlement payouts (IBAN masked) */
+    get: operations['bankAccount.get']
+    /** Set the bank account settlement payouts go to (TR IBAN); a change is emailed to the owners and, in live, holds payouts for 24 hours */
+    put: operations['bankAccount.put']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/cards/tokens': {
     parameters: {
       query?: never
@@ -984,6 +1002,24 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/payout-schedule': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** When settlement payouts are made (default: daily) */
+    get: operations['payoutSchedule.get']
+    /** Set the settlement payout schedule: daily, weekly, monthly or manual */
+    put: operations['payoutSchedule.put']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/payouts': {
     parameters: {
       query?: never
@@ -1011,6 +1047,23 @@ export interface paths {
     }
     /** Retrieve a payout */
     get: operations['payouts.get']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/payouts/{id}/balance-transactions': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** What a payout settled, line by line (sales, refunds, fees, chargebacks); the settled parts sum to its amount */
+    get: operations['payouts.balanceTransactions']
     put?: never
     post?: never
     delete?: never
@@ -2067,6 +2120,18 @@ export interface components {
       items: components['schemas']['BalanceTransaction'][]
       nextCursor: string | null
     }
+    BankAccount: {
+      holderName: string
+      /** @description first and last four characters; the IBAN is never echoed */
+      ibanMasked: string
+      last4: string
+      payoutsHeldUntil: string | null
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00Z
+       */
+      updatedAt: string
+    }
     Capture: {
       /** @description kuruş captured by this capture */
       amount: number
@@ -2731,7 +2796,10 @@ export interface components {
      *       "draftId": null,
      *       "ownerType": "submerchant",
      *       "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+     *       "kind": "submerchant",
      *       "rail": "fast",
+     *       "arrivalDate": null,
+     *       "bankAccountLast4": "1326",
      *       "amountMinor": 250000,
      *       "currency": "TRY",
      *       "holderName": "Mehmet Kaya",
@@ -2747,6 +2815,8 @@ export interface components {
      */
     Payout: {
       amountMinor: number
+      arrivalDate: string | null
+      bankAccountLast4: string | null
       clientReference: string | null
       /**
        * Format: date-time
@@ -2763,6 +2833,8 @@ export interface components {
       failedAt: string | null
       failureCode: string | null
       holderName: string
+      /** @description `settlement`: the merchant's available balance to its own bank account on its schedule; `submerchant`: POST /v1/payouts; `draft`: a payout draft's row */
+      kind: 'settlement' | 'submerchant' | 'draft'
       /** @description Your own key–value pairs: at most 50 keys of 1..40 characters, string values of at most 500 characters. */
       metadata: {
         [key: string]: string
@@ -2777,11 +2849,40 @@ export interface components {
       status: components['schemas']['PayoutStatus']
       submerchantId: string | null
     }
+    PayoutBalanceTransactionList: {
+      items: {
+        /** @description gross: net + fee */
+        amountMinor: number
+        balanceTransactionId: string
+        /**
+         * Format: date-time
+         * @example 2026-11-22T10:00:00Z
+         */
+        createdAt: string
+        feeMinor: number
+        netMinor: number
+        /** @description the part of it this payout carried; the items of a payout sum to its amount */
+        settledMinor: number
+        /** @description the payment, refund, chargeback or payout */
+        sourceId: string
+        /** @description charge, refund, chargeback, chargeback_reversal, payout, payout_failure, adjustment */
+        type: string
+      }[]
+      nextCursor: string | null
+    }
     /** @enum {string} */
     PayoutDraftStatus: 'draft' | 'approved' | 'cancelled'
     PayoutList: {
       items: components['schemas']['Payout'][]
       nextCursor: string | null
+    }
+    PayoutSchedule: {
+      anchor: string | null
+      /** @description `manual`: no automatic payouts (the balance accrues) */
+      interval: 'daily' | 'weekly' | 'monthly' | 'manual'
+      minimumMinor: number
+      nextRunDate: string | null
+      updatedAt: string | null
     }
     /** @enum {string} */
     PayoutStatus: 'pending' | 'processing' | 'paid' | 'failed'
@@ -4214,6 +4315,173 @@ export interface operations {
               reserveMinor: number
             }[]
           }
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'bankAccount.get': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['BankAccount']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'bankAccount.put': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the account holder as the bank knows it: 2–140 characters, letters, digits, spaces and . , ' & ( ) / - */
+          holderName: string
+          /** @description a Turkish IBAN (TR, 26 characters, mod-97 check digits; spaces allowed) */
+          iban: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['BankAccount']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
@@ -9336,12 +9604,181 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
+  'payoutSchedule.get': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PayoutSchedule']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'payoutSchedule.put': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          anchor?: (string | number) | null
+          /** @description `manual`: no automatic payouts (the balance accrues) */
+          interval: 'daily' | 'weekly' | 'monthly' | 'manual'
+          /** @description pay only when the available balance reaches it */
+          minimumMinor?: number
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PayoutSchedule']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
   'payouts.list': {
     parameters: {
       query?: {
         cursor?: string
         /** @description inclusive */
         from?: string
+        kind?: 'settlement' | 'submerchant' | 'draft'
         limit?: number
         status?: components['schemas']['PayoutStatus']
         submerchantId?: string
@@ -9469,7 +9906,10 @@ export interface operations {
            *       "draftId": null,
            *       "ownerType": "submerchant",
            *       "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+           *       "kind": "submerchant",
            *       "rail": "fast",
+           *       "arrivalDate": null,
+           *       "bankAccountLast4": "1326",
            *       "amountMinor": 250000,
            *       "currency": "TRY",
            *       "holderName": "Mehmet Kaya",
@@ -9569,7 +10009,10 @@ export interface operations {
            *       "draftId": null,
            *       "ownerType": "submerchant",
            *       "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+           *       "kind": "submerchant",
            *       "rail": "fast",
+           *       "arrivalDate": null,
+           *       "bankAccountLast4": "1326",
            *       "amountMinor": 250000,
            *       "currency": "TRY",
            *       "holderName": "Mehmet Kaya",
@@ -9584,6 +10027,87 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['Payout']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'payouts.balanceTransactions': {
+    parameters: {
+      query?: {
+        cursor?: string
+        limit?: number
+      }
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PayoutBalanceTransactionList']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */

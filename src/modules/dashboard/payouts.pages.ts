@@ -45,6 +45,7 @@ import {
 } from './dashboard.web.ts'
 import { formFields, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
+import { settlementRoutes } from './settlement.pages.ts'
 
 // /dashboard/payouts: balances of the merchant and of each submerchant, the payouts list
 // (status filter, keyset pages) and the latest drafts; /dashboard/payouts/drafts/new: a CSV
@@ -168,6 +169,7 @@ async function mainPage(deps: Deps, ctx: PageContext) {
           empty: t(lang, 'dash_none'),
         }),
       })}
+      <p><a id="settlement-link" href="${BASE}/payouts/settlement">${lang === 'tr' ? 'Banka hesabınıza hakedişler' : 'Payouts to your bank account'}</a></p>
       ${section({
         title: t(lang, 'dash_drf_latest'),
         id: 'drafts-heading',
@@ -440,6 +442,9 @@ async function payoutPage(deps: Deps, ctx: PageContext, id: string) {
 
 export function payoutsPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
+    // Settlement to the merchant's own bank account (issue 40): settlement.pages.ts.
+    settlementRoutes(app, deps)
+
     app.get('/payouts', async (request, reply) =>
       mainPage(deps, allow(deps, request, reply, 'read')),
     )

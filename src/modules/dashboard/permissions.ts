@@ -23,8 +23,13 @@ export type Permission =
    * how: owners and admins.
    */
   | 'risk.manage'
-  /** Upload, approve and cancel payout drafts. */
+  /** Upload, approve and cancel payout drafts; set the payout schedule. */
   | 'payouts.manage'
+  /**
+   * Set the bank account settlement payouts go to (CONTRACT.md: owner or finance — not
+   * admin: where the money goes is the owner's decision, or finance's).
+   */
+  | 'bank_account.manage'
   | 'reports.manage'
   | 'developers.keys'
   | 'developers.webhooks'
@@ -48,10 +53,16 @@ const EVERYTHING: readonly Permission[] = [
 ]
 
 export const ROLE_PERMISSIONS: Readonly<Record<DashboardRole, ReadonlySet<Permission>>> = {
-  owner: new Set([...EVERYTHING, 'team.owners']),
+  owner: new Set([...EVERYTHING, 'team.owners', 'bank_account.manage']),
   admin: new Set(EVERYTHING),
   developer: new Set(['read', 'developers.keys', 'developers.webhooks']),
-  finance: new Set(['read', 'payouts.manage', 'reports.manage', 'payments.refund']),
+  finance: new Set([
+    'read',
+    'payouts.manage',
+    'bank_account.manage',
+    'reports.manage',
+    'payments.refund',
+  ]),
   support: new Set(['read', 'payments.refund', 'customers.manage']),
   viewer: new Set(['read']),
 }

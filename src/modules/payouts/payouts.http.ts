@@ -241,6 +241,7 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
         const q = request.query
         const page = await listPayouts(deps, callerOf(request), {
           status: q.status,
+          kind: q.kind,
           submerchantId: q.submerchantId,
           from: q.from === undefined ? undefined : new Date(q.from),
           to: q.to === undefined ? undefined : new Date(q.to),

@@ -9,6 +9,7 @@ import {
   type DraftStatus,
   type NewDraftRow,
   type NewPayout,
+  type PayoutKind,
   type PayoutRow,
   type PayoutStatus,
   type PayoutsTable,
@@ -204,6 +205,7 @@ export interface PayoutPageQuery {
   merchantId: string
   submerchantId?: string | undefined
   status?: PayoutStatus | undefined
+  kind?: PayoutKind | undefined
   from?: Date | undefined
   to?: Date | undefined
   /** Keyset: rows strictly older than this (created_at, id) pair. */
@@ -216,6 +218,7 @@ export function findPayoutsPage(db: Db, q: PayoutPageQuery): Promise<PayoutRow[]
   let query = db.selectFrom('payouts').selectAll().where('merchant_id', '=', q.merchantId)
   if (q.submerchantId !== undefined) query = query.where('submerchant_id', '=', q.submerchantId)
   if (q.status !== undefined) query = query.where('status', '=', q.status)
+  if (q.kind !== undefined) query = query.where('kind', '=', q.kind)
   if (q.from !== undefined) query = query.where('created_at', '>=', q.from)
   if (q.to !== undefined) query = query.where('created_at', '<', q.to)
   const before = q.before

@@ -160,6 +160,9 @@ export const PayoutParams = Type.Object({ id: Type.String({ minLength: 1, maxLen
 export const ListPayoutsQuery = Type.Object(
   {
     status: Type.Optional(PayoutStatus),
+    kind: Type.Optional(
+      Type.Union([Type.Literal('settlement'), Type.Literal('submerchant'), Type.Literal('draft')]),
+    ),
     submerchantId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     from: Type.Optional(Type.String({ format: 'date-time', description: 'inclusive' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),

@@ -329,6 +329,7 @@ export async function listPayouts(
   caller: PayoutCaller,
   q: {
     status?: PayoutStatus | undefined
+    kind?: PayoutKind | undefined
     submerchantId?: string | undefined
     from?: Date | undefined
     to?: Date | undefined
@@ -348,6 +349,7 @@ export async function listPayouts(
         merchantId: caller.merchantId,
         submerchantId: caller.submerchantId ?? q.submerchantId,
         status: q.status,
+        kind: q.kind,
         from: q.from,
         to: q.to,
         before,

@@ -1,12 +1,18 @@
 import type { Deps } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { newUuid } from '../../platform/ids.ts'
-import { lockedOwnerBalance, postPayoutCreated } from '../ledger/index.ts'
+import { lockedOwnerBalance, ownerBalance, postPayoutCreated } from '../ledger/index.ts'
 import { maskIban } from './payout-rows.ts'
 import { recordPayoutsCreated } from './payouts.service.ts'
 import * as repo from './payouts.repository.ts'
 import * as settlementRepo from './settlement.repository.ts'
-import { istanbulDate, latestRunDate, settlementRail } from './settlement-calendar.ts'
+import {
+  FAST_LIMIT_MINOR,
+  istanbulDate,
+  latestRunDate,
+  nextRunDate,
+  settlementRail,
+} from './settlement-calendar.ts'
 import type { NewPayout } from './payouts.table.ts'
 
 // Settlement payouts (issue 40, decision 0040): on each scheduled run the merchant's whole
@@ -128,4 +134,63 @@ export async function runFor(
     await recordPayoutsCreated(deps, tx, [row])
     return 'paid'
   })
+}
+
+export interface UpcomingSettlement {
+  /** The next payout's run date (Istanbul), null for a manual schedule. */
+  runDate: string | null
+  /** What it would pay if it ran now: the available balance when positive. */
+  amountMinor: number
+  rail: 'fast' | 'eft'
+  availableMinor: number
+  /** Why nothing would be paid, if so. */
+  blocked: 'no_bank_account' | 'manual' | 'negative' | 'nothing' | 'below_minimum' | null
+  heldUntil: Date | null
+}
+
+/** The merchant's next settlement payout as far as it is known now (the dashboard). */
+export async function upcomingSettlement(
+  deps: Deps,
+  merchantId: string,
+): Promise<UpcomingSettlement> {
+  const now = deps.clock.now()
+  const today = istanbulDate(now)
+  const [account, scheduleRow, runs, balance] = await Promise.all([
+    settlementRepo.findBankAccount(deps.db, merchantId),
+    settlementRepo.findSchedule(deps.db, merchantId),
+    settlementRepo.findRuns(deps.db, merchantId, 1),
+    ownerBalance(deps.db, merchantId, 'merchant', merchantId),
+  ])
+  const rule = { interval: scheduleRow?.interval ?? 'daily', anchor: scheduleRow?.anchor ?? null }
+  const minimum = scheduleRow?.minimum_minor ?? 0
+  const latest = latestRunDate(rule, today)
+  const lastRun = runs[0]?.run_date
+  const runDate =
+    latest !== undefined && (lastRun === undefined || lastRun < latest)
+      ? latest
+      : (nextRunDate(rule, today) ?? null)
+  const available = balance.availableMinor
+  const blocked = !account
+    ? 'no_bank_account'
+    : rule.interval === 'manual'
+      ? 'manual'
+      : available < 0
+        ? 'negative'
+        : available === 0
+          ? 'nothing'
+          : available < minimum
+            ? 'below_minimum'
+            : null
+  const held =
+    account?.payouts_hold_until && account.payouts_hold_until.getTime() > now.getTime()
+      ? account.payouts_hold_until
+      : null
+  return {
+    runDate,
+    amountMinor: Math.max(0, available),
+    rail: available > FAST_LIMIT_MINOR ? 'eft' : 'fast',
+    availableMinor: available,
+    blocked,
+    heldUntil: held,
+  }
 }

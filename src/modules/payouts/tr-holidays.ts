@@ -14,7 +14,7 @@
 //
 // Half-days: EFT closes at 12:00 (Istanbul) instead of its usual cut-off; FAST runs every day.
 // The table must be extended every year (the religious dates move ~11 days earlier each
-// year); `holidayCoverage` lets a check warn when a date falls beyond it.
+// year): the calendar test asserts the years it covers.
 
 export interface HolidayRow {
   /** Istanbul calendar date, YYYY-MM-DD. */
@@ -65,6 +65,3 @@ export const TR_PUBLIC_HOLIDAYS: readonly HolidayRow[] = [
   { date: '2027-10-28', name: 'Cumhuriyet Bayramı arifesi', halfDay: true },
   { date: '2027-10-29', name: 'Cumhuriyet Bayramı', halfDay: false },
 ]
-
-/** The first and last year the table covers. */
-export const HOLIDAY_COVERAGE = { fromYear: 2026, toYear: 2027 } as const
