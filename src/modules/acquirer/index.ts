@@ -22,3 +22,4 @@ export { startEstV3Simulator, type EstV3Simulator } from './est-v3.simulator.ts'
 /** The acquirer the app runs on: bank POS routing, the sandbox bank in demo without one. */
 export { bankAcquirer } from './pos-router.ts'
 export { acquirerRoutes, operatorPosAccountRoutes } from './acquirer.http.ts'
+export { garanti3dHash, garantiCallbackHashValid, garantiRequestHash } from './garanti.ts'

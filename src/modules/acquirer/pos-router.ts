@@ -9,7 +9,7 @@ import { cardFacts, type CardFacts } from './bin-table.ts'
 import { connectorConfigOf, usable } from './pos-accounts.service.ts'
 import { CONNECTORS, type PosConnector } from './pos-connectors.ts'
 import * as repo from './pos.repository.ts'
-import type { PosAccountRow, PosAttempt, PosPaymentRow } from './pos.table.ts'
+import type { PosAccountRow, PosPaymentRow } from './pos.table.ts'
 import { sandboxBank } from './sandbox-bank.ts'
 
 // The acquirer the app runs on (decision 0039): the port the payments module calls, routing
