@@ -480,3 +480,17 @@ export const bankAcquirer: Acquirer<Deps> = {
     return { status, bankRefundId: row.refund_id }
   },
 }
+
+/** What the payment's answer shows of the bank POS that took it; undefined on the sandbox. */
+export async function acquirerOfPayment(deps: Deps, paymentId: string) {
+  const pos = await repo.findPosPayment(deps.db, paymentId)
+  if (!pos) return undefined
+  return {
+    posAccountId: pos.pos_account_id,
+    provider: pos.provider,
+    bank: pos.bank,
+    authCode: pos.auth_code,
+    hostReference: pos.host_reference,
+    attempts: pos.attempts,
+  }
+}

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Static } from 'typebox'
 import type { Deps } from '../../database.ts'
+import { acquirerOfPayment } from '../acquirer/index.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { setKycStatus } from '../merchants/index.ts'
@@ -311,8 +312,11 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: PaymentResponse, ...errorResponses },
         },
       },
-      async (request) =>
-        paymentJson(await getPayment(deps, authOf(request).merchantId, request.params.id)),
+      async (request) => {
+        const payment = await getPayment(deps, authOf(request).merchantId, request.params.id)
+        const acquirer = await acquirerOfPayment(deps, payment.id)
+        return { ...paymentJson(payment), ...(acquirer ? { acquirer } : {}) }
+      },
     )
 
     app.patch(
