@@ -157,7 +157,7 @@ test('bad POS accounts are refused with the field named, and nothing is stored',
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('merchant_id', '=', m.merchantId)
     .executeTakeFirstOrThrow()
-  assert.equal(Number(count.n), 0)
+  assert.equal(count.n, 0)
 })
 
 test('the operator adds a platform POS that every merchant sees and may route to', async (t) => {
@@ -269,6 +269,18 @@ test('with the first POS down the payment fails over: one authorization in total
     { posAccountId: a.id, outcome: 'not_sent', bankCode: null },
     { posAccountId: b.id, outcome: 'approved', bankCode: '00' },
   ])
+  const shown = await m.client.request<{ acquirer: Record<string, unknown> }>(
+    'GET',
+    `/v1/payments/${res.body.paymentId}`,
+  )
+  assert.deepEqual(shown.body.acquirer, {
+    posAccountId: b.id,
+    provider: 'est_v3',
+    bank: 'halkbank',
+    authCode: second.orders.get(res.body.paymentId)?.authCode,
+    hostReference: second.orders.get(res.body.paymentId)?.hostRef,
+    attempts: row.attempts,
+  })
   // A 5xx is before acceptance too.
   await first.setDown(false)
   first.faults.http5xx = true

@@ -154,6 +154,43 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/operator/v1/pos-accounts': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The platform's POS accounts */
+    get: operations['operator.posAccounts.list']
+    put?: never
+    /** Add a bank virtual POS account (credentials are write-only) */
+    post: operations['operator.posAccounts.create']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/operator/v1/pos-accounts/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Retrieve a POS account */
+    get: operations['operator.posAccounts.get']
+    put?: never
+    post?: never
+    /** Disable a POS account for good (its payments keep their reference) */
+    delete: operations['operator.posAccounts.delete']
+    options?: never
+    head?: never
+    /** Rename, enable/disable, set programs or replace credentials */
+    patch: operations['operator.posAccounts.update']
+    trace?: never
+  }
   '/v1/auth/whoami': {
     parameters: {
       query?: never
@@ -208,17 +245,16 @@ export interface paths {
     patch?: never
     trace?: never
   }
-  '/v1/bank-account': {
+  '/v1/bins/{bin}': {
     parameters: {
       query?: never
       header?: never
       path?: never
       cookie?: never
     }
-    /** The merchant's bank account for settlement payouts (IBAN masked) */
-    get: operations['bankAccount.get']
-    /** Set the bank account settlement payouts go to (TR IBAN); a change is emailed to the owners and, in live, holds payouts for 24 hours */
-    put: operations['bankAccount.put']
+    /** Brand, funding, issuing bank and card program of a BIN */
+    get: operations['bins.get']
+    put?: never
     post?: never
     delete?: never
     options?: never
@@ -344,25 +380,8 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Log in to the dashboard: a token (an hour at most, 30 idle minutes), or a two-factor challenge for a user with two-factor on */
+    /** Log in to the dashboard; the token lasts one hour */
     post: operations['dashboard.login']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/v1/dashboard/login/two-factor': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    get?: never
-    put?: never
-    /** The login's second step: the challenge and a TOTP code give the token; 5 wrong codes end the challenge */
-    post: operations['dashboard.loginTwoFactor']
     delete?: never
     options?: never
     head?: never
@@ -480,6 +499,23 @@ export interface paths {
     }
     /** A file's bytes */
     get: operations['files.download']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/installment-options': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The installment counts and totals the merchant can offer for a card */
+    get: operations['installmentOptions.get']
     put?: never
     post?: never
     delete?: never
@@ -1002,24 +1038,6 @@ export interface paths {
     patch?: never
     trace?: never
   }
-  '/v1/payout-schedule': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /** When settlement payouts are made (default: daily) */
-    get: operations['payoutSchedule.get']
-    /** Set the settlement payout schedule: daily, weekly, monthly or manual */
-    put: operations['payoutSchedule.put']
-    post?: never
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
   '/v1/payouts': {
     parameters: {
       query?: never
@@ -1055,21 +1073,41 @@ export interface paths {
     patch?: never
     trace?: never
   }
-  '/v1/payouts/{id}/balance-transactions': {
+  '/v1/pos-accounts': {
     parameters: {
       query?: never
       header?: never
       path?: never
       cookie?: never
     }
-    /** What a payout settled, line by line (sales, refunds, fees, chargebacks); the settled parts sum to its amount */
-    get: operations['payouts.balanceTransactions']
+    /** The merchant's and the platform's POS accounts */
+    get: operations['posAccounts.list']
     put?: never
-    post?: never
+    /** Add a bank virtual POS account (credentials are write-only) */
+    post: operations['posAccounts.create']
     delete?: never
     options?: never
     head?: never
     patch?: never
+    trace?: never
+  }
+  '/v1/pos-accounts/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Retrieve a POS account */
+    get: operations['posAccounts.get']
+    put?: never
+    post?: never
+    /** Disable a POS account for good (its payments keep their reference) */
+    delete: operations['posAccounts.delete']
+    options?: never
+    head?: never
+    /** Rename, enable/disable, set programs or replace credentials */
+    patch: operations['posAccounts.update']
     trace?: never
   }
   '/v1/public/invoices/{hash}': {
@@ -1456,6 +1494,24 @@ export interface paths {
     put?: never
     /** Replay a condition over the last 30 days of card payments */
     post: operations['risk.rules.backtest']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/routing': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The merchant's POS routing rules and default order */
+    get: operations['routing.get']
+    /** Replace the routing: the first rule whose condition holds names the POS order */
+    put: operations['routing.put']
+    post?: never
     delete?: never
     options?: never
     head?: never
@@ -2120,17 +2176,13 @@ export interface components {
       items: components['schemas']['BalanceTransaction'][]
       nextCursor: string | null
     }
-    BankAccount: {
-      holderName: string
-      /** @description first and last four characters; the IBAN is never echoed */
-      ibanMasked: string
-      last4: string
-      payoutsHeldUntil: string | null
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00Z
-       */
-      updatedAt: string
+    BinInfo: {
+      bank: string | null
+      bin: string
+      brand: string
+      country: string | null
+      funding: string
+      program: string
     }
     Capture: {
       /** @description kuruş captured by this capture */
@@ -2451,19 +2503,8 @@ export interface components {
        * @example 2026-11-22T10:00:00Z
        */
       expiresAt: string
-      /** @description JWT; send it as Authorization: Bearer <token>. It ends at expiresAt, after 30 minutes without a request, at sign-out (web or API), at a password change and when the user leaves the team */
+      /** @description JWT; send it as Authorization: Bearer <token> */
       token: string
-    }
-    DashboardTwoFactorChallenge: {
-      /** @description send it with a TOTP code to POST /v1/dashboard/login/two-factor */
-      challengeToken: string
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00Z
-       */
-      expiresAt: string
-      /** @enum {boolean} */
-      twoFactorRequired: true
     }
     DefaultCard: {
       brand: string
@@ -2539,6 +2580,15 @@ export interface components {
       /** @description rows written so far; final once ready */
       rowCount: number
       status: 'queued' | 'processing' | 'ready' | 'failed' | 'expired'
+    }
+    InstallmentOptions: {
+      bin: string
+      options: {
+        installmentAmount: number
+        installmentCount: number
+        totalAmount: number
+      }[]
+      program: string
     }
     /**
      * @example {
@@ -2728,6 +2778,19 @@ export interface components {
      *     }
      */
     Payment: {
+      /** @description The bank POS that took the payment (absent on the sandbox bank) */
+      acquirer?: {
+        attempts: {
+          bankCode: string | null
+          outcome: string
+          posAccountId: string
+        }[]
+        authCode: string | null
+        bank: string | null
+        hostReference: string | null
+        posAccountId: string | null
+        provider: string | null
+      }
       /** @description the authorized amount */
       amount: number
       authCode: string | null
@@ -2796,10 +2859,7 @@ export interface components {
      *       "draftId": null,
      *       "ownerType": "submerchant",
      *       "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
-     *       "kind": "submerchant",
      *       "rail": "fast",
-     *       "arrivalDate": null,
-     *       "bankAccountLast4": "1326",
      *       "amountMinor": 250000,
      *       "currency": "TRY",
      *       "holderName": "Mehmet Kaya",
@@ -2815,8 +2875,6 @@ export interface components {
      */
     Payout: {
       amountMinor: number
-      arrivalDate: string | null
-      bankAccountLast4: string | null
       clientReference: string | null
       /**
        * Format: date-time
@@ -2833,8 +2891,6 @@ export interface components {
       failedAt: string | null
       failureCode: string | null
       holderName: string
-      /** @description `settlement`: the merchant's available balance to its own bank account on its schedule; `submerchant`: POST /v1/payouts; `draft`: a payout draft's row */
-      kind: 'settlement' | 'submerchant' | 'draft'
       /** @description Your own key–value pairs: at most 50 keys of 1..40 characters, string values of at most 500 characters. */
       metadata: {
         [key: string]: string
@@ -2849,43 +2905,30 @@ export interface components {
       status: components['schemas']['PayoutStatus']
       submerchantId: string | null
     }
-    PayoutBalanceTransactionList: {
-      items: {
-        /** @description gross: net + fee */
-        amountMinor: number
-        balanceTransactionId: string
-        /**
-         * Format: date-time
-         * @example 2026-11-22T10:00:00Z
-         */
-        createdAt: string
-        feeMinor: number
-        netMinor: number
-        /** @description the part of it this payout carried; the items of a payout sum to its amount */
-        settledMinor: number
-        /** @description the payment, refund, chargeback or payout */
-        sourceId: string
-        /** @description charge, refund, chargeback, chargeback_reversal, payout, payout_failure, adjustment */
-        type: string
-      }[]
-      nextCursor: string | null
-    }
     /** @enum {string} */
     PayoutDraftStatus: 'draft' | 'approved' | 'cancelled'
     PayoutList: {
       items: components['schemas']['Payout'][]
       nextCursor: string | null
     }
-    PayoutSchedule: {
-      anchor: string | null
-      /** @description `manual`: no automatic payouts (the balance accrues) */
-      interval: 'daily' | 'weekly' | 'monthly' | 'manual'
-      minimumMinor: number
-      nextRunDate: string | null
-      updatedAt: string | null
-    }
     /** @enum {string} */
     PayoutStatus: 'pending' | 'processing' | 'paid' | 'failed'
+    PosAccount: {
+      bank: string
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00Z
+       */
+      createdAt: string
+      enabled: boolean
+      environment: string
+      /** @example pos_0h4k8m2q6t9w3y7b1d5f8j2n */
+      id: string
+      installmentPrograms: string[]
+      name: string
+      owner: 'merchant' | 'platform'
+      provider: string
+    }
     PublicInvoiceView: {
       /**
        * @description kuruş
@@ -3088,6 +3131,15 @@ export interface components {
        * @example 2026-11-22T10:00:00Z
        */
       updatedAt: string
+    }
+    Routing: {
+      default: string[]
+      rules: {
+        /** @description JSON Logic over card.bin, card.brand, card.bank, card.program, card.funding, installmentCount, amount */
+        condition: unknown
+        posAccountIds: string[]
+      }[]
+      updatedAt: string | null
     }
     /**
      * @example {
@@ -3444,7 +3496,7 @@ export interface components {
         'application/json': components['schemas']['ErrorEnvelope']
       }
     }
-    /** @description SVC-GW-1005: the service is busy (load shedding); SVC-INT-9002: it cannot reach its database. Retry after Retry-After */
+    /** @description SVC-GW-1005: the service is busy (load shedding); retry after Retry-After */
     ServiceUnavailable: {
       headers: {
         [name: string]: unknown
@@ -4112,6 +4164,428 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
+  'operator.posAccounts.list': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            items: components['schemas']['PosAccount'][]
+          }
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'operator.posAccounts.create': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description est_v3: which EST bank */
+          bank?: string
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          credentials: {
+            [key: string]: string
+          }
+          enabled?: boolean
+          /** @description demo only: a bank simulator */
+          endpoints?: {
+            api: string
+            threeDGate: string
+          }
+          environment: 'test' | 'production'
+          /** @description bonus, world, maximum, axess, cardfinans, paraf, advantage, bankkart, saglam, none */
+          installmentPrograms?: string[]
+          name: string
+          /** @description est_v3, garanti or posnet */
+          provider: string
+        }
+      }
+    }
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PosAccount']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'operator.posAccounts.get': {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PosAccount']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'operator.posAccounts.delete': {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'operator.posAccounts.update': {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          credentials?: {
+            [key: string]: string
+          }
+          enabled?: boolean
+          /** @description bonus, world, maximum, axess, cardfinans, paraf, advantage, bankkart, saglam, none */
+          installmentPrograms?: string[]
+          name?: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PosAccount']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
   'identity.whoami': {
     parameters: {
       query?: never
@@ -4375,11 +4849,13 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
-  'bankAccount.get': {
+  'bins.get': {
     parameters: {
       query?: never
       header?: never
-      path?: never
+      path: {
+        bin: string
+      }
       cookie?: never
     }
     requestBody?: never
@@ -4390,98 +4866,7 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['BankAccount']
-        }
-      }
-      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Not found (another merchant’s object is a 404 too) */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      500: components['responses']['InternalError']
-      503: components['responses']['ServiceUnavailable']
-    }
-  }
-  'bankAccount.put': {
-    parameters: {
-      query?: never
-      header?: {
-        /**
-         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
-         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
-         */
-        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
-      }
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': {
-          /** @description the account holder as the bank knows it: 2–140 characters, letters, digits, spaces and . , ' & ( ) / - */
-          holderName: string
-          /** @description a Turkish IBAN (TR, 26 characters, mod-97 check digits; spaces allowed) */
-          iban: string
-        }
-      }
-    }
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['BankAccount']
+          'application/json': components['schemas']['BinInfo']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
@@ -5455,92 +5840,6 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json':
-            | components['schemas']['DashboardSession']
-            | components['schemas']['DashboardTwoFactorChallenge']
-        }
-      }
-      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Not found (another merchant’s object is a 404 too) */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      500: components['responses']['InternalError']
-      503: components['responses']['ServiceUnavailable']
-    }
-  }
-  'dashboard.loginTwoFactor': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': {
-          challengeToken: string
-          /** @description the 6-digit code of the authenticator app */
-          code: string
-        }
-      }
-    }
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
           'application/json': components['schemas']['DashboardSession']
         }
       }
@@ -6165,6 +6464,86 @@ export interface operations {
           'application/pdf': string
           'image/jpeg': string
           'image/png': string
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'installmentOptions.get': {
+    parameters: {
+      query: {
+        /** @description kuruş */
+        amount: number
+        bin: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['InstallmentOptions']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
@@ -9604,181 +9983,12 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
-  'payoutSchedule.get': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['PayoutSchedule']
-        }
-      }
-      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Not found (another merchant’s object is a 404 too) */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      500: components['responses']['InternalError']
-      503: components['responses']['ServiceUnavailable']
-    }
-  }
-  'payoutSchedule.put': {
-    parameters: {
-      query?: never
-      header?: {
-        /**
-         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
-         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
-         */
-        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
-      }
-      path?: never
-      cookie?: never
-    }
-    requestBody: {
-      content: {
-        'application/json': {
-          anchor?: (string | number) | null
-          /** @description `manual`: no automatic payouts (the balance accrues) */
-          interval: 'daily' | 'weekly' | 'monthly' | 'manual'
-          /** @description pay only when the available balance reaches it */
-          minimumMinor?: number
-        }
-      }
-    }
-    responses: {
-      /** @description OK */
-      200: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['PayoutSchedule']
-        }
-      }
-      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
-      400: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
-      401: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
-      403: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Not found (another merchant’s object is a 404 too) */
-      404: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
-      409: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
-      429: {
-        headers: {
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      500: components['responses']['InternalError']
-      503: components['responses']['ServiceUnavailable']
-    }
-  }
   'payouts.list': {
     parameters: {
       query?: {
         cursor?: string
         /** @description inclusive */
         from?: string
-        kind?: 'settlement' | 'submerchant' | 'draft'
         limit?: number
         status?: components['schemas']['PayoutStatus']
         submerchantId?: string
@@ -9906,10 +10116,7 @@ export interface operations {
            *       "draftId": null,
            *       "ownerType": "submerchant",
            *       "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
-           *       "kind": "submerchant",
            *       "rail": "fast",
-           *       "arrivalDate": null,
-           *       "bankAccountLast4": "1326",
            *       "amountMinor": 250000,
            *       "currency": "TRY",
            *       "holderName": "Mehmet Kaya",
@@ -10009,10 +10216,7 @@ export interface operations {
            *       "draftId": null,
            *       "ownerType": "submerchant",
            *       "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
-           *       "kind": "submerchant",
            *       "rail": "fast",
-           *       "arrivalDate": null,
-           *       "bankAccountLast4": "1326",
            *       "amountMinor": 250000,
            *       "currency": "TRY",
            *       "holderName": "Mehmet Kaya",
@@ -10087,12 +10291,192 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
-  'payouts.balanceTransactions': {
+  'posAccounts.list': {
     parameters: {
-      query?: {
-        cursor?: string
-        limit?: number
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            items: components['schemas']['PosAccount'][]
+          }
+        }
       }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'posAccounts.create': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description est_v3: which EST bank */
+          bank?: string
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          credentials: {
+            [key: string]: string
+          }
+          enabled?: boolean
+          /** @description demo only: a bank simulator */
+          endpoints?: {
+            api: string
+            threeDGate: string
+          }
+          environment: 'test' | 'production'
+          /** @description bonus, world, maximum, axess, cardfinans, paraf, advantage, bankkart, saglam, none */
+          installmentPrograms?: string[]
+          name: string
+          /** @description est_v3, garanti or posnet */
+          provider: string
+        }
+      }
+    }
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PosAccount']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'posAccounts.get': {
+    parameters: {
+      query?: never
       header?: never
       path: {
         id: string
@@ -10107,7 +10491,186 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['PayoutBalanceTransactionList']
+          'application/json': components['schemas']['PosAccount']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'posAccounts.delete': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'posAccounts.update': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          credentials?: {
+            [key: string]: string
+          }
+          enabled?: boolean
+          /** @description bonus, world, maximum, axess, cardfinans, paraf, advantage, bankkart, saglam, none */
+          installmentPrograms?: string[]
+          name?: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PosAccount']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
@@ -12290,6 +12853,175 @@ export interface operations {
         }
         content: {
           'application/json': components['schemas']['RiskBacktest']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'routing.get': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Routing']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'routing.put': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          default: string[]
+          rules: {
+            /** @description JSON Logic over card.bin, card.brand, card.bank, card.program, card.funding, installmentCount, amount */
+            condition: unknown
+            posAccountIds: string[]
+          }[]
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Routing']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */

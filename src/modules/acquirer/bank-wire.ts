@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { XMLBuilder, XMLParser } from 'fast-xml-parser'
+import XMLBuilder from 'fast-xml-builder'
+import { XMLParser } from 'fast-xml-parser'
+import { SyntaxValidator } from 'fast-xml-validator'
 
 // What every bank connector shares: exact amounts, the bank's XML, and one HTTP round trip
 // whose failure says whether the bank can have seen the request (routing fails over only
@@ -38,13 +40,15 @@ export type XmlValue = string | { [k: string]: XmlValue } | XmlValue[]
 
 /** One XML document with the given root; values are escaped by the builder. */
 export function buildXml(root: string, body: Record<string, XmlValue>, encoding: string): string {
-  return `<?xml version="1.0" encoding="${encoding}"?>\n${builder.build({ [root]: body }) as string}`
+  return `<?xml version="1.0" encoding="${encoding}"?>\n${builder.build({ [root]: body })}`
 }
 
 /** The document's root element as plain strings/objects, or undefined if it is not XML. */
 export function parseXml(text: string, root: string): Record<string, unknown> | undefined {
   try {
-    const doc = parser.parse(text, true) as Record<string, unknown>
+    // The parser is lenient; a bank's cut or garbled answer must not pass for one.
+    SyntaxValidator.validate(text)
+    const doc = parser.parse(text) as Record<string, unknown>
     const value = doc[root]
     if (value === '' || value === undefined) return value === '' ? {} : undefined
     return typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -17,8 +17,10 @@ export {
   estV3Void,
   naturalCaseCompare,
 } from './est-v3.ts'
-export { fieldsOfAutoPostPage, type SimulatorFaults } from './bank-simulator.ts'
+export { fieldsOfAutoPostPage } from './bank-simulator.ts'
 export { startEstV3Simulator, type EstV3Simulator } from './est-v3.simulator.ts'
 /** The acquirer the app runs on: bank POS routing, the sandbox bank in demo without one. */
-export { bankAcquirer } from './pos-router.ts'
+export { acquirerOfPayment, bankAcquirer } from './pos-router.ts'
 export { acquirerRoutes, operatorPosAccountRoutes } from './acquirer.http.ts'
+export { garanti3dHash, garantiCallbackHashValid, garantiRequestHash } from './garanti.ts'
+export { posnetRequestMac, posnetResponseMacValid } from './posnet.ts'

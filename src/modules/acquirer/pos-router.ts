@@ -9,7 +9,7 @@ import { cardFacts, type CardFacts } from './bin-table.ts'
 import { connectorConfigOf, usable } from './pos-accounts.service.ts'
 import { CONNECTORS, type PosConnector } from './pos-connectors.ts'
 import * as repo from './pos.repository.ts'
-import type { PosAccountRow, PosAttempt, PosPaymentRow } from './pos.table.ts'
+import type { PosAccountRow, PosPaymentRow } from './pos.table.ts'
 import { sandboxBank } from './sandbox-bank.ts'
 
 // The acquirer the app runs on (decision 0039): the port the payments module calls, routing
@@ -479,4 +479,18 @@ export const bankAcquirer: Acquirer<Deps> = {
       row.state === 'completed' ? 'completed' : row.state === 'failed' ? 'failed' : 'pending'
     return { status, bankRefundId: row.refund_id }
   },
+}
+
+/** What the payment's answer shows of the bank POS that took it; undefined on the sandbox. */
+export async function acquirerOfPayment(deps: Deps, paymentId: string) {
+  const pos = await repo.findPosPayment(deps.db, paymentId)
+  if (!pos) return undefined
+  return {
+    posAccountId: pos.pos_account_id,
+    provider: pos.provider,
+    bank: pos.bank,
+    authCode: pos.auth_code,
+    hostReference: pos.host_reference,
+    attempts: pos.attempts,
+  }
 }

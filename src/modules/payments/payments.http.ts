@@ -4,6 +4,7 @@ import type { Static } from 'typebox'
 import type { Deps } from '../../database.ts'
 import type { Db, Tx } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
+import { acquirerOfPayment } from '../acquirer/index.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { errorEnvelope } from '../../platform/http/errors.ts'
 import { answerOnce, type IdempotentAnswer } from '../../platform/http/idempotent-answer.ts'
@@ -384,8 +385,11 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: PaymentResponse, ...errorResponses },
         },
       },
-      async (request) =>
-        paymentJson(await getPayment(deps, authOf(request).merchantId, request.params.id)),
+      async (request) => {
+        const payment = await getPayment(deps, authOf(request).merchantId, request.params.id)
+        const acquirer = await acquirerOfPayment(deps, payment.id)
+        return { ...paymentJson(payment), ...(acquirer ? { acquirer } : {}) }
+      },
     )
 
     app.patch(

@@ -285,6 +285,25 @@ const PAYMENT_EXAMPLE = {
 
 export const PaymentResponse = Type.Object(
   {
+    acquirer: Type.Optional(
+      Type.Object(
+        {
+          posAccountId: Type.Union([Type.String(), Type.Null()]),
+          provider: Type.Union([Type.String(), Type.Null()]),
+          bank: Type.Union([Type.String(), Type.Null()]),
+          authCode: Type.Union([Type.String(), Type.Null()]),
+          hostReference: Type.Union([Type.String(), Type.Null()]),
+          attempts: Type.Array(
+            Type.Object({
+              posAccountId: Type.String(),
+              outcome: Type.String(),
+              bankCode: Type.Union([Type.String(), Type.Null()]),
+            }),
+          ),
+        },
+        { description: 'The bank POS that took the payment (absent on the sandbox bank)' },
+      ),
+    ),
     id: Type.String(),
     merchantId: Type.String(),
     storeId: Type.String(),

@@ -41,6 +41,10 @@ const TAGS: { name: string; description: string }[] = [
   { name: 'logs', description: 'The merchant’s API request log (metadata only), for 7 days.' },
   { name: 'risk', description: 'Block lists, rules and manual reviews.' },
   {
+    name: 'acquiring',
+    description: 'Bank virtual POS accounts, routing, BIN facts and installment options.',
+  },
+  {
     name: 'checkout',
     description: 'The hosted checkout page’s API (unsigned: the session id is the bearer).',
   },
