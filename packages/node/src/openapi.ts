@@ -245,6 +245,24 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/bank-account': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The merchant's bank account for settlement payouts (IBAN masked) */
+    get: operations['bankAccount.get']
+    /** Set the bank account settlement payouts go to (TR IBAN); a change is emailed to the owners and, in live, holds payouts for 24 hours */
+    put: operations['bankAccount.put']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/bins/{bin}': {
     parameters: {
       query?: never
@@ -380,8 +398,25 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Log in to the dashboard; the token lasts one hour */
+    /** Log in to the dashboard: a token (an hour at most, 30 idle minutes), or a two-factor challenge for a user with two-factor on */
     post: operations['dashboard.login']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/dashboard/login/two-factor': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** The login's second step: the challenge and a TOTP code give the token; 5 wrong codes end the challenge */
+    post: operations['dashboard.loginTwoFactor']
     delete?: never
     options?: never
     head?: never
@@ -1038,6 +1073,24 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/payout-schedule': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** When settlement payouts are made (default: daily) */
+    get: operations['payoutSchedule.get']
+    /** Set the settlement payout schedule: daily, weekly, monthly or manual */
+    put: operations['payoutSchedule.put']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/payouts': {
     parameters: {
       query?: never
@@ -1065,6 +1118,23 @@ export interface paths {
     }
     /** Retrieve a payout */
     get: operations['payouts.get']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/payouts/{id}/balance-transactions': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** What a payout settled, line by line (sales, refunds, fees, chargebacks); the settled parts sum to its amount */
+    get: operations['payouts.balanceTransactions']
     put?: never
     post?: never
     delete?: never
@@ -2176,6 +2246,18 @@ export interface components {
       items: components['schemas']['BalanceTransaction'][]
       nextCursor: string | null
     }
+    BankAccount: {
+      holderName: string
+      /** @description first and last four characters; the IBAN is never echoed */
+      ibanMasked: string
+      last4: string
+      payoutsHeldUntil: string | null
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00Z
+       */
+      updatedAt: string
+    }
     BinInfo: {
       bank: string | null
       bin: string
@@ -2503,8 +2585,19 @@ export interface components {
        * @example 2026-11-22T10:00:00Z
        */
       expiresAt: string
-      /** @description JWT; send it as Authorization: Bearer <token> */
+      /** @description JWT; send it as Authorization: Bearer <token>. It ends at expiresAt, after 30 minutes without a request, at sign-out (web or API), at a password change and when the user leaves the team */
       token: string
+    }
+    DashboardTwoFactorChallenge: {
+      /** @description send it with a TOTP code to POST /v1/dashboard/login/two-factor */
+      challengeToken: string
+      /**
+       * Format: date-time
+       * @example 2026-11-22T10:00:00Z
+       */
+      expiresAt: string
+      /** @enum {boolean} */
+      twoFactorRequired: true
     }
     DefaultCard: {
       brand: string
@@ -2859,7 +2952,10 @@ export interface components {
      *       "draftId": null,
      *       "ownerType": "submerchant",
      *       "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+     *       "kind": "submerchant",
      *       "rail": "fast",
+     *       "arrivalDate": null,
+     *       "bankAccountLast4": "1326",
      *       "amountMinor": 250000,
      *       "currency": "TRY",
      *       "holderName": "Mehmet Kaya",
@@ -2875,6 +2971,8 @@ export interface components {
      */
     Payout: {
       amountMinor: number
+      arrivalDate: string | null
+      bankAccountLast4: string | null
       clientReference: string | null
       /**
        * Format: date-time
@@ -2891,6 +2989,8 @@ export interface components {
       failedAt: string | null
       failureCode: string | null
       holderName: string
+      /** @description `settlement`: the merchant's available balance to its own bank account on its schedule; `submerchant`: POST /v1/payouts; `draft`: a payout draft's row */
+      kind: 'settlement' | 'submerchant' | 'draft'
       /** @description Your own key–value pairs: at most 50 keys of 1..40 characters, string values of at most 500 characters. */
       metadata: {
         [key: string]: string
@@ -2905,11 +3005,40 @@ export interface components {
       status: components['schemas']['PayoutStatus']
       submerchantId: string | null
     }
+    PayoutBalanceTransactionList: {
+      items: {
+        /** @description gross: net + fee */
+        amountMinor: number
+        balanceTransactionId: string
+        /**
+         * Format: date-time
+         * @example 2026-11-22T10:00:00Z
+         */
+        createdAt: string
+        feeMinor: number
+        netMinor: number
+        /** @description the part of it this payout carried; the items of a payout sum to its amount */
+        settledMinor: number
+        /** @description the payment, refund, chargeback or payout */
+        sourceId: string
+        /** @description charge, refund, chargeback, chargeback_reversal, payout, payout_failure, adjustment */
+        type: string
+      }[]
+      nextCursor: string | null
+    }
     /** @enum {string} */
     PayoutDraftStatus: 'draft' | 'approved' | 'cancelled'
     PayoutList: {
       items: components['schemas']['Payout'][]
       nextCursor: string | null
+    }
+    PayoutSchedule: {
+      anchor: string | null
+      /** @description `manual`: no automatic payouts (the balance accrues) */
+      interval: 'daily' | 'weekly' | 'monthly' | 'manual'
+      minimumMinor: number
+      nextRunDate: string | null
+      updatedAt: string | null
     }
     /** @enum {string} */
     PayoutStatus: 'pending' | 'processing' | 'paid' | 'failed'
@@ -3496,7 +3625,7 @@ export interface components {
         'application/json': components['schemas']['ErrorEnvelope']
       }
     }
-    /** @description SVC-GW-1005: the service is busy (load shedding); retry after Retry-After */
+    /** @description SVC-GW-1005: the service is busy (load shedding); SVC-INT-9002: it cannot reach its database. Retry after Retry-After */
     ServiceUnavailable: {
       headers: {
         [name: string]: unknown
@@ -4849,6 +4978,173 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
+  'bankAccount.get': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['BankAccount']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'bankAccount.put': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the account holder as the bank knows it: 2–140 characters, letters, digits, spaces and . , ' & ( ) / - */
+          holderName: string
+          /** @description a Turkish IBAN (TR, 26 characters, mod-97 check digits; spaces allowed) */
+          iban: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['BankAccount']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
   'bins.get': {
     parameters: {
       query?: never
@@ -5830,6 +6126,92 @@ export interface operations {
         'application/json': {
           email: string
           password: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json':
+            | components['schemas']['DashboardSession']
+            | components['schemas']['DashboardTwoFactorChallenge']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'dashboard.loginTwoFactor': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          challengeToken: string
+          /** @description the 6-digit code of the authenticator app */
+          code: string
         }
       }
     }
@@ -9983,12 +10365,181 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
+  'payoutSchedule.get': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PayoutSchedule']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'payoutSchedule.put': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          anchor?: (string | number) | null
+          /** @description `manual`: no automatic payouts (the balance accrues) */
+          interval: 'daily' | 'weekly' | 'monthly' | 'manual'
+          /** @description pay only when the available balance reaches it */
+          minimumMinor?: number
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PayoutSchedule']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
   'payouts.list': {
     parameters: {
       query?: {
         cursor?: string
         /** @description inclusive */
         from?: string
+        kind?: 'settlement' | 'submerchant' | 'draft'
         limit?: number
         status?: components['schemas']['PayoutStatus']
         submerchantId?: string
@@ -10116,7 +10667,10 @@ export interface operations {
            *       "draftId": null,
            *       "ownerType": "submerchant",
            *       "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+           *       "kind": "submerchant",
            *       "rail": "fast",
+           *       "arrivalDate": null,
+           *       "bankAccountLast4": "1326",
            *       "amountMinor": 250000,
            *       "currency": "TRY",
            *       "holderName": "Mehmet Kaya",
@@ -10216,7 +10770,10 @@ export interface operations {
            *       "draftId": null,
            *       "ownerType": "submerchant",
            *       "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+           *       "kind": "submerchant",
            *       "rail": "fast",
+           *       "arrivalDate": null,
+           *       "bankAccountLast4": "1326",
            *       "amountMinor": 250000,
            *       "currency": "TRY",
            *       "holderName": "Mehmet Kaya",
@@ -10231,6 +10788,87 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['Payout']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'payouts.balanceTransactions': {
+    parameters: {
+      query?: {
+        cursor?: string
+        limit?: number
+      }
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PayoutBalanceTransactionList']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
