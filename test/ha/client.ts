@@ -18,7 +18,14 @@ import { acquirerProblems, CARDS, clientFor, newKey } from '../reliability/_harn
 const API = process.env['KURUS_HA_API'] ?? ''
 const DATABASE_URL = process.env['KURUS_HA_DATABASE_URL'] ?? ''
 const OPERATOR_TOKEN = process.env['KURUS_HA_OPERATOR_TOKEN'] ?? ''
-const CLIENTS = Number(process.env['KURUS_HA_CLIENTS'] ?? '4')
+/**
+ * Open-loop load: a new order (session → charge → maybe a refund) every ORDER_EVERY_MS, at
+ * most MAX_ORDERS under way. New orders do not wait for old ones: a request caught by the
+ * loss keeps retrying (409 "in progress" until its idempotency claim is stale) while the
+ * others show when writes work again, as a real client population would.
+ */
+const ORDER_EVERY_MS = Number(process.env['KURUS_HA_ORDER_EVERY_MS'] ?? '250')
+const MAX_ORDERS = Number(process.env['KURUS_HA_MAX_ORDERS'] ?? '32')
 /** An operation not acknowledged after this long counts as unacknowledged (it may be lost). */
 const OP_DEADLINE_MS = 120_000
 const ATTEMPT_TIMEOUT_MS = 25_000
@@ -121,9 +128,9 @@ async function perform(
   }
 }
 
-async function session(client: Kurus, token: string, who: number, n: number): Promise<void> {
-  const transactionId = `ha-${who}-${n}-${newKey()}`
-  const amount = 10_000 + ((who * 7919 + n * 104729) % 90_000)
+async function order(client: Kurus, token: string, n: number): Promise<void> {
+  const transactionId = `ha-${n}-${newKey()}`
+  const amount = 10_000 + ((n * 104729) % 90_000)
   const s: Op = {
     id: ops.length,
     kind: 'session',
@@ -354,11 +361,15 @@ async function main(): Promise<void> {
     emit({ t: 'progress', acked })
   }, 500)
   emit({ t: 'ready', merchantId: merchant.merchantId })
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, who) => {
-      for (let n = 0; !stopping; n++) await session(client, cardToken, who, n)
-    }),
-  )
+  const orders = new Set<Promise<void>>()
+  for (let n = 0; !stopping; n++) {
+    while (orders.size >= MAX_ORDERS && !stopping) await Promise.race(orders)
+    if (stopping) break
+    const p: Promise<void> = order(client, cardToken, n).finally(() => orders.delete(p))
+    orders.add(p)
+    await delay(ORDER_EVERY_MS)
+  }
+  await Promise.all(orders)
   clearInterval(progress)
   // stdin would keep the process alive after the report.
   commands.close()
