@@ -26,8 +26,12 @@ const OPERATOR_TOKEN = process.env['KURUS_HA_OPERATOR_TOKEN'] ?? ''
  */
 const ORDER_EVERY_MS = Number(process.env['KURUS_HA_ORDER_EVERY_MS'] ?? '250')
 const MAX_ORDERS = Number(process.env['KURUS_HA_MAX_ORDERS'] ?? '32')
-/** An operation not acknowledged after this long counts as unacknowledged (it may be lost). */
-const OP_DEADLINE_MS = 120_000
+/**
+ * An operation not acknowledged after this long counts as unacknowledged (it may be lost). One
+ * caught by the loss needs its idempotency claim to go stale (60 s) and, for a charge left
+ * pending, the reconciler: about two minutes.
+ */
+const OP_DEADLINE_MS = 300_000
 const ATTEMPT_TIMEOUT_MS = 25_000
 
 type Json = Record<string, unknown>
@@ -152,7 +156,15 @@ async function order(client: Kurus, token: string, n: number): Promise<void> {
     false,
   )
   if (!s.acked) return
-  const charge: Op = { ...s, id: ops.length, kind: 'charge', key: newKey() }
+  const charge: Op = {
+    ...s,
+    id: ops.length,
+    kind: 'charge',
+    key: newKey(),
+    acked: false,
+    status: 0,
+    body: null,
+  }
   ops.push(charge)
   await perform(
     client,
@@ -175,6 +187,7 @@ async function order(client: Kurus, token: string, n: number): Promise<void> {
     amount: Math.floor(amount / 3),
     body: null,
     acked: false,
+    status: 0,
   }
   ops.push(refund)
   await perform(
