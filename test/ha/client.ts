@@ -18,9 +18,20 @@ import { acquirerProblems, CARDS, clientFor, newKey } from '../reliability/_harn
 const API = process.env['KURUS_HA_API'] ?? ''
 const DATABASE_URL = process.env['KURUS_HA_DATABASE_URL'] ?? ''
 const OPERATOR_TOKEN = process.env['KURUS_HA_OPERATOR_TOKEN'] ?? ''
-const CLIENTS = Number(process.env['KURUS_HA_CLIENTS'] ?? '4')
-/** An operation not acknowledged after this long counts as unacknowledged (it may be lost). */
-const OP_DEADLINE_MS = 120_000
+/**
+ * Open-loop load: a new order (session → charge → maybe a refund) every ORDER_EVERY_MS, at
+ * most MAX_ORDERS under way. New orders do not wait for old ones: a request caught by the
+ * loss keeps retrying (409 "in progress" until its idempotency claim is stale) while the
+ * others show when writes work again, as a real client population would.
+ */
+const ORDER_EVERY_MS = Number(process.env['KURUS_HA_ORDER_EVERY_MS'] ?? '250')
+const MAX_ORDERS = Number(process.env['KURUS_HA_MAX_ORDERS'] ?? '32')
+/**
+ * An operation not acknowledged after this long counts as unacknowledged (it may be lost). One
+ * caught by the loss needs its idempotency claim to go stale (60 s) and, for a charge left
+ * pending, the reconciler: about two minutes.
+ */
+const OP_DEADLINE_MS = 300_000
 const ATTEMPT_TIMEOUT_MS = 25_000
 
 type Json = Record<string, unknown>
@@ -121,9 +132,9 @@ async function perform(
   }
 }
 
-async function session(client: Kurus, token: string, who: number, n: number): Promise<void> {
-  const transactionId = `ha-${who}-${n}-${newKey()}`
-  const amount = 10_000 + ((who * 7919 + n * 104729) % 90_000)
+async function order(client: Kurus, token: string, n: number): Promise<void> {
+  const transactionId = `ha-${n}-${newKey()}`
+  const amount = 10_000 + ((n * 104729) % 90_000)
   const s: Op = {
     id: ops.length,
     kind: 'session',
@@ -145,7 +156,15 @@ async function session(client: Kurus, token: string, who: number, n: number): Pr
     false,
   )
   if (!s.acked) return
-  const charge: Op = { ...s, id: ops.length, kind: 'charge', key: newKey() }
+  const charge: Op = {
+    ...s,
+    id: ops.length,
+    kind: 'charge',
+    key: newKey(),
+    acked: false,
+    status: 0,
+    body: null,
+  }
   ops.push(charge)
   await perform(
     client,
@@ -168,6 +187,7 @@ async function session(client: Kurus, token: string, who: number, n: number): Pr
     amount: Math.floor(amount / 3),
     body: null,
     acked: false,
+    status: 0,
   }
   ops.push(refund)
   await perform(
@@ -354,11 +374,15 @@ async function main(): Promise<void> {
     emit({ t: 'progress', acked })
   }, 500)
   emit({ t: 'ready', merchantId: merchant.merchantId })
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, who) => {
-      for (let n = 0; !stopping; n++) await session(client, cardToken, who, n)
-    }),
-  )
+  const orders = new Set<Promise<void>>()
+  for (let n = 0; !stopping; n++) {
+    while (orders.size >= MAX_ORDERS && !stopping) await Promise.race(orders)
+    if (stopping) break
+    const p: Promise<void> = order(client, cardToken, n).finally(() => orders.delete(p))
+    orders.add(p)
+    await delay(ORDER_EVERY_MS)
+  }
+  await Promise.all(orders)
   clearInterval(progress)
   // stdin would keep the process alive after the report.
   commands.close()

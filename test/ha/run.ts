@@ -39,6 +39,8 @@ interface RunResult {
   primaryLost: DbHost
   promotionMs: number
   firstWriteMs: number
+  /** The slowest operation caught by the failover: from the loss to its acknowledgement. */
+  caughtAckMs: number
   apiKillGapMs: number
   report: Omit<Report, 'attempts'>
   statuses: Record<string, number>
@@ -163,12 +165,28 @@ async function scenario(env: HaEnv): Promise<RunResult> {
   await client.exited
   const report = client.state.report
   assert.ok(report, `the client ended without a report:\n${client.state.stderr}`)
+  writeFileSync(join(env.dir, 'attempts.json'), JSON.stringify(report.attempts))
 
   // The numbers.
   const writesAfter = (t: number) =>
     report.attempts.filter((a) => a.start >= t && a.status >= 200 && a.status < 300)
   const firstWrite = Math.min(...writesAfter(lossAt).map((a) => a.end))
   const firstWriteMs = firstWrite - lossAt
+  // Operations already under way when the first write after the loss succeeded: how long
+  // after the loss each got its answer (its last attempt).
+  const lastAttempt = new Map<number, Attempt>()
+  const firstAttempt = new Map<number, Attempt>()
+  for (const a of report.attempts) {
+    lastAttempt.set(a.op, a)
+    if (!firstAttempt.has(a.op)) firstAttempt.set(a.op, a)
+  }
+  let caughtAckMs = 0
+  for (const [op, first] of firstAttempt) {
+    const last = lastAttempt.get(op)
+    if (last && first.start < firstWrite && last.end > lossAt) {
+      caughtAckMs = Math.max(caughtAckMs, last.end - lossAt)
+    }
+  }
   const okEnds = report.attempts
     .filter((a) => a.status >= 200 && a.status < 300)
     .map((a) => a.end)
@@ -221,6 +239,7 @@ async function scenario(env: HaEnv): Promise<RunResult> {
     primaryLost: primary,
     promotionMs,
     firstWriteMs,
+    caughtAckMs,
     apiKillGapMs,
     report: summary,
     statuses,
@@ -261,23 +280,24 @@ function markdown(results: { result?: RunResult; error?: string }[]): string {
     'Written by `npm run test:ha -- --runs N --results test/ha/RESULTS.md` (test/ha/run.ts; what',
     'it does: docs/operations.md "High availability"). Each run: a fresh environment of network',
     'namespaces (etcd, PostgreSQL 15 + Patroni ×2 with a synchronous standby, HAProxy, two API',
-    'hosts, a worker, the client); load of sessions, charges and partial refunds from 4 retrying',
-    'clients with Idempotency-Keys; the primary host lost (postmaster kill -9 + link cut);',
+    'hosts, a worker, the client); open-loop load (a new order every 250 ms, at most 32 under',
+    'way: session, charge, every other one a partial refund), each request retried with its',
+    'Idempotency-Key until answered; the primary host lost (postmaster kill -9 + link cut);',
     'Patroni promotes the standby; then one API host killed (kill -9).',
     '',
-    '| run | started (UTC) | acknowledged charges / refunds | lost | duplicates | wrong state | unacknowledged | promotion | first write after loss | longest gap after API kill | check-ledger | attempts by status | verdict |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| run | started (UTC) | acknowledged charges / refunds | lost | duplicates | wrong state | unacknowledged | promotion | first write after loss | slowest answer to a request caught by the loss | longest gap after API kill | check-ledger | attempts by status | verdict |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ]
   results.forEach(({ result: r, error }, i) => {
     if (!r) {
-      lines.push(`| ${i + 1} | | | | | | | | | | | | FAILED: ${(error ?? '').split('\n')[0]} |`)
+      lines.push(`| ${i + 1} | | | | | | | | | | | | | FAILED: ${(error ?? '').split('\n')[0]} |`)
       return
     }
     const f = verdict(r)
     lines.push(
       `| ${i + 1} | ${r.startedAt.slice(0, 19)} | ${r.report.acked.charge} / ${r.report.acked.refund} | ` +
         `${r.report.lost.length} | ${r.report.duplicates.length} | ${r.report.wrongState.length} | ` +
-        `${r.report.unacknowledged.length} | ${s(r.promotionMs)} | ${s(r.firstWriteMs)} | ` +
+        `${r.report.unacknowledged.length} | ${s(r.promotionMs)} | ${s(r.firstWriteMs)} | ${s(r.caughtAckMs)} | ` +
         `${s(r.apiKillGapMs)} | ${r.report.ledger.ok ? `ok (${r.report.ledger.payments} payments)` : 'FAILED'} | ` +
         `${Object.entries(r.statuses)
           .map(([k, v]) => `${k}: ${v}`)
@@ -338,7 +358,8 @@ async function main(): Promise<number> {
       results.push({ result })
       process.stdout.write(
         `primary lost: ${result.primaryLost}; promoted after ${result.promotionMs} ms; first write ` +
-          `${result.firstWriteMs} ms after the loss; longest gap after the API kill ` +
+          `${result.firstWriteMs} ms after the loss; the slowest request caught by the loss ` +
+          `answered ${result.caughtAckMs} ms after it; longest gap after the API kill ` +
           `${result.apiKillGapMs} ms\nacknowledged: ${JSON.stringify(result.report.acked)}; lost ` +
           `${result.report.lost.length}; duplicates ${result.report.duplicates.length}; wrong state ` +
           `${result.report.wrongState.length}; unacknowledged ${result.report.unacknowledged.length}; ` +
