@@ -61,8 +61,9 @@ const STATEMENT_FIELDS = [
 
 function withoutStatement(serialized: unknown, depth = 0): unknown {
   if (typeof serialized !== 'object' || serialized === null || depth > 5) return serialized
-  const out = { ...(serialized as Record<string, unknown>) }
-  for (const field of STATEMENT_FIELDS) delete out[field]
+  const out = Object.fromEntries(
+    Object.entries(serialized).filter(([key]) => !STATEMENT_FIELDS.includes(key)),
+  )
   if (out['cause'] !== undefined) out['cause'] = withoutStatement(out['cause'], depth + 1)
   return out
 }

@@ -26,7 +26,7 @@ async function held(client: Kurus, amount: number) {
   const list = await client.request<{ items: ReviewBody[] }>('GET', '/v1/reviews?status=open')
   const review = list.body.items.find((r) => r.paymentId === res.body.paymentId)
   assert.ok(review, 'a review opened')
-  return { paymentId: res.body.paymentId as string, reviewId: review.id }
+  return { paymentId: res.body.paymentId, reviewId: review.id }
 }
 
 async function review(client: Kurus, id: string) {
