@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { LIMIT_MINOR_MAX, Timestamp } from '../../platform/http/schemas.ts'
 
 export const LoginBody = Type.Object(
   {
@@ -88,9 +88,9 @@ export const CreateSubmerchantBody = Type.Object(
     payoutLimits: Type.Optional(
       Type.Object(
         {
-          minMinor: Type.Optional(Type.Integer({ minimum: 1 })),
-          maxMinor: Type.Optional(Type.Integer({ minimum: 1 })),
-          dailyMaxMinor: Type.Optional(Type.Integer({ minimum: 1 })),
+          minMinor: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMIT_MINOR_MAX })),
+          maxMinor: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMIT_MINOR_MAX })),
+          dailyMaxMinor: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMIT_MINOR_MAX })),
         },
         { additionalProperties: false },
       ),

@@ -56,9 +56,10 @@ export async function inviteMember(
   assertMayGrant(actor, input.role)
   const email = input.email.trim().toLowerCase()
   if (!EMAIL.test(email) || email.length > 320) throw validationError('email', 'is not an email')
-  if (await isDashboardEmailTaken(deps, email)) {
-    throw validationError('email', 'already has a dashboard account')
-  }
+  // The answer is the same whether the email has an account (at any merchant) or not: the
+  // person is told by email instead (decision 0036). Their invitation cannot be accepted (an
+  // email is one account), and its mail carries no link.
+  const taken = await isDashboardEmailTaken(deps, email)
   const token = randomToken(32)
   const now = deps.clock.now()
   const invitation: Invitation = {
@@ -82,6 +83,22 @@ export async function inviteMember(
   // After the insert has committed: mail may be network I/O (SMTP).
   const merchant = await getMerchant(deps, actor.merchantId)
   const link = `${deps.config.publicApiUrl}${invitationPath(token)}`
+  if (taken) {
+    await sendMail(deps, {
+      to: email,
+      subject: `${merchant.name}: Kuruş paneline davet / invitation to the Kuruş dashboard`,
+      text: [
+        `${actor.email}, sizi ${merchant.name} ekibine (${input.role}) davet etti.`,
+        'Bu e-posta adresiyle zaten bir Kuruş paneli hesabınız var; bir adres tek hesapta kullanılabilir.',
+        `Katılmak için ${actor.email} ile başka bir e-posta adresi kullanmayı konuşun.`,
+        '',
+        `${actor.email} invited you to the ${merchant.name} team (${input.role}).`,
+        'You already have a Kuruş dashboard account with this email address, and an address can hold one account.',
+        `To join, agree on another email address with ${actor.email}.`,
+      ].join('\n'),
+    })
+    return { ...invitation, path: invitationPath(token) }
+  }
   await sendMail(deps, {
     to: email,
     subject: `${merchant.name}: Kuruş paneline davet / invitation to the Kuruş dashboard`,

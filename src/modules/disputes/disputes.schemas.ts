@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
+import { AMOUNT_MINOR_MAX, StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { CHARGEBACKS } from './disputes.table.ts'
 
 export const ChargebackStatus = StatusEnum('ChargebackStatus', CHARGEBACKS)
@@ -69,7 +69,7 @@ export const EmptyBody = Type.Object({}, { additionalProperties: false })
 
 export const RaiseBody = Type.Object(
   {
-    amount: Type.Optional(Type.Integer({ minimum: 1 })),
+    amount: Type.Optional(Type.Integer({ minimum: 1, maximum: AMOUNT_MINOR_MAX })),
     reasonCode: Type.Optional(Type.String({ minLength: 1, maxLength: 16 })),
   },
   { additionalProperties: false },

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { Timestamp } from '../../platform/http/schemas.ts'
+import { AMOUNT_MINOR_MAX, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
 
 // Shapes only; the amount range, the store and the expiry bound are the service's checks.
@@ -34,7 +34,11 @@ const Collect = Type.Object(
 export const CreateLinkBody = Type.Object(
   {
     storeId: Id,
-    amount: Type.Integer({ description: 'kuruş, 100..10,000,000,000', examples: [15000] }),
+    amount: Type.Integer({
+      maximum: AMOUNT_MINOR_MAX,
+      description: 'kuruş, 100..10,000,000,000',
+      examples: [15000],
+    }),
     description: Type.String({ minLength: 1, maxLength: 500, pattern: PRINTABLE }),
     maxPayments: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     expiresAt: Type.Optional(Type.String({ format: 'date-time' })),

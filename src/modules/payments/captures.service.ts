@@ -10,6 +10,7 @@ import { depsOnClock } from '../test-clocks/index.ts'
 import { emit, fullCaptureId, postCaptureLegs, saveCardIfAsked } from './charge.service.ts'
 import { paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
+import { riskPort } from './risk-port.ts'
 import { captureRowToCapture, paymentRowToPayment, type PaymentDetail } from './payment-view.ts'
 import type { CaptureRow, PaymentRow, PaymentStatus } from './payments.table.ts'
 
@@ -246,7 +247,13 @@ async function finishCapture(tx: Tx, claimed: PaymentRow, captureId: string, now
     amount: capture.amount,
     authorizedAmount: moved.amount,
   })
+  // A payment held for review and captured directly: its review closes with it (decision 0036).
+  await riskPort()?.closeReview(tx, { ...reviewKey(moved), outcome: 'captured', at: now })
   return { row: moved, previousCapturedMinor: row.captured_minor }
+}
+
+function reviewKey(row: PaymentRow) {
+  return { merchantId: row.merchant_id, storeId: row.store_id, paymentId: row.id }
 }
 
 /** The void at the bank, then its outcome on the row. */
@@ -286,7 +293,11 @@ async function finishVoid(tx: Tx, claimed: PaymentRow, now: Date): Promise<void>
       completed_at: now,
       updated_at: now,
     })
-    if (moved) await emit(tx, moved, 'payment.voided', now, { reason })
+    if (moved) {
+      await emit(tx, moved, 'payment.voided', now, { reason })
+      const outcome = reason === AUTHORIZATION_EXPIRED ? 'expired' : 'voided'
+      await riskPort()?.closeReview(tx, { ...reviewKey(moved), outcome, at: now })
+    }
     return
   }
   // Captured money may have been refunded meanwhile; all of it refunded → `refunded`.

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
+import { AMOUNT_MINOR_MAX, StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
 import { KycStatusSchema } from '../merchants/index.ts'
 import { PAYMENTS, REFUNDS, SESSIONS } from './payments.table.ts'
@@ -22,7 +22,11 @@ export const RefundStatus = StatusEnum('RefundStatus', REFUNDS)
 export const Split = Type.Object(
   {
     submerchantId: Type.String({ minLength: 1, maxLength: 64 }),
-    amountMinor: Type.Integer({ minimum: 1, description: 'gross share in kuruş' }),
+    amountMinor: Type.Integer({
+      minimum: 1,
+      maximum: AMOUNT_MINOR_MAX,
+      description: 'gross share in kuruş',
+    }),
   },
   { additionalProperties: false },
 )
@@ -32,7 +36,9 @@ const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 
 export const CreateSessionBody = Type.Object(
   {
     transactionId: Type.String({ minLength: 1, maxLength: 128 }),
-    amount: Type.Optional(Type.Integer({ minimum: 1, description: 'kuruş' })),
+    amount: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: AMOUNT_MINOR_MAX, description: 'kuruş' }),
+    ),
     currency: Currency,
     description: Type.Optional(Type.String({ maxLength: 500 })),
     returnUrl: Url,
@@ -67,7 +73,11 @@ export const SessionResponse = Type.Object(
 export const ChargeBody = Type.Object(
   {
     transactionId: Type.String({ minLength: 1, maxLength: 128 }),
-    amount: Type.Integer({ minimum: 1, description: 'kuruş; must equal the session amount' }),
+    amount: Type.Integer({
+      minimum: 1,
+      maximum: AMOUNT_MINOR_MAX,
+      description: 'kuruş; must equal the session amount',
+    }),
     currency: Currency,
     cardToken: Type.String({ pattern: '^tok_[0-9a-z]+$', maxLength: 64 }),
     installmentCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 12 })),
@@ -196,6 +206,7 @@ export const CaptureBody = Type.Object(
     amount: Type.Optional(
       Type.Integer({
         minimum: 1,
+        maximum: AMOUNT_MINOR_MAX,
         description: 'kuruş; omitted = the whole uncaptured remainder; more than it is 400',
       }),
     ),
@@ -377,7 +388,11 @@ export const ChallengeResponse = Type.Object({
 export const RefundBody = Type.Object(
   {
     amount: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'kuruş; omitted = the whole refundableAmount' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: AMOUNT_MINOR_MAX,
+        description: 'kuruş; omitted = the whole refundableAmount',
+      }),
     ),
     reason: Type.Optional(
       Type.String({ maxLength: 10_000, description: 'kept up to 500 characters' }),

@@ -16,6 +16,17 @@ export interface RiskPort {
     tx: Tx,
     review: { merchantId: string; storeId: string; paymentId: string; reasons: string[]; at: Date },
   ): Promise<void>
+  /** Closes the open review of a payment just captured or voided, inside that transaction. */
+  closeReview(
+    tx: Tx,
+    payment: {
+      merchantId: string
+      storeId: string
+      paymentId: string
+      outcome: 'captured' | 'voided' | 'expired'
+      at: Date
+    },
+  ): Promise<void>
 }
 
 let installed: RiskPort | undefined

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
+import { AMOUNT_MINOR_MAX, StatusEnum, Timestamp } from '../../platform/http/schemas.ts'
 import { Metadata } from '../../platform/metadata.ts'
 import { DRAFTS, PAYOUTS } from './payouts.table.ts'
 
@@ -80,7 +80,7 @@ export const CreatePayoutBody = Type.Object(
   {
     submerchantId: Type.String({ minLength: 1, maxLength: 64 }),
     rail: Rail,
-    amountMinor: Type.Integer({ minimum: 1, description: 'kuruş' }),
+    amountMinor: Type.Integer({ minimum: 1, maximum: AMOUNT_MINOR_MAX, description: 'kuruş' }),
     currency: Currency,
     clientReference: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     metadata: Type.Optional(Metadata),

@@ -1,6 +1,6 @@
 // Risk: card block lists, JSON Logic rules, the score, backtests and the review queue.
 import type { RiskPort } from '../payments/index.ts'
-import { openReview } from './reviews.service.ts'
+import { closeReviewWithPayment, openReview } from './reviews.service.ts'
 import { assessCharge } from './risk.service.ts'
 
 export { riskRoutes } from './risk.http.ts'
@@ -32,4 +32,8 @@ export {
 export type { RiskAction, RiskListName } from './risk.table.ts'
 
 /** What the payments module calls for each charge (installed by registerJobs, src/jobs.ts). */
-export const riskPortImpl: RiskPort = { assess: assessCharge, openReview }
+export const riskPortImpl: RiskPort = {
+  assess: assessCharge,
+  openReview,
+  closeReview: closeReviewWithPayment,
+}

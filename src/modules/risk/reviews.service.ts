@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
@@ -7,7 +8,7 @@ import { recordEvent } from '../events/index.ts'
 import { capturePayment, getPayment, voidPayment, type Payment } from '../payments/index.ts'
 import { riskError } from './risk.errors.ts'
 import * as repo from './risk.repository.ts'
-import type { ReviewClosedReason, ReviewRow, ReviewStatus } from './risk.table.ts'
+import type { ReviewClosedBy, ReviewClosedReason, ReviewRow, ReviewStatus } from './risk.table.ts'
 
 // The review queue (CONTRACT.md "Risk"): a charge a `review` rule matched is authorized but
 // not captured, and a review opens in the same transaction as the authorization (payments
@@ -111,10 +112,11 @@ async function close(
   review: ReviewRow,
   payment: Payment,
   reason: ReviewClosedReason,
+  by: ReviewClosedBy,
 ): Promise<Review> {
   return transact(deps.db, async (tx) => {
     const now = deps.clock.now()
-    const closed = await repo.closeReview(tx, review.id, reason, now)
+    const closed = await repo.closeReview(tx, review.id, reason, now, by)
     if (!closed) {
       const current = await repo.findReviewById(tx, review.merchant_id, review.id)
       assert(current !== undefined, 'review vanished')
@@ -141,6 +143,50 @@ async function openReviewFor(deps: Deps, merchantId: string, id: string, want: R
   return row
 }
 
+// A review follows its payment's state machine (decision 0036): approve and reject act only on
+// an `authorized` payment (409 otherwise), and a capture or void made directly (not through
+// the review) closes the open review with it, in the same transaction, as approved "by
+// capture" or rejected "by void". While approve/reject capture or void, they close it
+// themselves ("by review"): this store tells the payment's hook so.
+const actingForReview = new AsyncLocalStorage<true>()
+
+const CLOSED_BY_OUTCOME = {
+  captured: ['approved', 'capture'],
+  voided: ['rejected', 'void'],
+  expired: ['expired', 'expiry'],
+} as const satisfies Record<string, [ReviewClosedReason, ReviewClosedBy]>
+
+/**
+ * The payments module's hook (risk port), inside the transaction that captured or voided a
+ * payment: its open review closes with it.
+ */
+export async function closeReviewWithPayment(
+  tx: Tx,
+  input: {
+    merchantId: string
+    storeId: string
+    paymentId: string
+    outcome: 'captured' | 'voided' | 'expired'
+    at: Date
+  },
+): Promise<void> {
+  if (actingForReview.getStore()) return
+  const open = await repo.findOpenReviewOfPayment(tx, input.merchantId, input.paymentId)
+  if (!open) return
+  const [reason, by] = CLOSED_BY_OUTCOME[input.outcome]
+  const closed = await repo.closeReview(tx, open.id, reason, input.at, by)
+  if (!closed) return
+  await recordEvent(tx, {
+    merchantId: input.merchantId,
+    storeId: input.storeId,
+    type: 'review.closed',
+    resourceType: 'review',
+    resourceId: closed.id,
+    data: reviewEventData(reviewRowToReview(closed)),
+    at: input.at,
+  })
+}
+
 /** Approve: captures the payment when its charge asked for capture, then closes the review. */
 export async function approveReview(
   deps: Deps,
@@ -149,10 +195,15 @@ export async function approveReview(
 ): Promise<{ review: Review; payment: Payment }> {
   const row = await openReviewFor(deps, merchantId, id, 'approved')
   let payment: Payment = await getPayment(deps, merchantId, row.payment_id)
-  if (row.status === 'open' && payment.captureRequested && payment.status === 'authorized') {
-    payment = await capturePayment(deps, merchantId, row.payment_id, {})
+  if (row.status === 'open' && payment.status !== 'authorized') {
+    throw riskError('review_payment_not_authorized')
   }
-  const review = await close(deps, row, payment, 'approved')
+  if (row.status === 'open' && payment.captureRequested) {
+    payment = await actingForReview.run(true, () =>
+      capturePayment(deps, merchantId, row.payment_id, {}),
+    )
+  }
+  const review = await close(deps, row, payment, 'approved', 'review')
   return { review, payment }
 }
 
@@ -164,10 +215,15 @@ export async function rejectReview(
 ): Promise<{ review: Review; payment: Payment }> {
   const row = await openReviewFor(deps, merchantId, id, 'rejected')
   let payment: Payment = await getPayment(deps, merchantId, row.payment_id)
-  if (row.status === 'open' && payment.status === 'authorized') {
-    payment = await voidPayment(deps, merchantId, row.payment_id, 'review_rejected')
+  if (row.status === 'open' && payment.status !== 'authorized') {
+    throw riskError('review_payment_not_authorized')
   }
-  const review = await close(deps, row, payment, 'rejected')
+  if (row.status === 'open') {
+    payment = await actingForReview.run(true, () =>
+      voidPayment(deps, merchantId, row.payment_id, 'review_rejected'),
+    )
+  }
+  const review = await close(deps, row, payment, 'rejected', 'review')
   return { review, payment }
 }
 
@@ -183,7 +239,7 @@ export async function expireReviews(deps: Deps, limit: number): Promise<number> 
   for (const row of await repo.findOpenReviewsBefore(deps.db, before, limit)) {
     const payment = await getPayment(deps, row.merchant_id, row.payment_id)
     if (payment.status === 'authorized') continue
-    const review = await close(deps, row, payment, 'expired')
+    const review = await close(deps, row, payment, 'expired', 'expiry')
     if (review.closedReason === 'expired') closed++
   }
   return closed

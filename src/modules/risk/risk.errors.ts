@@ -8,6 +8,7 @@ export type RiskErrorCode =
   | 'too_many_rules'
   | 'review_not_found'
   | 'review_closed'
+  | 'review_payment_not_authorized'
 
 const table: ErrorTable<RiskErrorCode> = {
   list_not_found: {
@@ -29,6 +30,12 @@ const table: ErrorTable<RiskErrorCode> = {
   },
   review_not_found: { code: 'SVC-RES-3301', status: 404, message: 'review not found' },
   review_closed: { code: 'SVC-STATE-3401', status: 409, message: 'the review is already closed' },
+  review_payment_not_authorized: {
+    code: 'SVC-STATE-3401',
+    status: 409,
+    message:
+      'the payment is no longer authorized: a review is approved or rejected only from authorized',
+  },
 }
 
 export const riskError = errorFactory(table)

@@ -6,6 +6,7 @@ import type {
   NewListItem,
   NewReview,
   NewRule,
+  ReviewClosedBy,
   ReviewRow,
   ReviewStatus,
   RiskListName,
@@ -209,13 +210,29 @@ export function closeReview(
   id: string,
   reason: 'approved' | 'rejected' | 'expired',
   at: Date,
+  by: ReviewClosedBy,
 ): Promise<ReviewRow | undefined> {
   return db
     .updateTable('risk_reviews')
-    .set({ status: 'closed', closed_reason: reason, closed_at: at })
+    .set({ status: 'closed', closed_reason: reason, closed_at: at, closed_by: by })
     .where('id', '=', id)
     .where('status', '=', 'open')
     .returningAll()
+    .executeTakeFirst()
+}
+
+/** The open review of a payment, if any. */
+export function findOpenReviewOfPayment(
+  db: Db,
+  merchantId: string,
+  paymentId: string,
+): Promise<ReviewRow | undefined> {
+  return db
+    .selectFrom('risk_reviews')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('payment_id', '=', paymentId)
+    .where('status', '=', 'open')
     .executeTakeFirst()
 }
 

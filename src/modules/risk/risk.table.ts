@@ -6,6 +6,7 @@ export type RiskListName = 'card_fingerprint' | 'email' | 'ip' | 'bin' | 'custom
 export type RiskAction = 'block' | 'review' | 'require_3ds'
 export type ReviewStatus = 'open' | 'closed'
 export type ReviewClosedReason = 'approved' | 'rejected' | 'expired'
+export type ReviewClosedBy = 'review' | 'capture' | 'void' | 'expiry'
 
 type Json<T> = ColumnType<T, string, string>
 
@@ -40,6 +41,8 @@ export interface RiskReviewsTable {
   reasons: Json<string[]>
   created_at: Date
   closed_at: Date | null
+  /** Who closed it (migration 0412): approve/reject, a direct capture or void, or expiry. */
+  closed_by: ColumnType<ReviewClosedBy | null, ReviewClosedBy | null | undefined, ReviewClosedBy>
 }
 
 export interface RiskTables {

@@ -77,3 +77,12 @@ export function isoZ(date: Date | null): string | null
 export function isoZ(date: Date | null): string | null {
   return date ? date.toISOString() : null
 }
+
+/**
+ * The largest amount of one payment, capture, refund, payout, split or link, in kuruş (100
+ * million lira): far inside 2^53 − 1 (exact in a JS number) and the bigint columns, so sums of
+ * many stay exact too. A larger one is 400 naming the field (decision 0036).
+ */
+export const AMOUNT_MINOR_MAX = 10_000_000_000
+/** The largest limit (a submerchant's payout limits), in kuruş (10 billion lira). */
+export const LIMIT_MINOR_MAX = 1_000_000_000_000
