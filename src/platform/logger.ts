@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino'
-import { isConnectionError } from './db/health.ts'
+import { isConnectionError, isPoolWaitTimeout } from './db/health.ts'
 
 export type Logger = PinoLogger
 
@@ -82,7 +82,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
             levelValue >= WARN &&
             typeof first === 'object' &&
             first !== null &&
-            isConnectionError((first as { err?: unknown }).err)
+            (isConnectionError((first as { err?: unknown }).err) ||
+              isPoolWaitTimeout((first as { err?: unknown }).err))
           ) {
             this.debug(...(args as [object, string]))
             return

@@ -69,6 +69,15 @@ export function isConnectionError(error: unknown): boolean {
   return cause !== undefined && cause !== error && isConnectionError(cause)
 }
 
+/**
+ * pg-pool gave up waiting for a free connection (connectionTimeoutMillis): every connection is
+ * busy with other requests. That is load, and the request is shed (503 SVC-GW-1005), so that
+ * an overload is answered with Retry-After rather than queued into the client's timeout.
+ */
+export function isPoolWaitTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'timeout exceeded when trying to connect'
+}
+
 export class DatabaseHealth {
   private open = false
   private timer: NodeJS.Timeout | undefined
