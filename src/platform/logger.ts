@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeSync } from 'node:fs'
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino'
 import { isConnectionError, isPoolWaitTimeout } from './db/health.ts'
 
@@ -56,6 +56,28 @@ export const VERSION = (
 ).version
 
 const LOG_BASE = { pid: process.pid, service: 'kurus', version: VERSION }
+
+/**
+ * One JSON line in the same shape as the logger's, written synchronously: for what is said
+ * before a logger exists or while the process is going down (a configuration error at start).
+ */
+export function writeLogLine(
+  stream: NodeJS.WritableStream & { fd?: number },
+  level: 'info' | 'warn' | 'error' | 'fatal',
+  msg: string,
+  fields: Record<string, unknown> = {},
+): void {
+  const levels = { info: 30, warn: 40, error: 50, fatal: 60 }
+  const line = JSON.stringify({
+    level: levels[level],
+    time: Date.now(),
+    ...LOG_BASE,
+    ...fields,
+    msg,
+  })
+  if (typeof stream.fd === 'number') writeSync(stream.fd, line + '\n')
+  else stream.write(line + '\n')
+}
 
 /**
  * Lines go to stdout asynchronously: a synchronous write per line was the largest single cost

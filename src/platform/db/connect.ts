@@ -120,10 +120,16 @@ function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
   // server that is not there, and a connection-class failure anywhere opens it.
   const guarded = <T>(run: () => Promise<T>): Promise<T> => {
     health.check()
-    return run().catch((error: unknown) => {
-      health.failed(error)
-      throw error
-    })
+    return run().then(
+      (result) => {
+        health.succeeded()
+        return result
+      },
+      (error: unknown) => {
+        health.failed(error)
+        throw error
+      },
+    )
   }
   // One wrapper per pooled client: Kysely keys its connection objects by the client.
   const wrappers = new WeakMap<pg.PoolClient, object>()

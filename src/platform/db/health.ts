@@ -82,6 +82,8 @@ export class DatabaseHealth {
   private open = false
   private timer: NodeJS.Timeout | undefined
   private closed = false
+  /** Answered once: before that a failure is the start's to report (main.ts), not an outage. */
+  private seen = false
   private readonly probe: () => Promise<void>
   private readonly log: HealthLog | undefined
 
@@ -100,14 +102,21 @@ export class DatabaseHealth {
     if (this.open) throw new DatabaseUnavailableError()
   }
 
+  /** A database call succeeded. */
+  succeeded(): void {
+    this.seen = true
+  }
+
   /** A database call failed: a connection-class error opens the breaker. */
   failed(error: unknown): void {
     if (this.open || this.closed || !isConnectionError(error)) return
     this.open = true
-    this.log?.error(
-      { event: 'database_down', reason: error instanceof Error ? error.message : String(error) },
-      'database unreachable: requests are answered 503 SVC-INT-9002 until it answers again',
-    )
+    if (this.seen) {
+      this.log?.error(
+        { event: 'database_down', reason: error instanceof Error ? error.message : String(error) },
+        'database unreachable: requests are answered 503 SVC-INT-9002 until it answers again',
+      )
+    }
     this.schedule()
   }
 
@@ -126,7 +135,8 @@ export class DatabaseHealth {
     }
     if (!this.open) return
     this.open = false
-    this.log?.info({ event: 'database_up' }, 'database reachable again: serving requests')
+    if (this.seen)
+      this.log?.info({ event: 'database_up' }, 'database reachable again: serving requests')
   }
 
   close(): void {
