@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError, DEMO_SEED_FILE, assertDemo, type Config } from './config.ts'
 import type { Database, Deps } from './database.ts'
 import { connectDatabase } from './platform/db/connect.ts'
+import { createLogger } from './platform/logger.ts'
 import { aggregateClusterMetrics } from './platform/metrics.ts'
 import { auditBooks } from './modules/audit/index.ts'
 import { canonicalString, signCanonical } from './modules/gateway/index.ts'
@@ -178,9 +179,13 @@ async function servePrimary(config: Config, options: ServeOptions): Promise<void
   aggregateClusterMetrics()
   for (let i = 0; i < options.processes; i++) cluster.fork()
   let stopping = false
-  cluster.on('exit', (worker, code) => {
+  const log = createLogger(config.logLevel)
+  cluster.on('exit', (worker, code, signal) => {
     if (stopping) return
-    process.stderr.write(`API process ${worker.process.pid} exited (${code}); starting another\n`)
+    log.error(
+      { exitedPid: worker.process.pid, code, signal },
+      'an API process exited; starting another',
+    )
     cluster.fork()
   })
   const stop = () => {
@@ -201,9 +206,12 @@ async function migrate(config: Config): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
   })
-  const applied = await prepareDatabase(database.db, config)
-  process.stdout.write(`applied ${applied.length} migration(s)\n`)
+  const log = createLogger(config.logLevel)
+  const applied = await prepareDatabase(database.db, config, log)
+  log.info({ applied }, `applied ${applied.length} migration(s)`)
   await database.close()
+  // Lines are written asynchronously; `migrate` is a short process that must not lose them.
+  log.flush()
 }
 
 /** `kurus check-ledger`: the books' invariants (src/modules/audit), read-only; exit 1 on problems. */

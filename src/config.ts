@@ -192,6 +192,29 @@ function durationMs(
   return ms
 }
 
+/**
+ * A PostgreSQL URL, or unset. Anything else would reach the driver, whose error names neither
+ * the variable nor the problem (`notaurl` was read as a socket of host "base"). The value is
+ * not repeated in the message: it may hold a password.
+ */
+function postgresUrlFrom(env: Env, name: string): string | undefined {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return undefined
+  let url: URL | undefined
+  try {
+    url = new URL(raw)
+  } catch {
+    url = undefined
+  }
+  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+    throw new ConfigError(
+      `${name} must be a PostgreSQL URL like postgres://user:password@host:5432/database ` +
+        '(the value given is not one)',
+    )
+  }
+  return raw
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 // Long enough not to be guessed through the per-IP limit; `openssl rand -base64 24` gives 32.
@@ -251,8 +274,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .map((k) => k.trim())
       .filter((k) => k !== '')
       .map(parseMasterKey)
-  const databaseUrl = env['DATABASE_URL'] || undefined
-  const databaseReadUrl = env['DATABASE_READ_URL'] || undefined
+  const databaseUrl = postgresUrlFrom(env, 'DATABASE_URL')
+  const databaseReadUrl = postgresUrlFrom(env, 'DATABASE_READ_URL')
   // A replica is of a PostgreSQL primary; embedded PGlite is one database in this process.
   if (databaseReadUrl !== undefined && databaseUrl === undefined) {
     throw new ConfigError(

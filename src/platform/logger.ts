@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeSync } from 'node:fs'
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino'
-import { isConnectionError } from './db/health.ts'
+import { isConnectionError, isPoolWaitTimeout } from './db/health.ts'
 
 export type Logger = PinoLogger
 
@@ -87,6 +87,28 @@ function serializeError(error: unknown): unknown {
 }
 
 /**
+ * One JSON line in the same shape as the logger's, written synchronously: for what is said
+ * before a logger exists or while the process is going down (a configuration error at start).
+ */
+export function writeLogLine(
+  stream: NodeJS.WritableStream & { fd?: number },
+  level: 'info' | 'warn' | 'error' | 'fatal',
+  msg: string,
+  fields: Record<string, unknown> = {},
+): void {
+  const levels = { info: 30, warn: 40, error: 50, fatal: 60 }
+  const line = JSON.stringify({
+    level: levels[level],
+    time: Date.now(),
+    ...LOG_BASE,
+    ...fields,
+    msg,
+  })
+  if (typeof stream.fd === 'number') writeSync(stream.fd, line + '\n')
+  else stream.write(line + '\n')
+}
+
+/**
  * Lines go to stdout asynchronously: a synchronous write per line was the largest single cost
  * of a cached read (a write system call on the request's path, ~0.2 ms here; issue 29). Lines
  * written while one write is in flight go out together. pino flushes what is buffered when the
@@ -111,7 +133,8 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
             levelValue >= WARN &&
             typeof first === 'object' &&
             first !== null &&
-            isConnectionError((first as { err?: unknown }).err)
+            (isConnectionError((first as { err?: unknown }).err) ||
+              isPoolWaitTimeout((first as { err?: unknown }).err))
           ) {
             this.debug(...(args as [object, string]))
             return

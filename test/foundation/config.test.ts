@@ -1,6 +1,7 @@
 // Goal: configuration is validated once with errors naming the variable, defaults match docs/configuration.md, demo secrets are generated once and reused.
 // Method: loadConfig() on hand-made environments and temporary data directories.
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -93,6 +94,12 @@ test('bad values are ConfigErrors that name the variable', (t) => {
     [{ KURUS_KEY_ROLL_GRACE_SECONDS: '-1' }, /KURUS_KEY_ROLL_GRACE_SECONDS/],
     [{ KURUS_MASTER_KEY: 'short' }, /KURUS_MASTER_KEY/],
     [{ LOG_LEVEL: 'verbose' }, /LOG_LEVEL/],
+    [{ DATABASE_URL: 'notaurl' }, /^DATABASE_URL must be a PostgreSQL URL/],
+    [{ DATABASE_URL: 'mysql://kurus:secret@db/kurus' }, /^DATABASE_URL must be a PostgreSQL URL/],
+    [
+      { DATABASE_URL: 'postgres://db/kurus', DATABASE_READ_URL: 'replica' },
+      /^DATABASE_READ_URL must be a PostgreSQL URL/,
+    ],
   ]
   for (const [env, message] of cases) {
     assert.throws(
@@ -100,5 +107,45 @@ test('bad values are ConfigErrors that name the variable', (t) => {
       (e: unknown) => e instanceof ConfigError && message.test(e.message),
       JSON.stringify(env),
     )
+  }
+})
+
+/** `node src/main.ts serve` with this environment, until it exits: its code and output. */
+function serveExit(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()))
+    child.on('exit', (code) => resolve({ code, out }))
+  })
+}
+
+test('a bad or unreachable DATABASE_URL stops the start with one JSON line naming it, no stack', async (t) => {
+  const dir = tempDir(t)
+  const cases: [string, RegExp][] = [
+    ['notaurl', /^DATABASE_URL must be a PostgreSQL URL/],
+    // Nothing listens on port 1 (and the password must not be printed).
+    [
+      'postgres://kurus:hunter2secret@127.0.0.1:1/kurus',
+      /^cannot connect to the database of DATABASE_URL: .*ECONNREFUSED/,
+    ],
+  ]
+  for (const [url, message] of cases) {
+    const { code, out } = await serveExit({ KURUS_DATA_DIR: dir, DATABASE_URL: url, PORT: '0' })
+    assert.equal(code, 1, out)
+    const lines = out.split('\n').filter(Boolean)
+    assert.equal(lines.length, 1, out)
+    const line = JSON.parse(lines[0] ?? '') as Record<string, unknown>
+    assert.equal(line['level'], 60)
+    assert.equal(line['service'], 'kurus')
+    assert.equal(typeof line['pid'], 'number')
+    assert.equal(typeof line['version'], 'string')
+    assert.match(String(line['msg']), message)
+    assert.ok(!out.includes('hunter2secret'), 'the password is not printed')
+    assert.ok(!('err' in line), 'no stack')
   }
 })

@@ -69,10 +69,21 @@ export function isConnectionError(error: unknown): boolean {
   return cause !== undefined && cause !== error && isConnectionError(cause)
 }
 
+/**
+ * pg-pool gave up waiting for a free connection (connectionTimeoutMillis): every connection is
+ * busy with other requests. That is load, and the request is shed (503 SVC-GW-1005), so that
+ * an overload is answered with Retry-After rather than queued into the client's timeout.
+ */
+export function isPoolWaitTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'timeout exceeded when trying to connect'
+}
+
 export class DatabaseHealth {
   private open = false
   private timer: NodeJS.Timeout | undefined
   private closed = false
+  /** Answered once: before that a failure is the start's to report (main.ts), not an outage. */
+  private seen = false
   private readonly probe: () => Promise<void>
   private readonly log: HealthLog | undefined
 
@@ -91,14 +102,21 @@ export class DatabaseHealth {
     if (this.open) throw new DatabaseUnavailableError()
   }
 
+  /** A database call succeeded. */
+  succeeded(): void {
+    this.seen = true
+  }
+
   /** A database call failed: a connection-class error opens the breaker. */
   failed(error: unknown): void {
     if (this.open || this.closed || !isConnectionError(error)) return
     this.open = true
-    this.log?.error(
-      { event: 'database_down', reason: error instanceof Error ? error.message : String(error) },
-      'database unreachable: requests are answered 503 SVC-INT-9002 until it answers again',
-    )
+    if (this.seen) {
+      this.log?.error(
+        { event: 'database_down', reason: error instanceof Error ? error.message : String(error) },
+        'database unreachable: requests are answered 503 SVC-INT-9002 until it answers again',
+      )
+    }
     this.schedule()
   }
 
@@ -117,7 +135,8 @@ export class DatabaseHealth {
     }
     if (!this.open) return
     this.open = false
-    this.log?.info({ event: 'database_up' }, 'database reachable again: serving requests')
+    if (this.seen)
+      this.log?.info({ event: 'database_up' }, 'database reachable again: serving requests')
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isConnectionError } from '../db/health.ts'
+import { isConnectionError, isPoolWaitTimeout } from '../db/health.ts'
 import { AppError, type FieldIssue } from '../errors.ts'
 
 /**
@@ -7,6 +7,21 @@ import { AppError, type FieldIssue } from '../errors.ts'
  * want of a server): 503 with Retry-After, so that clients and the SDK retry, instead of a
  * 500 after a long wait. The breaker logs the outage once; requests log nothing more.
  */
+/**
+ * Load shedding's answer (SVC-GW-1005): beyond the in-flight limit (load-shedding.ts), or when
+ * an admitted request has waited its bound for a database connection (db/connect.ts).
+ */
+export function busy(): AppError {
+  return new AppError(
+    'SVC-GW-1005',
+    503,
+    'the service is busy; retry shortly',
+    undefined,
+    undefined,
+    { 'retry-after': '1' },
+  )
+}
+
 export function databaseUnavailable(): AppError {
   return new AppError(
     'SVC-INT-9002',
@@ -85,6 +100,7 @@ export function toAppError(error: FastifyError | Error): AppError {
     return new AppError('SVC-VAL-3002', 400, 'request body is not valid JSON')
   }
   if (isConnectionError(error)) return databaseUnavailable()
+  if (isPoolWaitTimeout(error)) return busy()
   const status = fe.statusCode
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 404) return new AppError('SVC-RES-3301', 404, 'not found')
@@ -145,7 +161,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     // not answer) is told by the access line's status and errorCode; under overload a stack
     // per shed request would spend the CPU the shedding is there to save.
     if (!(error instanceof AppError)) {
-      if (appError.status >= 500 && appError.code !== 'SVC-INT-9002') {
+      // Only what nobody expected: an outage (9002) is logged by the database's breaker, and
+      // a request shed while waiting for a connection (1005) by the access line.
+      if (appError.code === 'SVC-INT-9001') {
         request.log.error({ err: error, requestId: request.id }, 'unhandled error')
       }
     } else if (appError.status >= 500 && appError.status !== 503) {

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { Gauge, type Registry } from 'prom-client'
-import { AppError } from '../errors.ts'
+import { busy } from './errors.ts'
 
 /**
  * Sheds load instead of queueing it: beyond `inflightMax` requests in this process, new ones
- * get 503 SVC-GW-1005 with Retry-After at once. Queueing past the database pool's capacity only
+ * get 503 SVC-GW-1005 with Retry-After at once. An admitted request's wait for a database
+ * connection is bounded too (db/connect.ts): past it, the same 503, long before a client's
+ * timeout (issue 37: 2× overload answers 503 or success, never a hang). Queueing past the database pool's capacity only
  * turns overload into timeouts for everybody; a fast refusal keeps latency for the admitted
  * requests and tells clients when to come back. Health probes are never shed.
  *
@@ -33,18 +35,7 @@ export function installLoadShedding(
   app.addHook('onRequest', async (request, reply) => {
     if (request.url === '/healthz' || request.url === '/readyz' || request.url === '/metrics')
       return
-    if (inflight >= inflightMax) {
-      throw new AppError(
-        'SVC-GW-1005',
-        503,
-        'the service is busy; retry shortly',
-        undefined,
-        undefined,
-        {
-          'retry-after': '1',
-        },
-      )
-    }
+    if (inflight >= inflightMax) throw busy()
     inflight++
     reply.raw.once('close', () => {
       inflight--
