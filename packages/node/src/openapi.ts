@@ -602,7 +602,7 @@ export interface paths {
     }
     /**
      * List the merchant's API requests, newest first
-     * @description Every signed request of the last 7 days (KURUS_REQUEST_LOG_RETENTION_DAYS): method, path, status, SVC error code, duration, key and Idempotency-Key. Bodies, card data and secrets are never kept. Lines appear within about a second. Requests to this route are not logged.
+     * @description Every signed request of the last 7 days (KURUS_REQUEST_LOG_RETENTION_DAYS): method, path, status, SVC error code, duration, key and Idempotency-Key; requests refused with 401 for one of your keys too, with the reason (bad signature, skewed clock, missing header). Bodies, card data and secrets are never kept. Lines appear within about a second. Requests to this route are not logged.
      */
     get: operations['logs.list']
     put?: never
@@ -2859,6 +2859,7 @@ export interface components {
      *       "route": "/v1/payments/:id/refund",
      *       "status": 409,
      *       "errorCode": "SVC-PAY-3203",
+     *       "reason": null,
      *       "durationMs": 12,
      *       "apiKeyId": "key_0123456789abcdefghjkmnpq",
      *       "keyPrefix": "pk_demo_ab12",
@@ -2886,6 +2887,7 @@ export interface components {
       mode: 'demo' | 'live'
       /** @description as requested, ids included; no query string */
       path: string
+      reason: string | null
       /** @description X-Request-Id of the answer */
       requestId: string
       route: string | null
