@@ -5,7 +5,7 @@ import { dirname } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { KurusError, type Json, type Kurus, type ListQuery } from '../packages/node/src/index.ts'
 
-type PaymentListQuery = ListQuery<'/v1/transactions'>
+type PaymentListQuery = ListQuery<'/v1/payments'>
 
 // The merchant-facing commands of the `kurus` CLI (src/commands.ts parses them): `listen`,
 // `trigger`, `payments get|list`, `events tail`, `logs tail`. Each is a client of the public API through
