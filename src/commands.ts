@@ -1,34 +1,26 @@
 import cluster from 'node:cluster'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, DEMO_SEED_FILE, assertDemo, type Config } from './config.ts'
 import type { Database, Deps } from './database.ts'
-import { connectDatabase } from './platform/db/connect.ts'
-import { createLogger } from './platform/logger.ts'
-import { aggregateClusterMetrics } from './platform/metrics.ts'
-import { auditBooks } from './modules/audit/index.ts'
-import { canonicalString, signCanonical } from './modules/gateway/index.ts'
-import { countMerchants, createMerchant, revealDemoCredentials } from './modules/merchants/index.ts'
-import {
-  TRIGGERS,
-  eventsTail,
-  listen,
-  logsTail,
-  paymentsGet,
-  paymentsList,
-  trigger,
-  type DashboardLogin,
-} from './merchant-cli.ts'
-import { Kurus } from '../packages/node/src/index.ts'
-import { rotateMasterKeyEverywhere } from './rotation.ts'
-import { prepareDatabase, startRuntime, startWorker } from './server.ts'
-import { stopTracing } from './platform/tracing.ts'
+import type { DashboardLogin } from './merchant-cli.ts'
+import { canonicalString, sign as signCanonical } from '../packages/node/src/signing.ts'
 
 // The commands behind src/main.ts: `serve` (API, pages and, embedded, the worker), `worker`,
 // `migrate`, and the `kurus` CLI, which is a thin client of the operator API.
+// Each command imports what it needs when it runs (`await import`): the server, the database
+// drivers and the modules take seconds to load, and `--help`, `sign` or `payments list` need
+// none of them (docs/decisions/0038). `sign` uses the SDK's signer (held to the same vectors
+// as the gateway's verifier).
 
-const USAGE = `usage: kurus <command>
+/** The trigger names, for the usage text (src/merchant-cli.ts TRIGGERS, checked by a test). */
+const TRIGGER_NAMES =
+  'payment.captured, payment.authorized, payment.voided, payment.failed, payment.refunded, ' +
+  'refund.failed, customer.created, chargeback.received'
+
+export const USAGE = `usage: kurus <command>
   serve [--processes N] [--no-worker] run the API (npm start); N > 1 needs DATABASE_URL
   worker [--concurrency N]            run background jobs and reconcilers
   migrate                             apply database migrations
@@ -42,16 +34,19 @@ const USAGE = `usage: kurus <command>
   submerchant create --merchant mrc_… --name X --iban TR… --holder "Name" [--json]
   kyc set --merchant mrc_… --status approved|pending|rejected|suspended|expired|none
   sign METHOD PATH [BODY]             print a signed curl (keys from KURUS_PUBLIC_KEY /
-                                      KURUS_SECRET_KEY or the demo merchant)
+                                      KURUS_SECRET_KEY or the demo merchant); the signature
+                                      covers the path without its ?query
 
 Merchant commands (the API through @kurus/node; keys as for sign; server KURUS_URL):
-  listen --forward-to URL [--events a,b] [--store sto_…] [--email E --password P] [--json]
-                                      a temporary webhook endpoint (dashboard login:
+  listen --forward-to URL [--events a,b] [--store sto_…] [--email E --password P]
+         [--new-secret] [--json]      a webhook endpoint on this machine (dashboard login:
                                       KURUS_DASHBOARD_EMAIL / KURUS_DASHBOARD_PASSWORD or the
-                                      demo merchant's); forwards and prints each delivery
-  trigger EVENT [--json]              make sandbox objects that record EVENT: ${Object.keys(
-    TRIGGERS,
-  ).join(', ')} (also payment.succeeded, refund.completed…)
+                                      demo merchant's); forwards and prints each delivery.
+                                      One whsec_ per machine, server and store, kept in
+                                      ~/.config/kurus/listen.json; --new-secret makes another
+  trigger EVENT [--json]              make sandbox objects that record EVENT (sandbox
+                                      only): ${TRIGGER_NAMES}
+                                      (also payment.succeeded, refund.completed…)
   payments get pay_… [--json]
   payments list [--status S] [--limit N] [--json]
   events tail [--json]                print the merchant's events as they happen
@@ -69,6 +64,7 @@ interface DemoFile {
 export async function seedDemo(deps: Deps, config: Config): Promise<void> {
   assertDemo(config, 'the demo seed')
   const file = join(config.dataDir, DEMO_SEED_FILE)
+  const { countMerchants, createMerchant } = await import('./modules/merchants/index.ts')
   if ((await countMerchants(deps)) === 0) {
     const created = await createMerchant(deps, { name: 'Demo Merchant', kycStatus: 'approved' })
     const demo: DemoFile = {
@@ -89,7 +85,12 @@ function signedCurl(
   body?: string,
 ): string {
   const timestamp = new Date().toISOString()
-  const signature = signCanonical(keys.secretKey, canonicalString(timestamp, method, path, body))
+  // The signature covers the path only: the query string is not part of it (docs/api.md).
+  const signedPath = path.split('?')[0] ?? path
+  const signature = signCanonical(
+    keys.secretKey,
+    canonicalString(timestamp, method, signedPath, body ?? ''),
+  )
   const parts = [
     `curl -sS -X ${method} '${baseUrl}${path}'`,
     `-H 'X-Api-Key: ${keys.publicKey}'`,
@@ -105,6 +106,7 @@ function signedCurl(
 /** The start banner with the demo merchant's keys and the operator token (demo only). */
 export async function printDemoBanner(deps: Deps, config: Config, url: string): Promise<void> {
   assertDemo(config, 'the start banner (it prints keys)')
+  const { revealDemoCredentials } = await import('./modules/merchants/index.ts')
   const creds = await revealDemoCredentials(deps)
   if (!creds) return
   const demoFile = join(config.dataDir, DEMO_SEED_FILE)
@@ -137,7 +139,7 @@ function onShutdown(log: { info: (o: object, m: string) => void }, close: () => 
     log.info({ signal }, 'shutting down: finishing in-flight requests and jobs')
     // Spans still buffered leave before the process does (a no-op without tracing).
     close()
-      .then(stopTracing)
+      .then(async () => (await import('./platform/tracing.ts')).stopTracing())
       .then(
         () => process.exit(0),
         () => process.exit(1),
@@ -164,6 +166,7 @@ async function serve(config: Config, options: ServeOptions): Promise<void> {
   // In a cluster the API processes leave background work to `kurus worker` processes;
   // a single process (the sandbox) runs its own worker unless told not to.
   const runWorker = options.worker && options.processes <= 1
+  const { startRuntime } = await import('./server.ts')
   const runtime = await startRuntime(config, { runWorker, migrate: !cluster.isWorker })
   const { fastify, deps } = runtime.app
   const demo = config.env === 'demo' && !cluster.isWorker
@@ -176,6 +179,8 @@ async function serve(config: Config, options: ServeOptions): Promise<void> {
 /** The cluster's primary: migrates once, then forks the API processes and keeps them up. */
 async function servePrimary(config: Config, options: ServeOptions): Promise<void> {
   await migrate(config)
+  const { aggregateClusterMetrics } = await import('./platform/metrics.ts')
+  const { createLogger } = await import('./platform/logger.ts')
   aggregateClusterMetrics()
   for (let i = 0; i < options.processes; i++) cluster.fork()
   let stopping = false
@@ -197,11 +202,15 @@ async function servePrimary(config: Config, options: ServeOptions): Promise<void
 }
 
 async function worker(config: Config, concurrency: number): Promise<void> {
+  const { startWorker } = await import('./server.ts')
   const runtime = await startWorker(config, { concurrency })
   onShutdown({ info: () => undefined }, runtime.close)
 }
 
 async function migrate(config: Config): Promise<void> {
+  const { connectDatabase } = await import('./platform/db/connect.ts')
+  const { prepareDatabase } = await import('./server.ts')
+  const { createLogger } = await import('./platform/logger.ts')
   const database = await connectDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
@@ -216,6 +225,8 @@ async function migrate(config: Config): Promise<void> {
 
 /** `kurus check-ledger`: the books' invariants (src/modules/audit), read-only; exit 1 on problems. */
 async function checkLedgerCommand(config: Config, json: boolean): Promise<void> {
+  const { connectDatabase } = await import('./platform/db/connect.ts')
+  const { auditBooks } = await import('./modules/audit/index.ts')
   const database = await connectDatabase<Database>({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
@@ -241,6 +252,8 @@ async function checkLedgerCommand(config: Config, json: boolean): Promise<void> 
  * under the master key (src/rotation.ts). Exit 1 while something is left that no held key opens.
  */
 async function rotateMasterKeyCommand(config: Config): Promise<void> {
+  const { connectDatabase } = await import('./platform/db/connect.ts')
+  const { rotateMasterKeyEverywhere } = await import('./rotation.ts')
   const database = await connectDatabase<Database>({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
@@ -313,6 +326,7 @@ async function cli(config: Config, argv: string[]): Promise<void> {
       password: { type: 'string' },
       port: { type: 'string' },
       limit: { type: 'string' },
+      'new-secret': { type: 'boolean' },
     },
   })
   const [noun, verb, ...rest] = positionals
@@ -392,6 +406,7 @@ interface MerchantFlags {
   password?: string | undefined
   port?: string | undefined
   limit?: string | undefined
+  'new-secret'?: boolean | undefined
 }
 
 const out = (line: string): void => {
@@ -424,6 +439,34 @@ async function merchantCommand(
   rest: string[],
   flags: MerchantFlags,
 ): Promise<void> {
+  const [cli, sdk] = await Promise.all([
+    import('./merchant-cli.ts'),
+    import('../packages/node/src/index.ts'),
+  ])
+  try {
+    await runMerchantCommand(cli, sdk.Kurus, config, noun, verb, rest, flags)
+  } catch (error) {
+    // What the server or the network said, as one line: a stack trace tells an integrator
+    // nothing they can act on.
+    if (error instanceof sdk.KurusError) {
+      throw new ConfigError(`${error.message} (request ${error.requestId})`)
+    }
+    if (error instanceof sdk.KurusConnectionError || error instanceof cli.CliError) {
+      throw new ConfigError(error.message)
+    }
+    throw error
+  }
+}
+
+async function runMerchantCommand(
+  cli: typeof import('./merchant-cli.ts'),
+  Kurus: typeof import('../packages/node/src/index.ts').Kurus,
+  config: Config,
+  noun: string,
+  verb: string | undefined,
+  rest: string[],
+  flags: MerchantFlags,
+): Promise<void> {
   const json = flags.json === true
   const baseUrl = cliBaseUrl(config)
   const client = async () => new Kurus({ ...(await signingKeys(config)), baseUrl })
@@ -433,7 +476,7 @@ async function merchantCommand(
     const storeId =
       flags.store ?? demoFile(config)?.storeId ?? (await (await client()).whoami()).storeId
     if (!storeId) throw new ConfigError('--store sto_… is required (a store key has one)')
-    const handle = await listen({
+    const handle = await cli.listen({
       baseUrl,
       login: dashboardLogin(config, flags),
       storeId,
@@ -442,12 +485,14 @@ async function merchantCommand(
       port: flags.port === undefined ? undefined : Number(flags.port),
       json,
       out,
+      secrets: cli.listenSecretStore(listenConfigFile()),
+      newSecret: flags['new-secret'] === true,
     })
     const stop = () => {
       handle.stop().then(
         () => process.exit(0),
         (error: unknown) => {
-          process.stderr.write(`could not remove endpoint ${handle.endpointId}: ${String(error)}\n`)
+          process.stderr.write(`could not stop listening: ${String(error)}\n`)
           process.exit(1)
         },
       )
@@ -458,19 +503,27 @@ async function merchantCommand(
   }
   if (noun === 'trigger') {
     if (!verb) throw new ConfigError(`trigger needs an event type\n${USAGE}`)
-    const result = await trigger(await client(), verb)
+    const keys = await signingKeys(config)
+    // The sandbox's test cards, chargebacks and reconciler exist in demo only.
+    if (!keys.publicKey.startsWith('pk_demo_')) {
+      throw new ConfigError(
+        `kurus trigger works in the sandbox only (a pk_demo_… key): in live, events come from ` +
+          `real payments. Use a sandbox key, or kurus events tail to watch live events.`,
+      )
+    }
+    const result = await cli.trigger(new Kurus({ ...keys, baseUrl }), verb)
     if (json) return out(JSON.stringify(result, null, 2))
-    out(`Triggered ${result.trigger}: ${TRIGGERS[result.trigger]?.about ?? ''}`)
+    out(`Triggered ${result.trigger}: ${cli.TRIGGERS[result.trigger]?.about ?? ''}`)
     for (const [k, v] of Object.entries(result)) if (k !== 'trigger') out(`  ${k}: ${String(v)}`)
     return
   }
   if (noun === 'payments' && verb === 'get') {
     const [id] = rest
     if (!id) throw new ConfigError(`payments get needs a payment id\n${USAGE}`)
-    return paymentsGet(await client(), id, json, out)
+    return cli.paymentsGet(await client(), id, json, out)
   }
   if (noun === 'payments' && verb === 'list') {
-    return paymentsList(
+    return cli.paymentsList(
       await client(),
       { status: flags.status, limit: Number(flags.limit ?? '20') || 20 },
       json,
@@ -480,12 +533,16 @@ async function merchantCommand(
   if (noun === 'events' && verb === 'tail') {
     const controller = new AbortController()
     process.once('SIGINT', () => controller.abort())
-    return eventsTail(await client(), { json, intervalMs: 2000, signal: controller.signal }, out)
+    return cli.eventsTail(
+      await client(),
+      { json, intervalMs: 2000, signal: controller.signal },
+      out,
+    )
   }
   if (noun === 'logs' && verb === 'tail') {
     const controller = new AbortController()
     process.once('SIGINT', () => controller.abort())
-    return logsTail(
+    return cli.logsTail(
       await client(),
       {
         status: flags.status,
@@ -499,6 +556,14 @@ async function merchantCommand(
     )
   }
   throw new ConfigError(USAGE)
+}
+
+/** Where `listen` keeps its endpoint and secret: KURUS_CONFIG_DIR, else ~/.config/kurus. */
+function listenConfigFile(): string {
+  const dir =
+    process.env['KURUS_CONFIG_DIR'] ??
+    join(process.env['XDG_CONFIG_HOME'] ?? join(homedir(), '.config'), 'kurus')
+  return join(dir, 'listen.json')
 }
 
 async function signingKeys(config: Config): Promise<{ publicKey: string; secretKey: string }> {
@@ -519,6 +584,8 @@ async function signingKeys(config: Config): Promise<{ publicKey: string; secretK
     const { publicKey: pk, secretKey: sk } = fromServer
     if (typeof pk === 'string' && typeof sk === 'string') return { publicKey: pk, secretKey: sk }
   }
+  const { startRuntime } = await import('./server.ts')
+  const { revealDemoCredentials } = await import('./modules/merchants/index.ts')
   const runtime = await startRuntime(config, { migrate: false })
   try {
     const creds = await revealDemoCredentials(runtime.app.deps)

@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { dirname } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { KurusError, type Json, type Kurus, type ListQuery } from '../packages/node/src/index.ts'
 
-type PaymentListQuery = ListQuery<'/v1/transactions'>
+type PaymentListQuery = ListQuery<'/v1/payments'>
 
 // The merchant-facing commands of the `kurus` CLI (src/commands.ts parses them): `listen`,
 // `trigger`, `payments get|list`, `events tail`, `logs tail`. Each is a client of the public API through
@@ -12,6 +14,11 @@ type PaymentListQuery = ListQuery<'/v1/transactions'>
 // (docs/decisions/0028-cli-listen.md). Nothing here reads the database.
 
 export type Out = (line: string) => void
+
+/** A failure the user can act on: printed as its message, without a stack. */
+export class CliError extends Error {
+  override name = 'CliError'
+}
 
 // ---------------------------------------------------------------------------------------------
 // listen
@@ -34,6 +41,10 @@ export interface ListenOptions {
   port?: number | undefined
   json?: boolean | undefined
   out: Out
+  /** Where the endpoint of an earlier run is kept (its secret is reused); none: a new one. */
+  secrets?: ListenSecrets | undefined
+  /** Replace the kept endpoint (and its secret) with a new one. */
+  newSecret?: boolean | undefined
 }
 
 export interface ListenHandle {
@@ -42,8 +53,51 @@ export interface ListenHandle {
   secret: string
   /** The URL Kuruş delivers to (this process). */
   url: string
-  /** Deletes the endpoint and stops listening. */
+  /** Whether the endpoint (and secret) of an earlier run was reused. */
+  reused: boolean
+  /** Stops listening; a kept endpoint stays registered for the next run, another is deleted. */
   stop(): Promise<void>
+}
+
+/** The endpoint `listen` made on this machine for one server, store and event filter. */
+interface KeptEndpoint {
+  endpointId: string
+  secret: string
+  port: number
+  path: string
+}
+
+export interface ListenSecrets {
+  get(key: string): KeptEndpoint | undefined
+  set(key: string, value: KeptEndpoint | undefined): void
+}
+
+/**
+ * The endpoints `listen` keeps between runs, in a JSON file readable by its owner only
+ * (it holds webhook signing secrets, as a developer's shell history or .env would).
+ */
+export function listenSecretStore(file: string): ListenSecrets {
+  const read = (): Record<string, KeptEndpoint> => {
+    try {
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as {
+        endpoints?: Record<string, KeptEndpoint>
+      }
+      return parsed.endpoints ?? {}
+    } catch {
+      return {}
+    }
+  }
+  return {
+    get: (key) => read()[key],
+    set: (key, value) => {
+      const endpoints = Object.fromEntries(
+        Object.entries(read()).filter(([k]) => k !== key),
+      ) as Record<string, KeptEndpoint>
+      if (value !== undefined) endpoints[key] = value
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+      writeFileSync(file, JSON.stringify({ endpoints }, null, 2) + '\n', { mode: 0o600 })
+    },
+  }
 }
 
 async function dashboardCall<T>(
@@ -62,7 +116,7 @@ async function dashboardCall<T>(
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   })
   const text = await response.text()
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+  if (!response.ok) throw new CliError(`${method} ${path}: ${response.status} ${text}`)
   return (text ? JSON.parse(text) : null) as T
 }
 
@@ -85,14 +139,18 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const FORWARDED = ['content-type', 'webhook-id', 'webhook-timestamp', 'webhook-signature']
 
 /**
- * Registers a temporary webhook endpoint of the store that points at this process, and
+ * Registers a webhook endpoint of the store that points at this process (or, with `secrets`,
+ * takes up the one an earlier run on this machine registered, same port, path and secret), and
  * forwards every delivery to `forwardTo` with its body and Standard Webhooks headers
  * unchanged (so the local server verifies it with `secret`). The local answer's status is
  * Kuruş's answer, so a local failure is retried like any failed delivery.
  */
 export async function listen(options: ListenOptions): Promise<ListenHandle> {
   const { baseUrl, out } = options
-  const path = `/kurus-listen/${randomBytes(6).toString('hex')}`
+  const keptKey = `${baseUrl} ${options.storeId} ${options.events?.join(',') ?? '*'}`
+  const stored = options.secrets?.get(keptKey)
+  const kept = options.newSecret ? undefined : stored
+  const path = kept?.path ?? `/kurus-listen/${randomBytes(6).toString('hex')}`
   const server: Server = createServer((req, res) => {
     void (async () => {
       const raw = await readBody(req)
@@ -141,10 +199,21 @@ export async function listen(options: ListenOptions): Promise<ListenHandle> {
       res.writeHead(status).end()
     })()
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port ?? 0, '127.0.0.1', resolve)
-  })
+  const port = options.port ?? kept?.port ?? 0
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, '127.0.0.1', resolve)
+    })
+  } catch (error) {
+    if (kept && (error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new CliError(
+        `port ${port}, where this machine's endpoint ${kept.endpointId} delivers, is in use ` +
+          '(another kurus listen?); --new-secret makes another endpoint on another port',
+      )
+    }
+    throw error
+  }
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`
   const close = () =>
     new Promise<void>((resolve) => {
@@ -152,36 +221,76 @@ export async function listen(options: ListenOptions): Promise<ListenHandle> {
       server.close(() => resolve())
     })
   let endpoint: { id: string; secret: string }
+  let reused = false
   try {
     const token = await dashboardToken(baseUrl, options.login)
-    endpoint = await dashboardCall(
-      baseUrl,
-      'POST',
-      `/v1/stores/${options.storeId}/webhooks`,
-      token,
-      {
+    const hooks = `/v1/stores/${options.storeId}/webhooks`
+    if (stored && options.newSecret) {
+      // The old endpoint goes: its secret is the one being replaced.
+      await dashboardCall(baseUrl, 'DELETE', `${hooks}/${stored.endpointId}`, token).catch(
+        () => undefined,
+      )
+    }
+    const existing = kept
+      ? (
+          await dashboardCall<{ items: { id: string; status: string }[] }>(
+            baseUrl,
+            'GET',
+            hooks,
+            token,
+          )
+        ).items.find((e) => e.id === kept.endpointId)
+      : undefined
+    if (kept && existing) {
+      // Disabled after days of failed deliveries while no listen ran: back on.
+      if (existing.status !== 'enabled') {
+        await dashboardCall(baseUrl, 'POST', `${hooks}/${kept.endpointId}/enable`, token, {})
+      }
+      endpoint = { id: kept.endpointId, secret: kept.secret }
+      reused = true
+    } else {
+      endpoint = await dashboardCall(baseUrl, 'POST', hooks, token, {
         url,
         ...(options.events === undefined ? {} : { events: options.events }),
-      },
-    )
+      })
+      options.secrets?.set(keptKey, {
+        endpointId: endpoint.id,
+        secret: endpoint.secret,
+        port: (server.address() as AddressInfo).port,
+        path,
+      })
+    }
   } catch (error) {
     await close()
     throw error
   }
+  const keptNote = options.secrets
+    ? `${reused ? 'the same as last time' : 'new'}; kept for the next listen on this machine, --new-secret replaces it`
+    : 'removed when listen stops'
   out(
     options.json
-      ? JSON.stringify({ ready: true, endpointId: endpoint.id, secret: endpoint.secret, url })
+      ? JSON.stringify({
+          ready: true,
+          endpointId: endpoint.id,
+          secret: endpoint.secret,
+          url,
+          reused,
+        })
       : `Ready. Forwarding deliveries to ${options.forwardTo}\n` +
-          `Webhook signing secret: ${endpoint.secret}  (endpoint ${endpoint.id}, removed when listen stops)`,
+          `Webhook signing secret: ${endpoint.secret}  (endpoint ${endpoint.id}, ${keptNote})`,
   )
   let stopped = false
   return {
     endpointId: endpoint.id,
     secret: endpoint.secret,
     url,
+    reused,
     stop: async () => {
       if (stopped) return
       stopped = true
+      // Kept for the next run: deliveries made meanwhile fail and are retried, so they arrive
+      // when listen runs again (docs/decisions/0038).
+      if (options.secrets) return close()
       // A fresh token: the first one lasts an hour, and listen may have run longer.
       const token = await dashboardToken(baseUrl, options.login)
       await dashboardCall(
@@ -279,7 +388,7 @@ export async function trigger(kurus: Kurus, event: string): Promise<TriggerResul
   const name = TRIGGER_ALIASES[event] ?? event
   const spec = TRIGGERS[name]
   if (!spec) {
-    throw new Error(
+    throw new CliError(
       `cannot trigger ${event}; one of: ${[...Object.keys(TRIGGERS), ...Object.keys(TRIGGER_ALIASES)].join(', ')}`,
     )
   }
@@ -415,7 +524,9 @@ type RequestLogLine = Json<'/v1/logs', 'get'>['items'][number]
 function logLine(l: RequestLogLine): string {
   return (
     `${l.createdAt}  ${l.status} ${l.method.padEnd(6)} ${l.path}` +
-    `${l.errorCode === null ? '' : `  ${l.errorCode}`}  ${l.durationMs} ms  ${l.requestId}`
+    `${l.errorCode === null ? '' : `  ${l.errorCode}`}  ${l.durationMs} ms  ${l.requestId}` +
+    // A refused request says why (a bad signature, a skewed clock…) on the next line.
+    (l.reason === null ? '' : `\n    ${l.reason}`)
   )
 }
 

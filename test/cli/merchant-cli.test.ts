@@ -7,7 +7,7 @@
 // in child processes, with the merchant's keys and dashboard login in the environment.
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -45,6 +45,7 @@ function cliEnv(t: TestContext, h: TestApp, s: Shop): NodeJS.ProcessEnv {
     ...process.env,
     KURUS_ENV: 'demo',
     KURUS_DATA_DIR: dataDir,
+    KURUS_CONFIG_DIR: dataDir,
     KURUS_URL: h.url,
     KURUS_PUBLIC_KEY: s.publicKey,
     KURUS_SECRET_KEY: s.secretKey,
@@ -105,7 +106,7 @@ function startCli(args: string[], env: NodeJS.ProcessEnv) {
   }
 }
 
-test('kurus listen forwards signed deliveries, prints each with the local answer, and cleans up', async (t) => {
+test('kurus listen forwards signed deliveries, prints each with the local answer, and keeps one secret per machine', async (t) => {
   const h = await startTestApp(t)
   const s = await shop(h)
 
@@ -128,7 +129,8 @@ test('kurus listen forwards signed deliveries, prints each with the local answer
   t.after(() => new Promise((done) => local.close(done)))
   const forwardTo = `http://127.0.0.1:${(local.address() as AddressInfo).port}/hooks`
 
-  const cli = startCli(['listen', '--forward-to', forwardTo], cliEnv(t, h, s))
+  const env = cliEnv(t, h, s)
+  const cli = startCli(['listen', '--forward-to', forwardTo], env)
   t.after(() => cli.child.kill('SIGKILL'))
   secret = (await cli.waitFor(/whsec_\S+/)).trim()
   assert.match(cli.output(), /^Ready\. Forwarding deliveries to /m)
@@ -154,10 +156,31 @@ test('kurus listen forwards signed deliveries, prints each with the local answer
 
   cli.child.kill('SIGINT')
   assert.equal(await cli.exited, 0, cli.output())
-  assert.ok(
-    (await endpoints()).every((e) => e.id !== endpoint.id || e.status === 'deleted'),
-    'the temporary endpoint is gone',
+  // Kept for the next run: same endpoint, same secret, same port.
+  assert.ok((await endpoints()).some((e) => e.id === endpoint.id && e.status === 'enabled'))
+  const again = startCli(['listen', '--forward-to', forwardTo], env)
+  t.after(() => again.child.kill('SIGKILL'))
+  assert.equal((await again.waitFor(/whsec_\S+/)).trim(), secret)
+  assert.match(again.output(), /the same as last time/)
+  assert.deepEqual(
+    (await endpoints()).filter((e) => e.status === 'enabled').map((e) => e.url),
+    [endpoint.url],
   )
+  const file = join(String(env['KURUS_CONFIG_DIR']), 'listen.json')
+  assert.equal(statSync(file).mode & 0o777, 0o600)
+  again.child.kill('SIGINT')
+  assert.equal(await again.exited, 0, again.output())
+
+  // --new-secret: another endpoint and secret; the old endpoint is deleted.
+  const fresh = startCli(['listen', '--forward-to', forwardTo, '--new-secret'], env)
+  t.after(() => fresh.child.kill('SIGKILL'))
+  const newSecret = (await fresh.waitFor(/whsec_\S+/)).trim()
+  assert.notEqual(newSecret, secret)
+  const enabled = (await endpoints()).filter((e) => e.status === 'enabled')
+  assert.equal(enabled.length, 1)
+  assert.notEqual(enabled[0]?.id, endpoint.id)
+  fresh.child.kill('SIGINT')
+  assert.equal(await fresh.exited, 0, fresh.output())
 })
 
 async function token(h: TestApp, s: Shop): Promise<string> {

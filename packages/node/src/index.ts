@@ -126,7 +126,7 @@ export class Kurus {
       this.post('/v1/payments/card', body, undefined, opts),
     get: (id: string) => this.get('/v1/payments/{id}', { id }),
     /** Payments newest first; `for await` walks every page. */
-    list: (query: ListQuery<'/v1/transactions'> = {}) => this.list('/v1/transactions', query),
+    list: (query: ListQuery<'/v1/payments'> = {}) => this.list('/v1/payments', query),
     update: (id: string, body: Body<'/v1/payments/{id}', 'patch'>) =>
       this.transport.call<Json<'/v1/payments/{id}', 'patch'>>('patch', '/v1/payments/{id}', {
         path: { id },

@@ -708,7 +708,7 @@ export interface paths {
     }
     /**
      * List the merchant's API requests, newest first
-     * @description Every signed request of the last 7 days (KURUS_REQUEST_LOG_RETENTION_DAYS): method, path, status, SVC error code, duration, key and Idempotency-Key. Bodies, card data and secrets are never kept. Lines appear within about a second. Requests to this route are not logged.
+     * @description Every signed request of the last 7 days (KURUS_REQUEST_LOG_RETENTION_DAYS): method, path, status, SVC error code, duration, key and Idempotency-Key; requests refused with 401 for one of your keys too, with the reason (bad signature, skewed clock, missing header). Bodies, card data and secrets are never kept. Lines appear within about a second. Requests to this route are not logged.
      */
     get: operations['logs.list']
     put?: never
@@ -768,6 +768,26 @@ export interface paths {
     put?: never
     /** Deactivate a payment link (its page answers 410); idempotent */
     post: operations['paymentLinks.deactivate']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/payments': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * List the merchant's payments, newest first
+     * @description Each item is the payment as `GET /v1/payments/{id}` answers it. The filters are those of `GET /v1/transactions` (the read model's shorter rows): `status`, `storeId`, `customerId`, `method`, `from`/`to` (createdAt), `amountMin`/`amountMax` (kuruş) and one `metadata.<key>=<value>`. Keyset pages: pass `nextCursor` back as `cursor` with the same filters; a page never skips or repeats a payment when new ones arrive. Example: `GET /v1/payments?status=captured&limit=2`.
+     */
+    get: operations['payments.list']
+    put?: never
+    post?: never
     delete?: never
     options?: never
     head?: never
@@ -2934,6 +2954,11 @@ export interface components {
       /** @description keyed hash of the card number, stable per merchant (not across merchants) */
       fingerprint: string
     }
+    PaymentList: {
+      items: components['schemas']['Payment'][]
+      /** @description pass as cursor, with the same filters, for the next page; null on the last */
+      nextCursor: string | null
+    }
     /** @enum {string} */
     PaymentStatus:
       | 'pending'
@@ -3160,6 +3185,7 @@ export interface components {
      *       "route": "/v1/payments/:id/refund",
      *       "status": 409,
      *       "errorCode": "SVC-PAY-3203",
+     *       "reason": null,
      *       "durationMs": 12,
      *       "apiKeyId": "key_0123456789abcdefghjkmnpq",
      *       "keyPrefix": "pk_demo_ab12",
@@ -3187,6 +3213,7 @@ export interface components {
       mode: 'demo' | 'live'
       /** @description as requested, ids included; no query string */
       path: string
+      reason: string | null
       /** @description X-Request-Id of the answer */
       requestId: string
       route: string | null
@@ -8390,6 +8417,99 @@ export interface operations {
             /** @description {checkout_url}/l/{publicHash}: the public page */
             url: string
           }
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'payments.list': {
+    parameters: {
+      query?: {
+        /** @description kuruş, inclusive */
+        amountMax?: number
+        /** @description kuruş, inclusive */
+        amountMin?: number
+        /** @description nextCursor of the previous page, sent with the same filters */
+        cursor?: string
+        customerId?: string
+        /** @description createdAt lower bound, inclusive */
+        from?: string
+        limit?: number
+        method?: 'card' | 'qr'
+        /** @description docs/payments.md: the status table */
+        status?: components['schemas']['PaymentStatus']
+        storeId?: string
+        /** @description createdAt upper bound, exclusive */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PaymentList']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */

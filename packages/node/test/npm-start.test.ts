@@ -84,6 +84,8 @@ test('the quickstart against npm start, with kurus listen forwarding its webhook
       Object.entries(process.env).filter(([name]) => !SERVER_SETTINGS.includes(name)),
     ),
     KURUS_DATA_DIR: dataDir,
+    // Where `kurus listen` keeps its endpoint and secret (not the developer's ~/.config).
+    KURUS_CONFIG_DIR: dataDir,
     LOG_LEVEL: 'warn',
   }
   const api = `http://127.0.0.1:${apiPort}`

@@ -38,9 +38,9 @@ test('for await walks every page in order, with the filters on each request', as
   assert.deepEqual(
     urls.map((u) => [u.pathname, u.searchParams.get('status'), u.searchParams.get('cursor')]),
     [
-      ['/v1/transactions', 'captured', null],
-      ['/v1/transactions', 'captured', '1'],
-      ['/v1/transactions', 'captured', '2'],
+      ['/v1/payments', 'captured', null],
+      ['/v1/payments', 'captured', '1'],
+      ['/v1/payments', 'captured', '2'],
     ],
   )
   assert.ok(urls.every((u) => u.searchParams.get('limit') === '2'))

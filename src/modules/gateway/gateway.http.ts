@@ -13,6 +13,7 @@ import { gatewayError } from './gateway.errors.ts'
 import {
   beginIdempotentRequest,
   checkSignedHeaders,
+  refusalOf,
   finishIdempotentRequest,
   holdProcessLease,
   rejectReplay,
@@ -84,6 +85,7 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       })
     : database
   app.decorateRequest('auth', null)
+  app.decorateRequest('refusedAuth', null)
   app.decorateRequest('idempotency', null)
   app.decorateRequest('idempotentAnswer', null)
   // This process as a holder of claims: a retry of a request that died here or in a process
@@ -109,6 +111,7 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       if (Number(request.headers['content-length'] ?? 0) > UNREAD_BODY_CLOSE_BYTES) {
         void reply.header('connection', 'close')
       }
+      request.refusedAuth = await refusalOf(deps, header(request, 'x-api-key'), error)
       throw error
     }
   })
@@ -116,12 +119,17 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
   app.addHook('preValidation', async (request, reply) => {
     const pending = request.signedRequest
     if (!pending) throw gatewayError('api_key_invalid')
-    request.auth = verifySignature(
-      pending,
-      request.method,
-      request.url.split('?')[0] ?? '',
-      request.rawBody,
-    )
+    try {
+      request.auth = verifySignature(
+        pending,
+        request.method,
+        request.url.split('?')[0] ?? '',
+        request.rawBody,
+      )
+    } catch (error) {
+      request.refusedAuth = await refusalOf(deps, header(request, 'x-api-key'), error)
+      throw error
+    }
     request.log = request.log.child({ merchantId: request.auth.merchantId })
     reply.log = request.log
     const decision = await rateLimiter.take(`key:${request.auth.apiKeyId}`)

@@ -2,7 +2,7 @@ import type { Deps } from '../../database.ts'
 import { hmacSha256Hex, safeEqual } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { isUuidV4 } from '../../platform/ids.ts'
-import type { AuthContext } from '../../platform/http/auth.ts'
+import type { AuthContext, RefusedAuth } from '../../platform/http/auth.ts'
 import { findUsableKey, type AuthKey } from '../merchants/index.ts'
 import { gatewayError } from './gateway.errors.ts'
 import * as repo from './gateway.repository.ts'
@@ -42,16 +42,65 @@ export async function checkSignedHeaders(
   // A key of the other environment is the same answer as an unknown one (CONTRACT.md).
   if (!apiKey || !match || match[1] !== deps.config.env) throw gatewayError('api_key_invalid')
   const ts = timestamp ? parseTimestamp(timestamp) : undefined
-  if (ts === undefined || !timestamp) throw gatewayError('timestamp_invalid')
-  if (Math.abs(deps.clock.now().getTime() - ts) > TIMESTAMP_SKEW_MS_MAX) {
-    throw gatewayError('timestamp_invalid')
+  if (!timestamp) throw refused('timestamp_invalid', 'the X-Timestamp header is missing')
+  if (ts === undefined) {
+    throw refused(
+      'timestamp_invalid',
+      `X-Timestamp ${JSON.stringify(timestamp.slice(0, 40))} is not ISO 8601 UTC ending in Z`,
+    )
   }
-  if (!signature || !/^[0-9a-f]{64}$/.test(signature)) {
-    throw gatewayError('signature_invalid')
+  const skew = deps.clock.now().getTime() - ts
+  if (Math.abs(skew) > TIMESTAMP_SKEW_MS_MAX) {
+    throw refused(
+      'timestamp_invalid',
+      `X-Timestamp is ${duration(Math.abs(skew))} ${skew > 0 ? 'behind' : 'ahead of'} the ` +
+        "server's clock (at most 5 min either way): check the client's clock",
+    )
+  }
+  if (!signature) throw refused('signature_invalid', 'the X-Signature header is missing')
+  if (!/^[0-9a-f]{64}$/.test(signature)) {
+    throw refused('signature_invalid', 'X-Signature is not 64 lower-case hex characters')
   }
   const key = await findUsableKey(deps, apiKey)
   if (!key || key.env !== deps.config.env) throw gatewayError('api_key_invalid')
   return { key, timestamp, timestampMs: ts, signature }
+}
+
+/** Why a request with a known key was refused, for the merchant's request log: no secret. */
+const refusalReasons = new WeakMap<Error, string>()
+
+function refused(code: 'timestamp_invalid' | 'signature_invalid', reason: string) {
+  const error = gatewayError(code)
+  refusalReasons.set(error, reason)
+  return error
+}
+
+function duration(ms: number): string {
+  const s = Math.round(ms / 1000)
+  return s < 120 ? `${s} s` : s < 7200 ? `${Math.round(s / 60)} min` : `${Math.round(s / 3600)} h`
+}
+
+/**
+ * Whose request a refusal was, when its X-Api-Key names a usable key of this environment, and
+ * why it was refused: the merchant reads it in GET /v1/logs (`kurus logs tail`). A refusal for
+ * an unknown key belongs to no merchant and stays in the server's own log only.
+ */
+export async function refusalOf(
+  deps: Deps,
+  apiKey: string | undefined,
+  error: unknown,
+): Promise<RefusedAuth | null> {
+  if (!(error instanceof Error)) return null
+  const reason = refusalReasons.get(error)
+  if (reason === undefined || !apiKey) return null
+  const key = await findUsableKey(deps, apiKey)
+  if (!key || key.env !== deps.config.env) return null
+  return {
+    apiKeyId: key.apiKeyId,
+    merchantId: key.merchantId,
+    submerchantId: key.submerchantId,
+    reason,
+  }
 }
 
 /** The constant-time HMAC comparison over the exact body bytes (1002), before any parse. */
@@ -67,7 +116,16 @@ export function verifySignature(
     key.secretKey,
     canonicalString(pending.timestamp, method, path, rawBody),
   )
-  if (!safeEqual(expected, pending.signature)) throw gatewayError('signature_invalid')
+  if (!safeEqual(expected, pending.signature)) {
+    // What the server signed, so the client can compare: never the body or its hash (a hash
+    // of a small card body could be brute-forced back to the card number).
+    throw refused(
+      'signature_invalid',
+      `X-Signature does not match HMAC-SHA256(secret key, X-Timestamp + "\\n" + ${method} + ` +
+        `"\\n" + ${JSON.stringify(path)} + "\\n" + hex SHA-256 of the ${rawBody?.length ?? 0}-byte body)` +
+        ': sign the path without its query string, and the exact body bytes sent',
+    )
+  }
   return {
     apiKeyId: key.apiKeyId,
     merchantId: key.merchantId,

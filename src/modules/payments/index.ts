@@ -25,6 +25,7 @@ export {
 export type { Payment } from './payment-view.ts'
 export type { PaymentStatus, RefundStatus } from './payments.table.ts'
 export {
+  PaymentListQuery as PaymentListQuerySchema,
   PaymentStatus as PaymentStatusSchema,
   RefundStatus as RefundStatusSchema,
 } from './payments.schemas.ts'

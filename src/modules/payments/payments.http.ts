@@ -5,6 +5,7 @@ import type { Deps } from '../../database.ts'
 import type { Db, Tx } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { acquirerOfPayment } from '../acquirer/index.ts'
+import { validationError } from '../../platform/errors.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { errorEnvelope } from '../../platform/http/errors.ts'
 import { answerOnce, type IdempotentAnswer } from '../../platform/http/idempotent-answer.ts'
@@ -23,6 +24,8 @@ import {
   EmptyBody,
   InstallmentsQuery,
   InstallmentsResponse,
+  PaymentList,
+  PaymentListQuery,
   PaymentParams,
   PaymentResponse,
   PublicStatus,
@@ -45,6 +48,7 @@ import {
   voidPayment,
   type ActionAnswer,
 } from './captures.service.ts'
+import { listPayments } from './list.service.ts'
 import {
   complete3ds,
   getPayment,
@@ -372,6 +376,49 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
             ),
           (p) => reply.send(voidView(p)),
         ),
+    )
+
+    app.get(
+      '/v1/payments',
+      {
+        schema: {
+          operationId: 'payments.list',
+          tags,
+          summary: "List the merchant's payments, newest first",
+          description:
+            'Each item is the payment as `GET /v1/payments/{id}` answers it. The filters are ' +
+            "those of `GET /v1/transactions` (the read model's shorter rows): `status`, " +
+            '`storeId`, `customerId`, `method`, `from`/`to` (createdAt), `amountMin`/`amountMax` ' +
+            '(kuruş) and one `metadata.<key>=<value>`. Keyset pages: pass `nextCursor` back as ' +
+            '`cursor` with the same filters; a page never skips or repeats a payment when new ' +
+            'ones arrive. Example: `GET /v1/payments?status=captured&limit=2`.',
+          querystring: PaymentListQuery,
+          response: { 200: PaymentList, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { limit, cursor, from, to, ...query } = request.query
+        const filters: Record<string, unknown> = {}
+        const pairs: { key: string; value: string }[] = []
+        for (const [name, value] of Object.entries(query)) {
+          if (name.startsWith('metadata.')) pairs.push({ key: name.slice(9), value: String(value) })
+          else filters[name] = value
+        }
+        if (pairs.length > 1)
+          throw validationError('metadata', 'one metadata.<key> filter at a time')
+        const page = await listPayments(
+          deps,
+          authOf(request).merchantId,
+          {
+            ...(filters as Omit<typeof query, `metadata.${string}`>),
+            ...(pairs[0] ? { metadata: pairs[0] } : {}),
+            ...(from !== undefined ? { from: new Date(from) } : {}),
+            ...(to !== undefined ? { to: new Date(to) } : {}),
+          },
+          { limit, ...(cursor !== undefined ? { cursor } : {}) },
+        )
+        return { items: page.items.map(paymentJson), nextCursor: page.nextCursor }
+      },
     )
 
     app.get(

@@ -55,6 +55,37 @@ export function findPaymentById(
  * A payment and its completed captures, oldest first, in one statement (one round trip for
  * GET /v1/payments/{id}): the captures come as a JSON array and are revived into rows.
  */
+/**
+ * Payments of the merchant by id, each with its completed captures (GET /v1/payments: one
+ * page at once). Order is the caller's to restore.
+ */
+export async function findPaymentsWithCaptures(
+  db: Db,
+  merchantId: string,
+  paymentIds: readonly string[],
+): Promise<{ row: PaymentRow; captures: CaptureRow[] }[]> {
+  if (paymentIds.length === 0) return []
+  const found = await db
+    .selectFrom('payments')
+    .selectAll('payments')
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom('captures')
+          .selectAll('captures')
+          .whereRef('captures.payment_id', '=', 'payments.id')
+          .where('captures.merchant_id', '=', merchantId)
+          .where('captures.status', '=', 'completed')
+          .orderBy('captures.created_at')
+          .orderBy('captures.id'),
+      ).as('captures'),
+    )
+    .where('payments.merchant_id', '=', merchantId)
+    .where('payments.id', 'in', paymentIds)
+    .execute()
+  return found.map(({ captures, ...row }) => ({ row, captures: captures.map(reviveCapture) }))
+}
+
 export async function findPaymentWithCaptures(
   db: Db,
   merchantId: string,

@@ -349,6 +349,58 @@ export const PaymentResponse = Type.Object(
   { title: 'Payment', examples: [PAYMENT_EXAMPLE] },
 )
 
+const ListId = Type.String({ minLength: 1, maxLength: 128 })
+
+/**
+ * The filters of GET /v1/payments, which GET /v1/transactions shares (transactions.schemas.ts
+ * takes this schema): one list of payments, two views of each item.
+ */
+export const PaymentListQuery = Type.Object(
+  {
+    status: Type.Optional(PaymentStatus),
+    storeId: Type.Optional(ListId),
+    customerId: Type.Optional(ListId),
+    from: Type.Optional(
+      Type.String({ format: 'date-time', description: 'createdAt lower bound, inclusive' }),
+    ),
+    to: Type.Optional(
+      Type.String({ format: 'date-time', description: 'createdAt upper bound, exclusive' }),
+    ),
+    amountMin: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 10_000_000_000, description: 'kuruş, inclusive' }),
+    ),
+    amountMax: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 10_000_000_000, description: 'kuruş, inclusive' }),
+    ),
+    method: Type.Optional(Type.Union([Type.Literal('card'), Type.Literal('qr')])),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description: 'nextCursor of the previous page, sent with the same filters',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    // metadata.<key>=<value>: one exact pair of the payment's metadata (docs/payments.md).
+    patternProperties: {
+      '^metadata\\..{1,40}$': Type.String({ maxLength: 500 }),
+    },
+  },
+)
+
+export const PaymentList = Type.Object(
+  {
+    items: Type.Array(PaymentResponse),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'pass as cursor, with the same filters, for the next page; null on the last',
+    }),
+  },
+  { title: 'PaymentList' },
+)
+
 export const PublicStatus = Type.Object({ paymentId: Type.String(), status: Type.String() })
 
 export const InstallmentsQuery = Type.Object(

@@ -37,7 +37,8 @@ function errorCodeOf(payload: unknown): string | null {
 
 /**
  * Records every request the gateway authenticated (request.auth set: a signed merchant or
- * submerchant key) once its answer is sent. Installed on the root instance before the signed
+ * submerchant key), and every one it refused for a key of a merchant's (request.refusedAuth,
+ * with the reason), once its answer is sent. Installed on the root instance before the signed
  * API is registered, so its hooks run for the signed routes without the gateway knowing; a
  * request refused before it was authenticated has no merchant to belong to and is not kept.
  */
@@ -45,14 +46,16 @@ export function installRequestLog(app: FastifyInstance, deps: Deps): void {
   const writer = new RequestLogWriter(deps.db, deps.log)
   const errorCodes = new WeakMap<FastifyRequest, string>()
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.auth && reply.statusCode >= 400) {
+    if ((request.auth ?? request.refusedAuth) && reply.statusCode >= 400) {
       const code = errorCodeOf(payload)
       if (code !== null) errorCodes.set(request, code)
     }
     return payload
   })
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
-    const auth = request.auth
+    // A refused request counts when its key is one of the merchant's (the gateway says so):
+    // a bad signature or a skewed clock is the commonest integration mistake.
+    const auth = request.auth ?? request.refusedAuth
     if (!auth || request.routeOptions.config.requestLog === false) return
     writer.record({
       merchantId: auth.merchantId,
@@ -66,6 +69,7 @@ export function installRequestLog(app: FastifyInstance, deps: Deps): void {
       route: request.routeOptions.url ?? null,
       status: reply.statusCode,
       errorCode: errorCodes.get(request) ?? null,
+      reason: request.refusedAuth?.reason ?? null,
       durationMs: reply.elapsedTime,
       idempotencyKey: header(request, 'idempotency-key'),
       at: deps.clock.now(),
@@ -93,7 +97,9 @@ export function requestLogsRoutes(deps: Deps): FastifyPluginAsync {
           summary: "List the merchant's API requests, newest first",
           description:
             'Every signed request of the last 7 days (KURUS_REQUEST_LOG_RETENTION_DAYS): ' +
-            'method, path, status, SVC error code, duration, key and Idempotency-Key. Bodies, ' +
+            'method, path, status, SVC error code, duration, key and Idempotency-Key; requests ' +
+            'refused with 401 for one of your keys too, with the reason (bad signature, skewed ' +
+            'clock, missing header). Bodies, ' +
             'card data and secrets are never kept. Lines appear within about a second. ' +
             'Requests to this route are not logged.',
           querystring: RequestLogQuery,

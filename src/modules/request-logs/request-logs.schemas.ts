@@ -13,6 +13,13 @@ export const RequestLogSchema = Type.Object(
     route: Nullable(Type.String({ description: 'the route pattern, e.g. /v1/payments/:id' })),
     status: Type.Integer(),
     errorCode: Nullable(Type.String({ description: 'the SVC code of an error answer' })),
+    reason: Nullable(
+      Type.String({
+        description:
+          'why the gateway refused the request (401 for one of your keys: a signature that ' +
+          'does not match, a clock off by more than 5 minutes, a missing header); never a secret',
+      }),
+    ),
     durationMs: Type.Integer(),
     apiKeyId: Type.String(),
     keyPrefix: Type.String({ description: 'the public key’s first characters' }),
@@ -32,6 +39,7 @@ export const RequestLogSchema = Type.Object(
         route: '/v1/payments/:id/refund',
         status: 409,
         errorCode: 'SVC-PAY-3203',
+        reason: null,
         durationMs: 12,
         apiKeyId: 'key_0123456789abcdefghjkmnpq',
         keyPrefix: 'pk_demo_ab12',

@@ -42,6 +42,8 @@ interface RequestLogEntry {
   route: string | null
   status: number
   errorCode: string | null
+  /** Why the gateway refused the request (bad signature, skewed clock…), if it did. */
+  reason: string | null
   durationMs: number
   idempotencyKey: string | undefined
   at: Date
@@ -69,6 +71,8 @@ function requestLogRow(entry: RequestLogEntry): NewRequestLog {
     route: entry.route,
     status: entry.status,
     error_code: entry.errorCode,
+    reason:
+      entry.reason === null ? null : entry.reason.replace(DIGIT_RUN, '[redacted]').slice(0, 500),
     duration_ms: Math.max(0, Math.round(entry.durationMs)),
     idempotency_key:
       entry.idempotencyKey === undefined
@@ -148,6 +152,7 @@ export interface RequestLog {
   route: string | null
   status: number
   errorCode: string | null
+  reason: string | null
   durationMs: number
   apiKeyId: string
   keyPrefix: string
@@ -166,6 +171,7 @@ function rowToRequestLog(row: RequestLogRow): RequestLog {
     route: row.route,
     status: row.status,
     errorCode: row.error_code,
+    reason: row.reason,
     durationMs: row.duration_ms,
     apiKeyId: row.api_key_id,
     keyPrefix: row.key_prefix,

@@ -20,6 +20,8 @@ export interface RequestLogsTable {
   status: number
   /** The error envelope's SVC code of a 4xx/5xx answer. */
   error_code: string | null
+  /** Why the gateway refused it (401 for one of the merchant's keys), never a secret. */
+  reason: string | null
   duration_ms: number
   idempotency_key: string | null
   created_at: Date

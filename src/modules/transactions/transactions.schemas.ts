@@ -1,7 +1,11 @@
 import { Type } from 'typebox'
 import { Timestamp } from '../../platform/http/schemas.ts'
 import { ChargebackStatusSchema } from '../disputes/index.ts'
-import { PaymentStatusSchema, RefundStatusSchema } from '../payments/index.ts'
+import {
+  PaymentListQuerySchema,
+  PaymentStatusSchema,
+  RefundStatusSchema,
+} from '../payments/index.ts'
 
 const Currency = Type.Literal('TRY')
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) =>
@@ -17,33 +21,8 @@ const Kurus = (description: string) =>
 const From = Type.String({ format: 'date-time', description: 'createdAt lower bound, inclusive' })
 const To = Type.String({ format: 'date-time', description: 'createdAt upper bound, exclusive' })
 
-export const TransactionsQuery = Type.Object(
-  {
-    status: Type.Optional(PaymentStatus),
-    storeId: Type.Optional(Id),
-    customerId: Type.Optional(Id),
-    from: Type.Optional(From),
-    to: Type.Optional(To),
-    amountMin: Type.Optional(Kurus('kuruş, inclusive')),
-    amountMax: Type.Optional(Kurus('kuruş, inclusive')),
-    method: Type.Optional(Method),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 2048,
-        description: 'nextCursor of the previous page, sent with the same filters',
-      }),
-    ),
-  },
-  {
-    additionalProperties: false,
-    // metadata.<key>=<value>: one exact pair of the payment's metadata (docs/payments.md).
-    patternProperties: {
-      '^metadata\\..{1,40}$': Type.String({ maxLength: 500 }),
-    },
-  },
-)
+// The same filters as GET /v1/payments: the payments module owns the one list of payments.
+export const TransactionsQuery = PaymentListQuerySchema
 
 export const TransactionParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) })
 export const ExportParams = Type.Object({

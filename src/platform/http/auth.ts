@@ -12,9 +12,21 @@ export interface AuthContext {
   kycStatus: 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired'
 }
 
+/**
+ * A request the gateway refused (401) although its X-Api-Key names a usable key: whose it was
+ * and why, so the merchant's request log shows their own failed attempts. Never a secret.
+ */
+export interface RefusedAuth {
+  apiKeyId: string
+  merchantId: string
+  submerchantId: string | null
+  reason: string
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | null
+    refusedAuth: RefusedAuth | null
   }
   interface FastifyReply {
     /** Set on an idempotent replay: the X-Request-Id of the original request. */
