@@ -303,7 +303,7 @@ test('the overview shows the figures of payments made through the API', async (t
   assert.equal(page.status, 200)
   assert.match(blockText(page.text, 'today-gross', 'li'), /₺1\.234,56/)
   assert.match(blockText(page.text, 'today-count', 'li'), /2$/)
-  assert.match(blockText(page.text, 'last30-gross', 'li'), /₺1\.234,56/)
+  assert.match(blockText(page.text, 'period-gross', 'li'), /₺1\.234,56/)
   // Approved 3 (two captured, one authorized) of 4 decided (one declined).
   assert.match(blockText(page.text, 'today-success', 'li'), /%75/)
   assert.match(blockText(page.text, 'refunds', 'li'), /₺100,00/)
@@ -326,6 +326,44 @@ test('the overview shows the figures of payments made through the API', async (t
   assert.ok(table.includes('₺1.234,56'), 'the table has today’s volume')
   assert.match(page.text, /id="page-data"/)
   assert.ok(csrfOf(page.text))
+  // Against the previous period (nothing then): its value, no percentage of nothing.
+  assert.match(blockText(page.text, 'period-gross', 'li'), /Önceki dönem: ₺0,00/)
+
+  // The periods: 7 days, today; a custom one compared with the days before it.
+  const week = await web.get('/dashboard?range=7')
+  assert.equal(week.status, 200)
+  assert.equal((tableText(week.text, 'volume-table').match(/₺/g) ?? []).length, 7 * 2)
+  assert.match(week.text, /aria-current="true"[^>]*>Son 7 gün|Son 7 gün/)
+  const today = await web.get('/dashboard?range=today')
+  assert.match(blockText(today.text, 'period-gross', 'li'), /₺1\.234,56/)
+  h.clock.advance(2 * 24 * 3600_000)
+  await paidPayment(m, 50_000)
+  const later = await signedIn(h, m) // two days on, the first session has ended
+  const day = (offset: number) =>
+    new Date(h.clock.now().getTime() + offset * 24 * 3600_000).toLocaleDateString('en-CA', {
+      timeZone: 'Europe/Istanbul',
+    })
+  const custom = await later.get(`/dashboard?range=custom&from=${day(0)}&to=${day(0)}`)
+  assert.equal(custom.status, 200)
+  assert.match(blockText(custom.text, 'period-gross', 'li'), /₺500,00/)
+  const twoDays = await later.get(`/dashboard?range=custom&from=${day(-2)}&to=${day(-2)}`)
+  assert.match(blockText(twoDays.text, 'period-gross', 'li'), /₺1\.234,56/)
+  const compared = await later.get(`/dashboard?range=custom&from=${day(-1)}&to=${day(0)}`)
+  // ₺500,00 now against ₺1.234,56 in the two days before: −59,5%.
+  assert.match(
+    blockText(compared.text, 'period-gross', 'li'),
+    /Önceki döneme göre -%59,5 \(₺1\.234,56\)/,
+  )
+  // A period that ends before it starts, or in the future: refused at the field, in Turkish.
+  for (const bad of [
+    `from=${day(0)}&to=${day(-3)}`,
+    `from=${day(0)}&to=${day(5)}`,
+    'from=x&to=y',
+  ]) {
+    const refused = await later.get(`/dashboard?range=custom&${bad}`)
+    assert.equal(refused.status, 400, bad)
+    assert.match(refused.text, /class="field-error"[^>]*>Geçerli bir tarih aralığı seçin/)
+  }
 })
 
 test('the card vault access log lists each time a card was read out of the vault', async (t) => {
