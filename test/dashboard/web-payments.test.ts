@@ -11,6 +11,7 @@ import { startTestApp } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
 import { buildExport } from '../../src/modules/transactions/index.ts'
 import { getPayment } from '../../src/modules/payments/index.ts'
+import { memberWeb } from './_sections.ts'
 import {
   alertOf,
   apiPayment,
@@ -381,4 +382,47 @@ test('the card vault access log lists each time a card was read out of the vault
   const theirs = await signedIn(h, other)
   const empty = await theirs.get('/dashboard/developers/card-access')
   assert.ok(!empty.text.includes(cardToken), 'scoped to the merchant')
+})
+
+test('the header’s search: ids to their pages, an amount, an email, anything else to payments', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const paid = await paidPayment(m, 15_000)
+  const web = await signedIn(h, m)
+  const page = await web.get('/dashboard/payments')
+  assert.match(page.text, /role="search"[\s\S]*?id="search-header"/)
+  const where = async (q: string) =>
+    (await web.get(`/dashboard/search?q=${encodeURIComponent(q)}`)).location
+  assert.equal(await where(paid.paymentId), `/dashboard/payments/${paid.paymentId}`)
+  assert.equal(await where('cus_abc123'), '/dashboard/customers/cus_abc123')
+  assert.equal(await where('sub_abc123'), '/dashboard/subscriptions/sub_abc123')
+  assert.equal(await where('inv_abc123'), '/dashboard/invoices/inv_abc123')
+  assert.equal(await where('₺150,00'), '/dashboard/payments?min=150%2C00&max=150%2C00')
+  assert.equal(await where('ayse@example.com'), '/dashboard/customers?q=ayse%40example.com')
+  assert.equal(await where('0016'), '/dashboard/payments?q=0016')
+  // The amount search finds the payment.
+  const byAmount = await web.get('/dashboard/payments?min=150%2C00&max=150%2C00')
+  assert.match(tableText(byAmount.text, 'payments-table'), new RegExp(paid.transactionId))
+  const byTransaction = await web.get((await where(paid.transactionId)) ?? '')
+  assert.match(tableText(byTransaction.text, 'payments-table'), new RegExp(paid.transactionId))
+})
+
+test('internals (event codes, ledger legs, risk facts) only under "Teknik ayrıntılar", for developer roles', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const paid = await paidPayment(m, 15_000)
+  const owner = await signedIn(h, m)
+  const mine = await owner.get(`/dashboard/payments/${paid.paymentId}`)
+  assert.match(
+    mine.text,
+    /<details class="tech-details" id="payment-internals">\s*<summary>Teknik ayrıntılar/,
+  )
+  assert.match(
+    blockText(mine.text, 'payment-internals', 'details'),
+    /payment\.captured|DEBIT|CREDIT/,
+  )
+  const finance = await memberWeb(h, m, 'finance')
+  const theirs = await finance.get(`/dashboard/payments/${paid.paymentId}`)
+  assert.equal(theirs.status, 200)
+  assert.doesNotMatch(theirs.text, /Teknik ayrıntılar|payment-internals|risk-facts|DEBIT/)
 })

@@ -11,8 +11,8 @@ import {
 } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
-import { BASE, allow, renderPage } from './dashboard.web.ts'
-import { queryFields } from './forms.ts'
+import { BASE, allow, redirect, renderPage } from './dashboard.web.ts'
+import { parseLira, queryFields } from './forms.ts'
 import {
   RANGE_KEYS,
   merchantOverview,
@@ -109,8 +109,34 @@ function rangeChooser(lang: Lang, range: OverviewRange, invalid: boolean): SafeH
   </div>`
 }
 
+/**
+ * Where the header's search box sends a query: an id to its page, an amount to the payments
+ * of that amount, anything else (transactionId, last 4 digits, email) to the payments search,
+ * which finds those (and an email's customer).
+ */
+export function searchTarget(q: string): string {
+  const text = q.trim()
+  if (/^pay_\w+$/.test(text)) return `${BASE}/payments/${text}`
+  if (/^cus_\w+$/.test(text)) return `${BASE}/customers/${text}`
+  if (/^sub_\w+$/.test(text)) return `${BASE}/subscriptions/${text}`
+  if (/^inv_\w+$/.test(text)) return `${BASE}/invoices/${text}`
+  // "₺1.234,56", "150,00": an amount (a bare number is a transactionId or last 4 digits).
+  if (/^₺\s*[\d.,]+$|^\d[\d.]*,\d{1,2}$/.test(text) && parseLira(text) !== undefined) {
+    const amount = encodeURIComponent(text.replace(/^₺\s*/, ''))
+    return `${BASE}/payments?min=${amount}&max=${amount}`
+  }
+  if (text === '') return `${BASE}/payments`
+  if (text.includes('@')) return `${BASE}/customers?q=${encodeURIComponent(text)}`
+  return `${BASE}/payments?q=${encodeURIComponent(text)}`
+}
+
 export function overviewPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
+    app.get('/search', async (request, reply) => {
+      allow(deps, request, reply, 'read')
+      return redirect(reply, searchTarget(queryFields(request).text('q', 200)))
+    })
+
     app.get('/', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'read')
       const { lang } = ctx
