@@ -224,6 +224,7 @@ try {
       ['developers', '/dashboard/developers'],
       ['team', '/dashboard/settings'],
       ['audit-log', '/dashboard/settings/audit-log'],
+      ['reports', '/dashboard/reports'],
     ]
     for (const lang of ['tr', 'en'] as const) {
       for (const [width, height] of [

@@ -5,7 +5,8 @@
 // its container sits in a scroll wrapper, and from 1280 px up no table needs that wrapper to
 // scroll (the reports, API keys and payments tables once hid their last columns); (4) with a
 // sidebar, its background reaches the bottom of a long page; (5) at 360 px the header is
-// compact (the navigation behind a menu button that opens it).
+// compact (the navigation behind a menu button that opens it); the overview chart's tooltip
+// names the day in Turkish and the amount in lira.
 // Method: playwright-core driving Debian's chromium against startTestApp (PGlite only: the
 // layout does not depend on the database); geometry read with getBoundingClientRect.
 import assert from 'node:assert/strict'
@@ -165,6 +166,7 @@ if (runsBackendIndependentChecks()) {
     const state = await signedIn.storageState()
 
     const listPages = [
+      '/dashboard',
       '/dashboard/payments',
       '/dashboard/customers',
       '/dashboard/subscriptions',
@@ -201,6 +203,22 @@ if (runsBackendIndependentChecks()) {
         for (const path of listPages) {
           await page.goto(`${h.url}${path}`)
           problems.push(...problemsOf(await measure(page), width, `${path} at ${width}`, true))
+        }
+        if (width === 1280) {
+          // The chart's tooltip: the day in Turkish, the amount in lira, the previous period.
+          await page.goto(`${h.url}/dashboard?range=7`)
+          const over = page.locator('#volume-chart .u-over')
+          await over.waitFor()
+          const box = await over.boundingBox()
+          assert.ok(box)
+          // The latest day (hover scrolls the chart into view first).
+          await over.hover({ position: { x: box.width - 4, y: box.height / 2 } })
+          const tip = page.locator('.chart-tip')
+          await tip.waitFor()
+          assert.match(
+            await tip.innerText(),
+            /\d{1,2} (Ocak|Şubat|Mart|Nisan|Mayıs|Haziran|Temmuz|Ağustos|Eylül|Ekim|Kasım|Aralık) \d{4}[\s\S]*Brüt hacim: ₺[\d.]+,\d\d[\s\S]*Önceki dönem/,
+          )
         }
         if (width === 360) {
           // The navigation is one tap away, not a sideways strip.

@@ -11,6 +11,7 @@ import { startTestApp } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
 import { buildExport } from '../../src/modules/transactions/index.ts'
 import { getPayment } from '../../src/modules/payments/index.ts'
+import { memberWeb } from './_sections.ts'
 import {
   alertOf,
   apiPayment,
@@ -303,7 +304,7 @@ test('the overview shows the figures of payments made through the API', async (t
   assert.equal(page.status, 200)
   assert.match(blockText(page.text, 'today-gross', 'li'), /₺1\.234,56/)
   assert.match(blockText(page.text, 'today-count', 'li'), /2$/)
-  assert.match(blockText(page.text, 'last30-gross', 'li'), /₺1\.234,56/)
+  assert.match(blockText(page.text, 'period-gross', 'li'), /₺1\.234,56/)
   // Approved 3 (two captured, one authorized) of 4 decided (one declined).
   assert.match(blockText(page.text, 'today-success', 'li'), /%75/)
   assert.match(blockText(page.text, 'refunds', 'li'), /₺100,00/)
@@ -326,6 +327,44 @@ test('the overview shows the figures of payments made through the API', async (t
   assert.ok(table.includes('₺1.234,56'), 'the table has today’s volume')
   assert.match(page.text, /id="page-data"/)
   assert.ok(csrfOf(page.text))
+  // Against the previous period (nothing then): its value, no percentage of nothing.
+  assert.match(blockText(page.text, 'period-gross', 'li'), /Önceki dönem: ₺0,00/)
+
+  // The periods: 7 days, today; a custom one compared with the days before it.
+  const week = await web.get('/dashboard?range=7')
+  assert.equal(week.status, 200)
+  assert.equal((tableText(week.text, 'volume-table').match(/₺/g) ?? []).length, 7 * 2)
+  assert.match(week.text, /aria-current="true"[^>]*>Son 7 gün|Son 7 gün/)
+  const today = await web.get('/dashboard?range=today')
+  assert.match(blockText(today.text, 'period-gross', 'li'), /₺1\.234,56/)
+  h.clock.advance(2 * 24 * 3600_000)
+  await paidPayment(m, 50_000)
+  const later = await signedIn(h, m) // two days on, the first session has ended
+  const day = (offset: number) =>
+    new Date(h.clock.now().getTime() + offset * 24 * 3600_000).toLocaleDateString('en-CA', {
+      timeZone: 'Europe/Istanbul',
+    })
+  const custom = await later.get(`/dashboard?range=custom&from=${day(0)}&to=${day(0)}`)
+  assert.equal(custom.status, 200)
+  assert.match(blockText(custom.text, 'period-gross', 'li'), /₺500,00/)
+  const twoDays = await later.get(`/dashboard?range=custom&from=${day(-2)}&to=${day(-2)}`)
+  assert.match(blockText(twoDays.text, 'period-gross', 'li'), /₺1\.234,56/)
+  const compared = await later.get(`/dashboard?range=custom&from=${day(-1)}&to=${day(0)}`)
+  // ₺500,00 now against ₺1.234,56 in the two days before: −59,5%.
+  assert.match(
+    blockText(compared.text, 'period-gross', 'li'),
+    /Önceki döneme göre -%59,5 \(₺1\.234,56\)/,
+  )
+  // A period that ends before it starts, or in the future: refused at the field, in Turkish.
+  for (const bad of [
+    `from=${day(0)}&to=${day(-3)}`,
+    `from=${day(0)}&to=${day(5)}`,
+    'from=x&to=y',
+  ]) {
+    const refused = await later.get(`/dashboard?range=custom&${bad}`)
+    assert.equal(refused.status, 400, bad)
+    assert.match(refused.text, /class="field-error"[^>]*>Geçerli bir tarih aralığı seçin/)
+  }
 })
 
 test('the card vault access log lists each time a card was read out of the vault', async (t) => {
@@ -343,4 +382,47 @@ test('the card vault access log lists each time a card was read out of the vault
   const theirs = await signedIn(h, other)
   const empty = await theirs.get('/dashboard/developers/card-access')
   assert.ok(!empty.text.includes(cardToken), 'scoped to the merchant')
+})
+
+test('the header’s search: ids to their pages, an amount, an email, anything else to payments', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const paid = await paidPayment(m, 15_000)
+  const web = await signedIn(h, m)
+  const page = await web.get('/dashboard/payments')
+  assert.match(page.text, /role="search"[\s\S]*?id="search-header"/)
+  const where = async (q: string) =>
+    (await web.get(`/dashboard/search?q=${encodeURIComponent(q)}`)).location
+  assert.equal(await where(paid.paymentId), `/dashboard/payments/${paid.paymentId}`)
+  assert.equal(await where('cus_abc123'), '/dashboard/customers/cus_abc123')
+  assert.equal(await where('sub_abc123'), '/dashboard/subscriptions/sub_abc123')
+  assert.equal(await where('inv_abc123'), '/dashboard/invoices/inv_abc123')
+  assert.equal(await where('₺150,00'), '/dashboard/payments?min=150%2C00&max=150%2C00')
+  assert.equal(await where('ayse@example.com'), '/dashboard/customers?q=ayse%40example.com')
+  assert.equal(await where('0016'), '/dashboard/payments?q=0016')
+  // The amount search finds the payment.
+  const byAmount = await web.get('/dashboard/payments?min=150%2C00&max=150%2C00')
+  assert.match(tableText(byAmount.text, 'payments-table'), new RegExp(paid.transactionId))
+  const byTransaction = await web.get((await where(paid.transactionId)) ?? '')
+  assert.match(tableText(byTransaction.text, 'payments-table'), new RegExp(paid.transactionId))
+})
+
+test('internals (event codes, ledger legs, risk facts) only under "Teknik ayrıntılar", for developer roles', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const paid = await paidPayment(m, 15_000)
+  const owner = await signedIn(h, m)
+  const mine = await owner.get(`/dashboard/payments/${paid.paymentId}`)
+  assert.match(
+    mine.text,
+    /<details class="tech-details" id="payment-internals">\s*<summary>Teknik ayrıntılar/,
+  )
+  assert.match(
+    blockText(mine.text, 'payment-internals', 'details'),
+    /payment\.captured|DEBIT|CREDIT/,
+  )
+  const finance = await memberWeb(h, m, 'finance')
+  const theirs = await finance.get(`/dashboard/payments/${paid.paymentId}`)
+  assert.equal(theirs.status, 200)
+  assert.doesNotMatch(theirs.text, /Teknik ayrıntılar|payment-internals|risk-facts|DEBIT/)
 })

@@ -250,6 +250,11 @@ export async function renderPage(ctx: PageContext, page: PageInput): Promise<Fas
     assets: ASSETS,
     sandbox: deps.config.env === 'demo',
     nav: { label: t(lang, 'dash_nav_label'), links },
+    search: {
+      action: `${BASE}/search`,
+      label: t(lang, 'dash_search_label'),
+      placeholder: t(lang, 'dash_search_placeholder'),
+    },
     account: {
       email: ctx.member.email,
       roleLabel: roleLabel(lang, ctx.member.role),

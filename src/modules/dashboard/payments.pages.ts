@@ -9,6 +9,7 @@ import {
   field,
   postButton,
   section,
+  technicalDetails,
 } from '../../platform/web/components.ts'
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
@@ -210,6 +211,37 @@ async function detailPage(
         )}
       </ol>`
     : markup`<p class="muted">${t(lang, 'dash_none')}</p>`
+  // Raw event codes and ledger legs are for those who build on the API, not finance staff.
+  const technical = ctx.can('developers.keys')
+  const internals = technical
+    ? section({
+        title: t(lang, 'web_technical_details'),
+        id: 'technical-heading',
+        body: technicalDetails(
+          lang,
+          markup`<h3>${t(lang, 'dash_pay_timeline')}</h3>
+            ${timeline}
+            <h3>${t(lang, 'dash_pay_ledger')}</h3>
+            ${dataTable({
+              caption: t(lang, 'dash_pay_ledger'),
+              columns: [
+                { label: t(lang, 'dash_col_account') },
+                { label: t(lang, 'dash_col_owner') },
+                { label: t(lang, 'dash_col_direction') },
+                { label: t(lang, 'dash_col_amount'), numeric: true },
+              ],
+              rows: d.legs.map((l) => [
+                markup`<span class="mono">${l.accountType}</span>`,
+                `${l.ownerType} ${l.ownerId}`,
+                l.direction,
+                money(l.amount),
+              ]),
+              empty: t(lang, 'dash_none'),
+            })}`,
+          'payment-internals',
+        ),
+      })
+    : ''
   const content = markup`
     ${section({ title: t(lang, 'dash_pay_amounts'), id: 'amounts-heading', body: amounts })}
     ${actionsPanel(ctx, p, {
@@ -220,9 +252,8 @@ async function detailPage(
     ${section({
       title: t(lang, 'dash_risk_title'),
       id: 'risk-heading',
-      body: riskDetails(lang, p.risk, d.riskFacts, d.rules),
+      body: riskDetails(lang, p.risk, d.riskFacts, d.rules, technical),
     })}
-    ${section({ title: t(lang, 'dash_pay_timeline'), id: 'timeline-heading', body: timeline })}
     ${section({
       title: t(lang, 'dash_pay_refunds'),
       id: 'refunds-heading',
@@ -265,32 +296,13 @@ async function detailPage(
       }),
     })}
     ${section({
-      title: t(lang, 'dash_pay_ledger'),
-      id: 'ledger-heading',
-      body: dataTable({
-        caption: t(lang, 'dash_pay_ledger'),
-        columns: [
-          { label: t(lang, 'dash_col_account') },
-          { label: t(lang, 'dash_col_owner') },
-          { label: t(lang, 'dash_col_direction') },
-          { label: t(lang, 'dash_col_amount'), numeric: true },
-        ],
-        rows: d.legs.map((l) => [
-          markup`<span class="mono">${l.accountType}</span>`,
-          `${l.ownerType} ${l.ownerId}`,
-          l.direction,
-          money(l.amount),
-        ]),
-        empty: t(lang, 'dash_none'),
-      }),
-    })}
-    ${section({
       title: t(lang, 'dash_pay_metadata'),
       id: 'metadata-heading',
       body: Object.keys(p.metadata).length
         ? facts(Object.entries(p.metadata))
         : markup`<p class="muted">${t(lang, 'dash_none')}</p>`,
-    })}`
+    })}
+    ${internals}`
   return renderPage(ctx, {
     heading: t(lang, 'dash_pay_title', { amount: money(p.amount) }),
     section: 'payments',

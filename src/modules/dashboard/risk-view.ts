@@ -1,4 +1,10 @@
-import { badge, dataTable, facts, type BadgeTone } from '../../platform/web/components.ts'
+import {
+  badge,
+  dataTable,
+  facts,
+  technicalDetails,
+  type BadgeTone,
+} from '../../platform/web/components.ts'
 import { formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
@@ -81,6 +87,8 @@ export function riskDetails(
   risk: RiskAssessment | null,
   riskFacts: RiskFacts | null,
   rules: readonly Rule[],
+  /** Show the facts (under "Teknik ayrıntılar"): for roles that build on the API. */
+  technical = true,
 ): SafeHtml {
   if (!risk) return markup`<p class="muted" id="risk-none">${t(lang, 'dash_risk_none')}</p>`
   const reasons = parseReasons(risk.reasons)
@@ -127,18 +135,24 @@ export function riskDetails(
       empty: t(lang, 'dash_risk_no_signals'),
     })}
     ${
-      riskFacts
-        ? dataTable({
-            caption: t(lang, 'dash_risk_facts'),
-            showCaption: true,
-            id: 'risk-facts',
-            columns: [{ label: t(lang, 'dash_risk_fact') }, { label: t(lang, 'dash_risk_value') }],
-            rows: factRows(lang, riskFacts).map(([k, v]) => [
-              markup`<span class="mono">${k}</span>`,
-              markup`<span class="mono">${v}</span>`,
-            ]),
-            empty: t(lang, 'dash_none'),
-          })
+      riskFacts && technical
+        ? technicalDetails(
+            lang,
+            dataTable({
+              caption: t(lang, 'dash_risk_facts'),
+              showCaption: true,
+              id: 'risk-facts',
+              columns: [
+                { label: t(lang, 'dash_risk_fact') },
+                { label: t(lang, 'dash_risk_value') },
+              ],
+              rows: factRows(lang, riskFacts).map(([k, v]) => [
+                markup`<span class="mono">${k}</span>`,
+                markup`<span class="mono">${v}</span>`,
+              ]),
+              empty: t(lang, 'dash_none'),
+            }),
+          )
         : ''
     }`
 }

@@ -66,6 +66,8 @@ export interface ShellInput {
   sandbox: boolean
   /** Absent on pages before sign-in (then there is no navigation). */
   nav?: { label: string; links: readonly NavLink[] }
+  /** The search across the app, in the header (signed-in pages). */
+  search?: { action: string; label: string; placeholder: string }
   account?: Account
   csrfToken?: string
   flash?: Flash
@@ -116,6 +118,14 @@ export function appShell(input: ShellInput): string {
   const { lang, assets } = input
   const signedIn = input.account !== undefined && input.csrfToken !== undefined
   // With a navigation, narrow screens show these inside the menu (app.css), not in the header.
+  const search = input.search
+    ? (
+        id: string,
+      ) => markup`<form method="get" action="${input.search?.action ?? ''}" class="header-search" role="search">
+        <label class="sr-only" for="${id}">${input.search?.label ?? ''}</label>
+        <input type="search" id="${id}" name="q" maxlength="200" placeholder="${input.search?.placeholder ?? ''}" />
+      </form>`
+    : () => markup``
   const tools = markup`${langSwitch(lang, input.langHrefs)}
   ${input.account && input.csrfToken ? accountBox(lang, input.account, input.csrfToken) : ''}`
   const page = markup`<!doctype html>
@@ -158,14 +168,16 @@ export function appShell(input: ShellInput): string {
             ><span class="brand-name">Kuruş</span></a
           >
           ${input.sandbox ? markup`<span class="badge badge-warning">${t(lang, 'web_sandbox')}</span>` : ''}
-          <div class="${input.nav ? 'header-tools header-tools-wide' : 'header-tools'}">${tools}</div>
+          <div class="${input.nav ? 'header-tools header-tools-wide' : 'header-tools'}">
+            ${search('search-header')}${tools}
+          </div>
         </header>
         <div class="${input.nav ? 'app-body app-body-nav' : 'app-body'}">
           ${
             input.nav
               ? markup`<div id="app-menu" class="app-menu">
                 ${navigation(input.nav)}
-                <div class="menu-tools">${tools}</div>
+                <div class="menu-tools">${search('search-menu')}${tools}</div>
               </div>`
               : ''
           }

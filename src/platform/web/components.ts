@@ -251,3 +251,15 @@ export function textArea(f: TextAreaInput): SafeHtml {
     ${f.error ? markup`<p class="field-error" id="${id}-error">${f.error}</p>` : ''}
   </div>`
 }
+
+/**
+ * Internals (raw event codes, ledger legs, risk facts) folded away under "Teknik ayrıntılar":
+ * the pages show them only to roles that build on the API; finance and support staff read
+ * the page without them.
+ */
+export function technicalDetails(lang: Lang, body: Interpolation, id?: string): SafeHtml {
+  return markup`<details class="tech-details" ${id ? markup`id="${id}"` : ''}>
+    <summary>${t(lang, 'web_technical_details')}</summary>
+    ${body}
+  </details>`
+}
