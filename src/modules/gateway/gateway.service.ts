@@ -1,4 +1,4 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { hmacSha256Hex, safeEqual } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { isUuidV4 } from '../../platform/ids.ts'
@@ -146,10 +146,10 @@ export function validateIdempotencyKey(key: string): void {
 }
 
 /** Whether the request holding `row`'s claim is gone (its process died or it ended here). */
-async function claimAbandoned(deps: Deps, owner: ClaimOwner, row: IdempotencyRow, now: Date) {
+async function claimAbandoned(tx: Tx, owner: ClaimOwner, row: IdempotencyRow, now: Date) {
   if (row.owner === owner.id) return !owner.inFlight.has(row.request_id)
   if (row.owner !== null) {
-    const live = await repo.processLeaseLive(deps.db, row.owner)
+    const live = await repo.processLeaseLive(tx, row.owner)
     if (live !== undefined) return !live
   }
   return row.locked_at === null || now.getTime() - row.locked_at.getTime() > IDEMPOTENCY_STALE_MS
@@ -209,7 +209,7 @@ export async function beginIdempotentRequest(
         requestId: row.request_id,
       }
     }
-    if (row.state === 'retryable' || (await claimAbandoned(deps, owner, row, now))) {
+    if (row.state === 'retryable' || (await claimAbandoned(tx, owner, row, now))) {
       await repo.updateIdempotencyReclaimed(
         tx,
         id,
