@@ -14,15 +14,18 @@ import {
   beginIdempotentRequest,
   checkSignedHeaders,
   finishIdempotentRequest,
+  claimIdempotentResource,
   holdProcessLease,
+  idempotentAnswerCommitted,
+  recordIdempotentAnswer,
   rejectReplay,
+  type ClaimFields,
   validateIdempotencyKey,
   verifySignature,
   type ClaimOwner,
   type IdempotencyIdentity,
   type PendingSignedRequest,
 } from './gateway.service.ts'
-import * as repo from './gateway.repository.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { databaseReplayStore, memoryReplayStore, redisReplayStore } from './replay.ts'
 
@@ -239,11 +242,11 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
   })
 
   // The claim fields of requests in flight, for onSend (the port keeps its own copy).
-  const answerClaims = new Map<string, repo.ClaimFields>()
+  const answerClaims = new Map<string, ClaimFields>()
 
   function answerPort(
     identity: IdempotencyIdentity,
-    claim: repo.ClaimFields,
+    claim: ClaimFields,
     resumeId: string | null,
     reply: FastifyReply,
   ): IdempotentAnswer<Db> {
@@ -255,7 +258,7 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
         return recorded
       },
       async claim(db, resourceId) {
-        if (!(await repo.claimIdempotencyResource(db, identity, claim, resourceId))) {
+        if (!(await claimIdempotentResource(db, identity, claim, resourceId))) {
           throw gatewayError('idempotency_in_progress')
         }
       },
@@ -267,14 +270,13 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
           body: serialize ? serialize(payload as Record<string, unknown>) : JSON.stringify(payload),
           contentType: 'application/json; charset=utf-8',
         }
-        if (!(await repo.recordIdempotencyAnswer(db, identity, claim, answer))) {
+        if (!(await recordIdempotentAnswer(db, identity, claim, answer))) {
           throw gatewayError('idempotency_in_progress')
         }
         recorded = answer
       },
       async committed() {
-        const row = await repo.findIdempotencyKey(deps.db, identity)
-        return row?.state === 'done' && row.request_id === claim.requestId
+        return idempotentAnswerCommitted(deps, identity, claim.requestId)
       },
     }
   }

@@ -1,4 +1,4 @@
-import type { Deps, Tx } from '../../database.ts'
+import type { Db, Deps, Tx } from '../../database.ts'
 import { hmacSha256Hex, safeEqual } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { isUuidV4 } from '../../platform/ids.ts'
@@ -249,6 +249,38 @@ export async function finishIdempotentRequest(
   } else {
     await repo.recordIdempotencyAnswer(deps.db, id, claim, response)
   }
+}
+
+export type ClaimFields = repo.ClaimFields
+
+/** In the use case's claim transaction: false when the key is no longer this request's. */
+export function claimIdempotentResource(
+  db: Db,
+  id: IdempotencyIdentity,
+  claim: ClaimFields,
+  resourceId: string,
+): Promise<boolean> {
+  return repo.claimIdempotencyResource(db, id, claim, resourceId)
+}
+
+/** In the use case's outcome transaction: false when the key is no longer this request's. */
+export function recordIdempotentAnswer(
+  db: Db,
+  id: IdempotencyIdentity,
+  claim: ClaimFields,
+  answer: { status: number; body: string; contentType: string },
+): Promise<boolean> {
+  return repo.recordIdempotencyAnswer(db, id, claim, answer)
+}
+
+/** Whether this request's answer is the committed one. */
+export async function idempotentAnswerCommitted(
+  deps: Deps,
+  id: IdempotencyIdentity,
+  requestId: string,
+): Promise<boolean> {
+  const row = await repo.findIdempotencyKey(deps.db, id)
+  return row?.state === 'done' && row.request_id === requestId
 }
 
 const LEASE_TTL_SECONDS = 5
