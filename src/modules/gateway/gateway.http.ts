@@ -159,16 +159,25 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       endpoint: `${request.method} ${request.url.split('?')[0] ?? ''}`,
       key: key.toLowerCase(),
     }
-    const start = await beginIdempotentRequest(
-      deps,
-      identity,
-      request.rawBody,
-      request.id,
-      owner,
-      request.routeOptions.config.deferredIdempotency ?? false,
-    )
+    // In flight from before its claim commits: a concurrent retry in this process must not
+    // see the fresh claim as abandoned.
+    owner.inFlight.add(request.id)
+    let start
+    try {
+      start = await beginIdempotentRequest(
+        deps,
+        identity,
+        request.rawBody,
+        request.id,
+        owner,
+        request.routeOptions.config.deferredIdempotency ?? false,
+      )
+    } catch (error) {
+      owner.inFlight.delete(request.id)
+      throw error
+    }
+    if (start.kind !== 'proceed') owner.inFlight.delete(request.id)
     if (start.kind === 'proceed') {
-      owner.inFlight.add(request.id)
       request.idempotency = identity
       request.idempotentAnswer = answerPort(identity, start.claim, start.resourceId, reply)
       return
