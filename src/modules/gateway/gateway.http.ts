@@ -196,9 +196,11 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
     if (!identity) return payload
     request.idempotency = null
     const answer = request.idempotentAnswer
-    owner.inFlight.delete(request.id)
+    // Out of flight only once its record is written (below, or by its outcome transaction):
+    // until then a concurrent retry here must not see the claim as abandoned.
     if (answer?.recorded && payload === answer.recorded.body) {
       // Recorded by the use case's outcome transaction; what goes out are those bytes.
+      owner.inFlight.delete(request.id)
       failpoint('answer.before_flush')
       return payload
     }
@@ -240,6 +242,7 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       })
       request.log.error({ err: error }, 'could not record the idempotent response')
     }
+    owner.inFlight.delete(request.id)
     failpoint('answer.before_flush')
     return payload
   })
