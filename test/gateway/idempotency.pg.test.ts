@@ -273,7 +273,7 @@ test('Idempotency-Key on a GET is ignored', async (t) => {
   assert.notEqual(a.requestId, b.requestId)
 })
 
-test('a claim older than 60 s is taken over, and only the new holder records its answer', async (t) => {
+test('a live holder keeps its claim past 60 s; a dead one loses it, and only the new holder records its answer', async (t) => {
   const { h, m, state } = await setup(t)
   let open = (): void => undefined
   state.gate = new Promise<void>((resolve) => (open = resolve))
@@ -288,8 +288,16 @@ test('a claim older than 60 s is taken over, and only the new holder records its
     idempotencyKey: key,
   })
   assertEnvelope(busy, 409, 'SVC-GW-2002')
-  // The first request's process is presumed dead after 60 s: a retry may take the key over.
+  // Still running in a live process: no stale window takes it over (decision 0035).
   h.clock.advance(61_000)
+  const stillBusy = await m.client.request('POST', '/v1/test/effects', {
+    body: { a: 1 },
+    idempotencyKey: key,
+  })
+  assertEnvelope(stillBusy, 409, 'SVC-GW-2002')
+  // Its owner gone (another process, no lease): the retry takes the key over.
+  await sql`update idempotency_keys set owner = ${randomUUID()}
+            where idempotency_key = ${key}::uuid`.execute(h.deps.db)
   state.gate = undefined
   const takeover = await m.client.request('POST', '/v1/test/effects', {
     body: { a: 1 },

@@ -15,15 +15,18 @@ import {
   checkSignedHeaders,
   refusalOf,
   finishIdempotentRequest,
+  claimIdempotentResource,
   holdProcessLease,
+  idempotentAnswerCommitted,
+  recordIdempotentAnswer,
   rejectReplay,
+  type ClaimFields,
   validateIdempotencyKey,
   verifySignature,
   type ClaimOwner,
   type IdempotencyIdentity,
   type PendingSignedRequest,
 } from './gateway.service.ts'
-import * as repo from './gateway.repository.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import { databaseReplayStore, memoryReplayStore, redisReplayStore } from './replay.ts'
 
@@ -164,16 +167,25 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       endpoint: `${request.method} ${request.url.split('?')[0] ?? ''}`,
       key: key.toLowerCase(),
     }
-    const start = await beginIdempotentRequest(
-      deps,
-      identity,
-      request.rawBody,
-      request.id,
-      owner,
-      request.routeOptions.config.deferredIdempotency ?? false,
-    )
+    // In flight from before its claim commits: a concurrent retry in this process must not
+    // see the fresh claim as abandoned.
+    owner.inFlight.add(request.id)
+    let start
+    try {
+      start = await beginIdempotentRequest(
+        deps,
+        identity,
+        request.rawBody,
+        request.id,
+        owner,
+        request.routeOptions.config.deferredIdempotency ?? false,
+      )
+    } catch (error) {
+      owner.inFlight.delete(request.id)
+      throw error
+    }
+    if (start.kind !== 'proceed') owner.inFlight.delete(request.id)
     if (start.kind === 'proceed') {
-      owner.inFlight.add(request.id)
       request.idempotency = identity
       request.idempotentAnswer = answerPort(identity, start.claim, start.resourceId, reply)
       return
@@ -192,9 +204,11 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
     if (!identity) return payload
     request.idempotency = null
     const answer = request.idempotentAnswer
-    owner.inFlight.delete(request.id)
+    // Out of flight only once its record is written (below, or by its outcome transaction):
+    // until then a concurrent retry here must not see the claim as abandoned.
     if (answer?.recorded && payload === answer.recorded.body) {
       // Recorded by the use case's outcome transaction; what goes out are those bytes.
+      owner.inFlight.delete(request.id)
       failpoint('answer.before_flush')
       return payload
     }
@@ -236,6 +250,7 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       })
       request.log.error({ err: error }, 'could not record the idempotent response')
     }
+    owner.inFlight.delete(request.id)
     failpoint('answer.before_flush')
     return payload
   })
@@ -247,11 +262,11 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
   })
 
   // The claim fields of requests in flight, for onSend (the port keeps its own copy).
-  const answerClaims = new Map<string, repo.ClaimFields>()
+  const answerClaims = new Map<string, ClaimFields>()
 
   function answerPort(
     identity: IdempotencyIdentity,
-    claim: repo.ClaimFields,
+    claim: ClaimFields,
     resumeId: string | null,
     reply: FastifyReply,
   ): IdempotentAnswer<Db> {
@@ -263,7 +278,7 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
         return recorded
       },
       async claim(db, resourceId) {
-        if (!(await repo.claimIdempotencyResource(db, identity, claim, resourceId))) {
+        if (!(await claimIdempotentResource(db, identity, claim, resourceId))) {
           throw gatewayError('idempotency_in_progress')
         }
       },
@@ -275,14 +290,13 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
           body: serialize ? serialize(payload as Record<string, unknown>) : JSON.stringify(payload),
           contentType: 'application/json; charset=utf-8',
         }
-        if (!(await repo.recordIdempotencyAnswer(db, identity, claim, answer))) {
+        if (!(await recordIdempotentAnswer(db, identity, claim, answer))) {
           throw gatewayError('idempotency_in_progress')
         }
         recorded = answer
       },
       async committed() {
-        const row = await repo.findIdempotencyKey(deps.db, identity)
-        return row?.state === 'done' && row.request_id === claim.requestId
+        return idempotentAnswerCommitted(deps, identity, claim.requestId)
       },
     }
   }

@@ -1,4 +1,4 @@
-import type { Deps } from '../../database.ts'
+import type { Db, Deps, Tx } from '../../database.ts'
 import { hmacSha256Hex, safeEqual } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { isUuidV4 } from '../../platform/ids.ts'
@@ -204,10 +204,10 @@ export function validateIdempotencyKey(key: string): void {
 }
 
 /** Whether the request holding `row`'s claim is gone (its process died or it ended here). */
-async function claimAbandoned(deps: Deps, owner: ClaimOwner, row: IdempotencyRow, now: Date) {
+async function claimAbandoned(tx: Tx, owner: ClaimOwner, row: IdempotencyRow, now: Date) {
   if (row.owner === owner.id) return !owner.inFlight.has(row.request_id)
   if (row.owner !== null) {
-    const live = await repo.processLeaseLive(deps.db, row.owner)
+    const live = await repo.processLeaseLive(tx, row.owner)
     if (live !== undefined) return !live
   }
   return row.locked_at === null || now.getTime() - row.locked_at.getTime() > IDEMPOTENCY_STALE_MS
@@ -267,7 +267,7 @@ export async function beginIdempotentRequest(
         requestId: row.request_id,
       }
     }
-    if (row.state === 'retryable' || (await claimAbandoned(deps, owner, row, now))) {
+    if (row.state === 'retryable' || (await claimAbandoned(tx, owner, row, now))) {
       await repo.updateIdempotencyReclaimed(
         tx,
         id,
@@ -307,6 +307,38 @@ export async function finishIdempotentRequest(
   } else {
     await repo.recordIdempotencyAnswer(deps.db, id, claim, response)
   }
+}
+
+export type ClaimFields = repo.ClaimFields
+
+/** In the use case's claim transaction: false when the key is no longer this request's. */
+export function claimIdempotentResource(
+  db: Db,
+  id: IdempotencyIdentity,
+  claim: ClaimFields,
+  resourceId: string,
+): Promise<boolean> {
+  return repo.claimIdempotencyResource(db, id, claim, resourceId)
+}
+
+/** In the use case's outcome transaction: false when the key is no longer this request's. */
+export function recordIdempotentAnswer(
+  db: Db,
+  id: IdempotencyIdentity,
+  claim: ClaimFields,
+  answer: { status: number; body: string; contentType: string },
+): Promise<boolean> {
+  return repo.recordIdempotencyAnswer(db, id, claim, answer)
+}
+
+/** Whether this request's answer is the committed one. */
+export async function idempotentAnswerCommitted(
+  deps: Deps,
+  id: IdempotencyIdentity,
+  requestId: string,
+): Promise<boolean> {
+  const row = await repo.findIdempotencyKey(deps.db, id)
+  return row?.state === 'done' && row.request_id === requestId
 }
 
 const LEASE_TTL_SECONDS = 5

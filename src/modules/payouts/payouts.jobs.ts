@@ -11,6 +11,38 @@ import {
   mailBankAccountChange,
 } from './bank-account.service.ts'
 
+// PostgreSQL away (refused, shut down, connection lost): SQLSTATE classes 08 and 57P, and
+// the driver's own socket errors.
+const OUTAGE = /^(08|57P)|^ECONN|^EPIPE$|^ETIMEDOUT$/
+const OUTAGE_WAIT_MS_MAX = 120_000
+
+function isOutage(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && OUTAGE.test(code)) return true
+  return (
+    error instanceof Error && /Connection terminated|connection (is )?closed/i.test(error.message)
+  )
+}
+
+/**
+ * Runs one payout, riding out a database outage in place (issue 35): a job whose database went
+ * away cannot even be marked failed, so pg-boss would hold it `active` until it expires and
+ * the payout would sit in `processing` for many minutes. Retried here every second instead,
+ * it resumes as soon as the database is back (each step is a conditional update, the rail is
+ * keyed by the payout id: a repeat does nothing twice).
+ */
+async function processRidingOutages(deps: Deps, merchantId: string, payoutId: string) {
+  const until = Date.now() + OUTAGE_WAIT_MS_MAX
+  for (;;) {
+    try {
+      return await processPayout(deps, merchantId, payoutId)
+    } catch (error) {
+      if (!isOutage(error) || Date.now() > until) throw error
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+    }
+  }
+}
+
 interface ProcessPayoutData {
   merchantId: string
   payoutIds: string[]
@@ -36,7 +68,7 @@ export function payoutsJobs(deps: Deps): JobDefinition<object>[] {
       handler: async (data) => {
         assertProcessPayoutData(data)
         for (const payoutId of data.payoutIds) {
-          await processPayout(deps, data.merchantId, payoutId)
+          await processRidingOutages(deps, data.merchantId, payoutId)
         }
       },
       retryLimit: 8,
