@@ -14,7 +14,6 @@ import { completedRefundFigures, dailyPaymentFigures, type DayFigures } from '..
 // tables as the API; no SQL here). Days are Turkish calendar days; "30 days" is today and the
 // 29 days before it.
 
-export const OVERVIEW_DAYS = 30
 /** The longest custom range (a year and a day: a whole leap year). */
 export const RANGE_DAYS_MAX = 366
 const DAY_MS = 24 * 60 * 60_000
