@@ -520,6 +520,28 @@ export const CATALOG: Record<string, Make> = {
       format: 'pdf',
     },
   }),
+  // acquiring and settlement (issues 39, 40)
+  'POST /v1/pos-accounts': () =>
+    Promise.resolve({
+      body: {
+        provider: 'est_v3',
+        name: 'İşbank sanal POS',
+        environment: 'test',
+        credentials: {
+          clientId: '700655000200',
+          username: 'ISBANKAPI',
+          password: 'ISBANK07',
+          storeKey: 'TRPS0200',
+        },
+        bank: 'isbank',
+      },
+    }),
+  'PUT /v1/bank-account': () =>
+    Promise.resolve({
+      body: { iban: 'TR330006100519786457841326', holderName: 'Örnek Mağaza A.Ş.' },
+    }),
+  'PUT /v1/payout-schedule': () => Promise.resolve({ body: { interval: 'daily' } }),
+  'PUT /v1/routing': () => Promise.resolve({ body: { rules: [], default: [] } }),
   // customers and their cards
   'GET /v1/customers/{id}': async (_w, m) => ({ params: { id: await customer(m) } }),
   'PUT /v1/customers/{id}': async (_w, m) => ({

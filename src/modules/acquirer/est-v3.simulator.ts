@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto'
+import { safeEqual } from '../../platform/crypto.ts'
 import { buildXml, decimalToKurus, parseXml, str } from './bank-wire.ts'
 import {
   autoPostPage,
@@ -135,9 +136,9 @@ export async function startEstV3Simulator(credentials: EstV3Credentials): Promis
     if (!doc) return { status: 200, contentType: 'text/xml', body: 'Invalid XML' }
     const orderId = str(doc['OrderId'])
     if (
-      str(doc['Name']) !== credentials.username ||
-      str(doc['Password']) !== credentials.password ||
-      str(doc['ClientId']) !== credentials.clientId
+      !safeEqual(str(doc['Name']), credentials.username) ||
+      !safeEqual(str(doc['Password']), credentials.password) ||
+      !safeEqual(str(doc['ClientId']), credentials.clientId)
     ) {
       return answer(orderId, '99', { ERRORCODE: 'CORE-2001' })
     }
