@@ -523,6 +523,7 @@ export const CATALOG: Record<string, Make> = {
   // acquiring and settlement (issues 39, 40)
   'POST /v1/pos-accounts': () =>
     Promise.resolve({
+      params: {},
       body: {
         provider: 'est_v3',
         name: 'İşbank sanal POS',
@@ -538,10 +539,11 @@ export const CATALOG: Record<string, Make> = {
     }),
   'PUT /v1/bank-account': () =>
     Promise.resolve({
+      params: {},
       body: { iban: 'TR330006100519786457841326', holderName: 'Örnek Mağaza A.Ş.' },
     }),
-  'PUT /v1/payout-schedule': () => Promise.resolve({ body: { interval: 'daily' } }),
-  'PUT /v1/routing': () => Promise.resolve({ body: { rules: [], default: [] } }),
+  'PUT /v1/payout-schedule': () => Promise.resolve({ params: {}, body: { interval: 'daily' } }),
+  'PUT /v1/routing': () => Promise.resolve({ params: {}, body: { rules: [], default: [] } }),
   // customers and their cards
   'GET /v1/customers/{id}': async (_w, m) => ({ params: { id: await customer(m) } }),
   'PUT /v1/customers/{id}': async (_w, m) => ({
