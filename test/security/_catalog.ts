@@ -446,6 +446,26 @@ async function review(w: World, m: Actor): Promise<string> {
   return found.id
 }
 
+async function posAccount(m: Actor): Promise<string> {
+  const res = await m.client.request<{ id: string }>('POST', '/v1/pos-accounts', {
+    body: {
+      provider: 'est_v3',
+      name: 'İşbank sanal POS',
+      environment: 'test',
+      credentials: {
+        clientId: '700655000200',
+        username: 'ISBANKAPI',
+        password: 'ISBANK07',
+        storeKey: 'TRPS0200',
+      },
+      bank: 'isbank',
+      // Disabled: an enabled account would route this actor's other fixtures' charges to it.
+      enabled: false,
+    },
+  })
+  return expectOk(res, 'pos account').id
+}
+
 export const CATALOG: Record<string, Make> = {
   // payments
   'GET /v1/payments/{id}': async (w, m) => ({ params: { id: await captured(w, m) } }),
@@ -537,6 +557,15 @@ export const CATALOG: Record<string, Make> = {
         bank: 'isbank',
       },
     }),
+  'GET /v1/pos-accounts/{id}': async (_w, m) => ({ params: { id: await posAccount(m) } }),
+  'PATCH /v1/pos-accounts/{id}': async (_w, m) => ({
+    params: { id: await posAccount(m) },
+    body: { name: 'Yeni ad' },
+  }),
+  'DELETE /v1/pos-accounts/{id}': async (_w, m) => ({ params: { id: await posAccount(m) } }),
+  'GET /v1/bins/{bin}': () => Promise.resolve({ params: { bin: '435508' } }),
+  'GET /v1/payouts/{id}/balance-transactions': (w, m) =>
+    (CATALOG['GET /v1/payouts/{id}'] as Make)(w, m),
   'PUT /v1/bank-account': () =>
     Promise.resolve({
       params: {},
