@@ -378,7 +378,7 @@ async function issuedKey(m: Actor): Promise<string> {
  * tenancy tests never fabricate them, and a route whose only parameters are these counts as
  * a route without parameters.
  */
-export const SELECTOR_PARAMS: ReadonlySet<string> = new Set(['list'])
+export const SELECTOR_PARAMS: ReadonlySet<string> = new Set(['list', 'bin'])
 
 /** A route's parameters that name resources (the ones a tenant could guess). */
 export function idParams(route: RouteInfo): string[] {
