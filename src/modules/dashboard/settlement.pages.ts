@@ -37,7 +37,7 @@ import {
   renderPage,
   type PageContext,
 } from './dashboard.web.ts'
-import { formFields, parseLira, queryFields } from './forms.ts'
+import { formFields, liraInput, parseLira, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 
 // Settlement to the merchant's own bank account (issue 40), the dashboard's "Hakedişler":
@@ -426,7 +426,7 @@ function scheduleForm(
     ${field({
       name: 'minimum',
       label: w(lang, 'minimum'),
-      value: input.minimum ?? (s.minimumMinor / 100).toFixed(2),
+      value: input.minimum ?? liraInput(s.minimumMinor, lang),
       inputmode: 'decimal',
       maxlength: 20,
       ...(minimumError ? { error: minimumError } : {}),
