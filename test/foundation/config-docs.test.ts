@@ -9,7 +9,9 @@ import { test } from 'node:test'
 const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8')
 const read = new Set(
   [
-    ...source.matchAll(/env\['([A-Z0-9_]+)'\]|(?:intFrom|secretFrom|postgresUrlFrom)\(\s*env,\s*'([A-Z0-9_]+)'/g),
+    ...source.matchAll(
+      /env\['([A-Z0-9_]+)'\]|(?:intFrom|secretFrom|postgresUrlFrom)\(\s*env,\s*'([A-Z0-9_]+)'/g,
+    ),
   ].map((m) => m[1] ?? m[2] ?? ''),
 )
 
