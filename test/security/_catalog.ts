@@ -571,6 +571,18 @@ export const CATALOG: Record<string, Make> = {
       params: {},
       body: { iban: 'TR330006100519786457841326', holderName: 'Örnek Mağaza A.Ş.' },
     }),
+  // A merchant that never set one gets 404; the list checks need one set.
+  'GET /v1/bank-account': async (_w, m) => {
+    const res = await m.client.request('PUT', '/v1/bank-account', {
+      body: { iban: 'TR330006100519786457841326', holderName: 'Örnek Mağaza A.Ş.' },
+    })
+    if (res.status !== 200) throw new Error(`bank account: ${res.status}`)
+    return { params: {} }
+  },
+  'GET /v1/installment-options': async () => ({
+    params: {},
+    query: { bin: '435508', amount: '10000' },
+  }),
   'PUT /v1/payout-schedule': () => Promise.resolve({ params: {}, body: { interval: 'daily' } }),
   'PUT /v1/routing': () => Promise.resolve({ params: {}, body: { rules: [], default: [] } }),
   // customers and their cards

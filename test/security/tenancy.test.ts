@@ -52,6 +52,8 @@ const SUBMERCHANT_ROUTES = new Set([
   'POST /v1/payouts',
   'GET /v1/payouts',
   'GET /v1/payouts/{id}',
+  // What its own payout settled, line by line; another's payout reads as missing.
+  'GET /v1/payouts/{id}/balance-transactions',
   'GET /v1/balances',
   'GET /v1/balance-transactions',
 ])
