@@ -16,6 +16,21 @@ import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { testBackend } from '../helpers/db.ts'
 import { CARDS, charge, openSession, tokenize } from '../helpers/payments.ts'
 
+/**
+ * A NOTIFY reaches the other process moments after the commit, on its own connection: the
+ * test waits for it (HEARD_WITHIN_MS), far below the 5 minutes a missed one would leave a
+ * cached entry in place — so a change that is never heard still fails the test.
+ */
+const HEARD_WITHIN_MS = 5_000
+async function heard(check: () => Promise<boolean>): Promise<boolean> {
+  const until = Date.now() + HEARD_WITHIN_MS
+  while (Date.now() < until) {
+    if (await check()) return true
+    await delay(50)
+  }
+  return check()
+}
+
 async function twoProcesses(t: Parameters<typeof startTestApp>[0]): Promise<[TestApp, TestApp]> {
   const first = await startTestApp(t, { freshDatabase: true })
   const url = first.database.url
@@ -46,6 +61,14 @@ test('a revoke, a roll and a KYC change made in one process apply at once in ano
     status: 'rejected',
   })
   assert.equal(kyc.status, 200)
+  assert.ok(
+    await heard(
+      async () =>
+        (await viaB.request<{ status: string }>('GET', '/v1/kyc/status')).body.status ===
+        'rejected',
+    ),
+    'the KYC change is heard by the other process',
+  )
   const refused = await viaB.request<{ code: string }>('POST', '/v1/payments/card', {
     body: { transactionId, amount: 5_000, currency: 'TRY', cardToken },
   })
@@ -64,6 +87,7 @@ test('a revoke, a roll and a KYC change made in one process apply at once in ano
     `/operator/v1/merchants/${m.merchantId}/api-keys/${(await fresh.whoami()).apiKeyId}/revoke`,
   )
   assert.equal(revoked.status, 204)
+  assert.ok(await heard(async () => (await fresh.request('GET', '/v1/auth/whoami')).status === 401))
   const after = await fresh.request<{ code: string }>('GET', '/v1/auth/whoami')
   assert.equal(after.status, 401)
   assert.equal(after.body.code, 'SVC-GW-1003')
@@ -101,9 +125,10 @@ test('a process whose LISTEN connection is lost reconnects and hears changes aga
     await delay(100)
   }
   await admin.end()
-  // LISTEN is issued right after the connection: give it a moment, then check it is heard.
-  await delay(200)
-  assert.ok(b.logs.some((l) => l.includes('LISTEN connection back')))
+  // LISTEN is issued right after the connection: wait for it, then check it is heard.
+  assert.ok(
+    await heard(() => Promise.resolve(b.logs.some((l) => l.includes('LISTEN connection back')))),
+  )
   await a.operator('POST', `/operator/v1/merchants/${m.merchantId}/api-keys/${m.apiKeyId}/revoke`)
-  assert.equal((await viaB.request('GET', '/v1/auth/whoami')).status, 401)
+  assert.ok(await heard(async () => (await viaB.request('GET', '/v1/auth/whoami')).status === 401))
 })

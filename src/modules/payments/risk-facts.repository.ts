@@ -21,6 +21,24 @@ export interface VelocityKeys {
  * (migration 0290) and payments_merchant_customer_idx (0061). A null key counts nothing.
  */
 export async function countVelocity(db: Db, k: VelocityKeys) {
+  // The intent row and this count share the claim transaction, so a concurrent charge's row is
+  // invisible until it commits: N charges of one card at once would each count only
+  // themselves. A transaction lock per velocity key (taken in one order, so two charges never
+  // wait on each other in a cycle) makes the next charge of the same card, IP or customer
+  // count after the previous one has committed; the count below is a new statement, so it
+  // sees that row (docs/risk.md "Velocity").
+  const keys = [
+    k.fingerprint === null ? null : `card:${k.fingerprint}`,
+    k.ip === null ? null : `ip:${k.ip}`,
+    k.customerId === null ? null : `customer:${k.customerId}`,
+  ]
+    .filter((key): key is string => key !== null)
+    .map((key) => `velocity:${k.merchantId}:${key}`)
+  if (keys.length > 0) {
+    await sql`select pg_advisory_xact_lock(h) from (
+        select distinct hashtextextended(key, 0) as h from unnest(${keys}::text[]) as key
+      ) as locks order by h`.execute(db)
+  }
   const hourAgo = new Date(k.now.getTime() - 3_600_000)
   const dayAgo = new Date(k.now.getTime() - 86_400_000)
   const { rows } = await sql<{
