@@ -1373,6 +1373,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/public/tokens': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * A single-use card token from the buyer's browser (Kuruş.js)
+     * @description Called by Kuruş.js's card fields (an iframe on the checkout origin, mounted in the merchant's page): the publishable key names the store, and the merchant page's origin must be one of the store's allowed origins (PUT /v1/stores/{id}/allowed-origins). Answers a `tok_…` the merchant's server charges once, within 15 minutes, with POST /v1/payments/card (`cardToken`). Limited per client IP like the hosted checkout (429 SVC-GW-1004). No signature: the card never reaches the merchant's page or server.
+     */
+    post: operations['public.tokens.create']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/reports': {
     parameters: {
       query?: never
@@ -1766,6 +1786,30 @@ export interface paths {
      * @description Runs every renewal and dunning retry of the subscriptions on the clock that falls due by frozenTime, in order, each at its due time; answers when the clock is ready again.
      */
     post: operations['sandbox.testClocks.advance']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/stores/{storeId}/allowed-origins': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The pages that may take cards with Kuruş.js
+     * @description Origins whose pages may mount Kuruş.js card fields with the store's publishable key and make browser card tokens (`POST /v1/public/tokens`). Empty: none may.
+     */
+    get: operations['dashboard.allowedOrigins.get']
+    /**
+     * Set the pages that may take cards with Kuruş.js
+     * @description Replaces the list. Each entry is an origin as a browser sends it: `https://shop.example` (no path); plain `http://` only for localhost in the sandbox. Example: `{"origins": ["https://shop.example"]}`.
+     */
+    put: operations['dashboard.allowedOrigins.set']
+    post?: never
     delete?: never
     options?: never
     head?: never
@@ -2210,6 +2254,18 @@ export interface paths {
 export type webhooks = Record<string, never>
 export interface components {
   schemas: {
+    /**
+     * @example {
+     *       "origins": [
+     *         "https://shop.example",
+     *         "https://www.shop.example"
+     *       ]
+     *     }
+     */
+    AllowedOrigins: {
+      /** @description the merchant pages that may mount Kuruş.js card fields with this store's publishable key: https://host[:port] (http://localhost… in the sandbox) */
+      origins: string[]
+    }
     ApiKey: {
       apiKeyId: string
       /**
@@ -2285,6 +2341,18 @@ export interface components {
       country: string | null
       funding: string
       program: string
+    }
+    BrowserToken: {
+      card: {
+        brand: string
+        expMonth: number
+        expYear: number
+        last4: string
+      }
+      /** Format: date-time */
+      expiresAt: string
+      /** @description tok_…: charge it once, within 15 minutes, from your server */
+      token: string
     }
     Capture: {
       /** @description kuruş captured by this capture */
@@ -12258,6 +12326,111 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
+  'public.tokens.create': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "publicKey": "pk_demo_ab12cd34ef56gh78",
+         *       "origin": "https://shop.example",
+         *       "card": {
+         *         "number": "4155650100416111",
+         *         "expMonth": 12,
+         *         "expYear": 2030,
+         *         "cvc": "123",
+         *         "holderName": "Ayşe Yılmaz"
+         *       }
+         *     }
+         */
+        'application/json': {
+          card: {
+            cvc: string
+            expMonth: number
+            expYear: number
+            holderName: string
+            number: string
+          }
+          /** @description the merchant page's origin, sent by Kuruş.js's card fields (their iframe is on our origin) */
+          origin?: string
+          /** @description the store's pk_… */
+          publicKey: string
+        }
+      }
+    }
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['BrowserToken']
+        }
+      }
+      /** @description Invalid request (SVC-VAL-…) */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated (SVC-GW-10…) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Rate limited (SVC-GW-1004): see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
   'reports.create': {
     parameters: {
       query?: never
@@ -14846,6 +15019,190 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['TestClock']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'dashboard.allowedOrigins.get': {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        storeId: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "origins": [
+           *         "https://shop.example",
+           *         "https://www.shop.example"
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AllowedOrigins']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'dashboard.allowedOrigins.set': {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        storeId: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "origins": [
+         *         "https://shop.example",
+         *         "https://www.shop.example"
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['AllowedOrigins']
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "origins": [
+           *         "https://shop.example",
+           *         "https://www.shop.example"
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['AllowedOrigins']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */

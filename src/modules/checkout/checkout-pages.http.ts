@@ -15,9 +15,16 @@ import {
   AcsForm,
   AcsParams,
   AcsQuery,
+  FieldsQuery,
   SessionPageParams,
   ThreeDsCompleteQuery,
 } from './checkout.schemas.ts'
+import { browserFieldOrigins } from './checkout.service.ts'
+import {
+  cardFieldsPage,
+  fieldsUnavailablePage,
+  kurusJsAsset,
+} from '../../pages/kurus-js/kurus-js.pages.ts'
 import {
   finishChallenge,
   getChallenge,
@@ -167,7 +174,18 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
       if (!reply.hasHeader('content-security-policy')) {
         void reply.header('content-security-policy', contentSecurityPolicy())
       }
-      void reply.headers(pageSecurityHeaders({ live }))
+      // A page that may be framed (Kuruş.js) names its framers in the CSP; X-Frame-Options
+      // cannot name them, so it is left out there.
+      const framed = !String(reply.getHeader('content-security-policy')).includes(
+        "frame-ancestors 'none'",
+      )
+      void reply.headers(
+        Object.fromEntries(
+          Object.entries(pageSecurityHeaders({ live })).filter(
+            ([name]) => !(framed && name === 'x-frame-options'),
+          ),
+        ),
+      )
       if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
       // Remember an explicit language choice across the checkout, the ACS and back.
       const query = request.query as Record<string, unknown> | undefined
@@ -281,6 +299,40 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
       },
     )
 
+    // Kuruş.js (docs/kurus-js.md): the script the merchant's page loads, and the card fields
+    // page it frames, which only the store's allowed origins may frame.
+    for (const [file, type] of [
+      ['kurus.js', 'application/javascript; charset=utf-8'],
+      ['fields.js', 'application/javascript; charset=utf-8'],
+      ['fields.css', 'text/css; charset=utf-8'],
+    ] as const) {
+      app.get(`/js/v1/${file}`, { schema: { hide: true } }, async (_request, reply) =>
+        reply
+          .type(type)
+          // Loaded by pages of other origins (<script src>): not same-origin only.
+          .header('cross-origin-resource-policy', 'cross-origin')
+          .header('cache-control', 'public, max-age=300')
+          .send(kurusJsAsset(file)),
+      )
+    }
+
+    app.get(
+      '/js/v1/fields',
+      { schema: { hide: true, querystring: FieldsQuery } },
+      async (request, reply) => {
+        const lang = langOf(request)
+        const origins = await browserFieldOrigins(deps, request.query.key)
+        if (origins.length === 0) {
+          return sendHtml(reply, 403, fieldsUnavailablePage(lang))
+        }
+        void reply.header(
+          'content-security-policy',
+          contentSecurityPolicy({ frameAncestors: origins }),
+        )
+        return sendHtml(reply, 200, cardFieldsPage(lang))
+      },
+    )
+
     app.get(
       '/3ds/:paymentId',
       { schema: { hide: true, params: AcsParams, querystring: AcsQuery } },
@@ -302,9 +354,15 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
           )
         }
         if (c.returnOrigin) {
+          // A direct API charge's challenge may open in Kuruş.js's modal on the merchant's
+          // page: the origin of the session's returnUrl (set by the merchant's server), where
+          // the bank sends the buyer back, may frame it.
           void reply.header(
             'content-security-policy',
-            contentSecurityPolicy({ formActionExtra: c.returnOrigin }),
+            contentSecurityPolicy({
+              formActionExtra: c.returnOrigin,
+              frameAncestors: [c.returnOrigin],
+            }),
           )
         }
         return sendHtml(

@@ -8,6 +8,8 @@ import {
   CardUpdateBody,
   CardUpdateResponse,
   EmptyBody,
+  BrowserTokenBody,
+  BrowserTokenResponse,
   InstallmentsQuery,
   PayBody,
   PayResponse,
@@ -17,6 +19,7 @@ import {
   SessionParams,
 } from './checkout.schemas.ts'
 import {
+  createBrowserToken,
   getCheckout,
   payCheckout,
   quoteCheckoutInstallments,
@@ -123,6 +126,51 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
       async (request, reply) => {
         const out = await payCheckout(deps, request.params.id, request.body, request.ip)
         return reply.code(out.status === 'pending' ? 202 : 201).send(out)
+      },
+    )
+
+    app.post(
+      '/v1/public/tokens',
+      {
+        schema: {
+          operationId: 'public.tokens.create',
+          tags,
+          summary: "A single-use card token from the buyer's browser (Kuruş.js)",
+          description:
+            "Called by Kuruş.js's card fields (an iframe on the checkout origin, mounted in the " +
+            "merchant's page): the publishable key names the store, and the merchant page's " +
+            "origin must be one of the store's allowed origins (PUT " +
+            "/v1/stores/{id}/allowed-origins). Answers a `tok_…` the merchant's server charges " +
+            'once, within 15 minutes, with POST /v1/payments/card (`cardToken`). Limited per ' +
+            'client IP like the hosted checkout (429 SVC-GW-1004). No signature: the card never ' +
+            "reaches the merchant's page or server.",
+          security: [],
+          body: BrowserTokenBody,
+          response: {
+            201: BrowserTokenResponse,
+            ...publicErrors,
+            401: ErrorEnvelope,
+            403: ErrorEnvelope,
+          },
+        },
+      },
+      async (request, reply) => {
+        const origin = request.headers.origin
+        const { token, expiresAt } = await createBrowserToken(deps, request.body, {
+          ip: request.ip,
+          origin: typeof origin === 'string' ? origin : undefined,
+          selfOrigin: `${request.protocol}://${request.host}`,
+        })
+        return reply.code(201).send({
+          token: token.cardToken,
+          expiresAt: isoZ(expiresAt),
+          card: {
+            brand: token.brand,
+            last4: token.last4,
+            expMonth: token.expMonth,
+            expYear: token.expYear,
+          },
+        })
       },
     )
 

@@ -120,3 +120,55 @@ export const ThreeDsCompleteQuery = Type.Object({
 export const SessionPageParams = Type.Object({
   sessionId: Type.String({ minLength: 1, maxLength: 64 }),
 })
+
+export const BrowserTokenBody = Type.Object(
+  {
+    publicKey: Type.String({ minLength: 1, maxLength: 160, description: "the store's pk_…" }),
+    origin: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        description:
+          "the merchant page's origin, sent by Kuruş.js's card fields (their iframe is on our origin)",
+      }),
+    ),
+    card: BuyerCard,
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        publicKey: 'pk_demo_ab12cd34ef56gh78',
+        origin: 'https://shop.example',
+        card: {
+          number: '4155650100416111',
+          expMonth: 12,
+          expYear: 2030,
+          cvc: '123',
+          holderName: 'Ayşe Yılmaz',
+        },
+      },
+    ],
+  },
+)
+
+export const BrowserTokenResponse = Type.Object(
+  {
+    token: Type.String({
+      description: 'tok_…: charge it once, within 15 minutes, from your server',
+    }),
+    expiresAt: Type.String({ format: 'date-time' }),
+    card: Type.Object({
+      brand: Type.String(),
+      last4: Type.String(),
+      expMonth: Type.Integer(),
+      expYear: Type.Integer(),
+    }),
+  },
+  { title: 'BrowserToken' },
+)
+
+export const FieldsQuery = Type.Object({
+  key: Type.String({ minLength: 1, maxLength: 160 }),
+  lang: Type.Optional(Type.String({ maxLength: 5 })),
+  style: Type.Optional(Type.String({ maxLength: 2000 })),
+})

@@ -3,7 +3,12 @@ import { sha256Hex } from '../../platform/crypto.ts'
 import { AppError, isNotFound, isValidationError, type FieldIssue } from '../../platform/errors.ts'
 import { isUuidV4 } from '../../platform/ids.ts'
 import { attachCardToCustomer } from '../customers/index.ts'
-import { assertKycApproved, getMerchant } from '../merchants/index.ts'
+import {
+  allowedOriginsOfStore,
+  assertKycApproved,
+  findUsableKey,
+  getMerchant,
+} from '../merchants/index.ts'
 import {
   chargeCard,
   isDeclined,
@@ -155,15 +160,21 @@ async function tokenizeBuyerCard(
   deps: Deps,
   merchantId: string,
   card: BuyerCard,
+  options: { expiresAt?: Date } = {},
 ): Promise<CardTokenView> {
   try {
-    return await tokenizeCard(deps, merchantId, {
-      cardNumber: card.number,
-      expMonth: card.expMonth,
-      expYear: card.expYear,
-      cvc: card.cvc,
-      holderName: card.holderName,
-    })
+    return await tokenizeCard(
+      deps,
+      merchantId,
+      {
+        cardNumber: card.number,
+        expMonth: card.expMonth,
+        expYear: card.expYear,
+        cvc: card.cvc,
+        holderName: card.holderName,
+      },
+      options,
+    )
   } catch (error) {
     if (!isValidationError(error)) throw error
     const details: FieldIssue[] = (error.details ?? []).map((d) => ({
@@ -445,4 +456,58 @@ export async function finishChallenge(
 export async function purgeTokenizationLog(deps: Deps): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - TOKENIZATION_WINDOW_MS)
   return repo.deleteTokenizationsBefore(deps.db, before)
+}
+
+/** How long a browser token (Kuruş.js) can be charged: CONTRACT "Embedded card fields". */
+const BROWSER_TOKEN_TTL_MS = 15 * 60 * 1000
+
+function refusedKey(): AppError {
+  return new AppError(
+    'SVC-GW-1003',
+    401,
+    'publicKey is missing, unknown or revoked (the publishable key of a store: pk_…)',
+  )
+}
+
+/**
+ * Kuruş.js: a card typed into the card fields (served from our origin, in an iframe on the
+ * merchant's page) becomes a single-use token valid 15 minutes, which the merchant's server
+ * charges with POST /v1/payments/card. The publishable key names the store; the page's origin
+ * must be one of the store's allowed origins: the `Origin` the browser sent when the page
+ * itself calls, or — when our card fields call from their iframe — the merchant page's origin
+ * the fields learnt from the browser (postMessage's event.origin), in `origin`. The card-testing
+ * guard counts every attempt against the client IP, as the hosted checkout's.
+ */
+export async function createBrowserToken(
+  deps: Deps,
+  input: { publicKey: string; origin?: string | undefined; card: BuyerCard },
+  request: { ip: string; origin: string | undefined; selfOrigin: string },
+): Promise<{ token: CardTokenView; expiresAt: Date }> {
+  const key = await findUsableKey(deps, input.publicKey)
+  if (!key || key.env !== deps.config.env || !key.storeId) throw refusedKey()
+  const allowed = await allowedOriginsOfStore(deps, key.storeId)
+  // Our own card fields call from this origin (the checkout's, however it is reached).
+  const fromFields =
+    request.origin === new URL(deps.config.checkoutUrl).origin ||
+    request.origin === request.selfOrigin
+  const pageOrigin = fromFields ? input.origin : request.origin
+  if (pageOrigin === undefined || !allowed.includes(pageOrigin)) {
+    throw new AppError(
+      'SVC-AUTH-3201',
+      403,
+      `${pageOrigin ?? 'this page'} is not an allowed origin of the store: add it with ` +
+        'PUT /v1/stores/{id}/allowed-origins (Dashboard → Developers)',
+    )
+  }
+  await guardTokenization(deps, request.ip)
+  const expiresAt = new Date(deps.clock.now().getTime() + BROWSER_TOKEN_TTL_MS)
+  const token = await tokenizeBuyerCard(deps, key.merchantId, input.card, { expiresAt })
+  return { token, expiresAt }
+}
+
+/** The origins that may frame Kuruş.js's card fields for a publishable key: none if unknown. */
+export async function browserFieldOrigins(deps: Deps, publicKey: string): Promise<string[]> {
+  const key = await findUsableKey(deps, publicKey)
+  if (!key || key.env !== deps.config.env || !key.storeId) return []
+  return allowedOriginsOfStore(deps, key.storeId)
 }

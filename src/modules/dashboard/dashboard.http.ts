@@ -36,6 +36,7 @@ import {
   rollStoreKey,
 } from './dashboard.service.ts'
 import { can, type Permission } from './permissions.ts'
+import { getAllowedOrigins, setAllowedOrigins } from '../merchants/index.ts'
 import { dashboardAuthOf } from '../../platform/http/dashboard-auth.ts'
 import { audited, recordAuditEntry } from '../audit/index.ts'
 
@@ -59,6 +60,8 @@ function apiPermission(method: string, route: string): Permission {
   if (route === '/v1/stores/:storeId/webhooks/callback-secret') return 'developers.webhooks'
   if (method === 'GET' || method === 'HEAD') return 'read'
   if (route.startsWith('/v1/stores/:storeId/api-keys')) return 'developers.keys'
+  // Which pages may take cards with the store's publishable key: as sensitive as its keys.
+  if (route === '/v1/stores/:storeId/allowed-origins') return 'developers.keys'
   if (route.startsWith('/v1/stores/:storeId/webhooks')) return 'developers.webhooks'
   // Submerchants are the marketplace's payees: the people who run payouts decide them.
   if (route === '/v1/dashboard/submerchants') return 'payouts.manage'
@@ -73,6 +76,10 @@ const API_ACTIONS: Record<string, { action: string; target: string }> = {
   'POST /v1/stores/:storeId/api-keys/:keyId/roll': { action: 'api_key.roll', target: 'keyId' },
   'DELETE /v1/stores/:storeId/api-keys/:keyId': { action: 'api_key.revoke', target: 'keyId' },
   'POST /v1/dashboard/submerchants': { action: 'submerchant.create', target: '' },
+  'PUT /v1/stores/:storeId/allowed-origins': {
+    action: 'store.allowed_origins.set',
+    target: 'storeId',
+  },
   'POST /v1/stores/:storeId/webhooks': { action: 'webhook.create', target: 'storeId' },
   'DELETE /v1/stores/:storeId/webhooks/:id': { action: 'webhook.delete', target: 'id' },
   'POST /v1/stores/:storeId/webhooks/:id/rotate-secret': {
@@ -294,6 +301,72 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
             createdAt: isoZ(k.createdAt),
           })),
         }
+      },
+    )
+
+    const AllowedOrigins = Type.Object(
+      {
+        origins: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), {
+          maxItems: 20,
+          description:
+            "the merchant pages that may mount Kuruş.js card fields with this store's " +
+            'publishable key: https://host[:port] (http://localhost… in the sandbox)',
+        }),
+      },
+      {
+        additionalProperties: false,
+        title: 'AllowedOrigins',
+        examples: [{ origins: ['https://shop.example', 'https://www.shop.example'] }],
+      },
+    )
+
+    app.get(
+      '/v1/stores/:storeId/allowed-origins',
+      {
+        schema: {
+          operationId: 'dashboard.allowedOrigins.get',
+          tags: ['dashboard'],
+          summary: 'The pages that may take cards with Kuruş.js',
+          description:
+            "Origins whose pages may mount Kuruş.js card fields with the store's publishable " +
+            'key and make browser card tokens (`POST /v1/public/tokens`). Empty: none may.',
+          security,
+          params: StoreParams,
+          response: { 200: AllowedOrigins, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { merchantId } = dashboardAuthOf(request)
+        return { origins: await getAllowedOrigins(deps, merchantId, request.params.storeId) }
+      },
+    )
+
+    app.put(
+      '/v1/stores/:storeId/allowed-origins',
+      {
+        schema: {
+          operationId: 'dashboard.allowedOrigins.set',
+          tags: ['dashboard'],
+          summary: 'Set the pages that may take cards with Kuruş.js',
+          description:
+            'Replaces the list. Each entry is an origin as a browser sends it: ' +
+            '`https://shop.example` (no path); plain `http://` only for localhost in the ' +
+            'sandbox. Example: `{"origins": ["https://shop.example"]}`.',
+          security,
+          params: StoreParams,
+          body: AllowedOrigins,
+          response: { 200: AllowedOrigins, ...errorResponses },
+        },
+      },
+      async (request) => {
+        const { merchantId } = dashboardAuthOf(request)
+        const origins = await setAllowedOrigins(
+          deps,
+          merchantId,
+          request.params.storeId,
+          request.body.origins,
+        )
+        return { origins }
       },
     )
 

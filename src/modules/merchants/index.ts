@@ -48,4 +48,9 @@ export {
 } from './merchants.cache.ts'
 export { merchantsRoutes } from './merchants.http.ts'
 export { KycStatusSchema } from './merchants.schemas.ts'
-export { listStores } from './stores.service.ts'
+export {
+  allowedOriginsOfStore,
+  getAllowedOrigins,
+  listStores,
+  setAllowedOrigins,
+} from './stores.service.ts'

@@ -26,6 +26,8 @@ export interface StoresTable {
   merchant_id: string
   name: string
   webhook_url: string | null
+  /** The merchant pages (origins) that may take cards with Kuruş.js (migration 0431). */
+  allowed_origins: ColumnType<string[], string | undefined, string>
   created_at: Date
 }
 

@@ -10,3 +10,42 @@ export function findStoresByMerchant(db: Db, merchantId: string): Promise<StoreR
     .orderBy('id')
     .execute()
 }
+
+export async function findStoreOrigins(
+  db: Db,
+  merchantId: string,
+  storeId: string,
+): Promise<string[] | undefined> {
+  const row = await db
+    .selectFrom('stores')
+    .select('allowed_origins')
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', storeId)
+    .executeTakeFirst()
+  return row?.allowed_origins
+}
+
+export async function setStoreOrigins(
+  db: Db,
+  merchantId: string,
+  storeId: string,
+  origins: string[],
+): Promise<boolean> {
+  const row = await db
+    .updateTable('stores')
+    .set({ allowed_origins: JSON.stringify(origins) })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', storeId)
+    .returning('id')
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+export async function findOriginsOfStore(db: Db, storeId: string): Promise<string[] | undefined> {
+  const row = await db
+    .selectFrom('stores')
+    .select('allowed_origins')
+    .where('id', '=', storeId)
+    .executeTakeFirst()
+  return row?.allowed_origins
+}

@@ -14,7 +14,7 @@ import { postCapture, type Share } from '../ledger/index.ts'
 import { attachCardToCustomer, getCustomer, type Customer } from '../customers/index.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { depsOnClock } from '../test-clocks/index.ts'
-import { getCardToken } from '../vault/index.ts'
+import { claimCardToken, getCardToken } from '../vault/index.ts'
 import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
@@ -201,6 +201,8 @@ export async function chargeCard(
 
   const token = await getCardToken(wall, merchantId, input.cardToken)
   if (token.status !== 'active') throw paymentsError('card_token_revoked')
+  // A token from Kuruş.js (the buyer's browser) pays for this one order only (decision 0038).
+  if (token.singleUse) await claimCardToken(wall, merchantId, input.cardToken, input.transactionId)
   const installmentCount = input.installmentCount ?? 1
   const bin = binInfo(token.bin)
   if (!bin.installments.includes(installmentCount)) {

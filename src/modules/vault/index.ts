@@ -2,6 +2,7 @@
 // detokenize is for the acquirer module alone (README.md).
 export {
   bindCardToCustomer,
+  claimCardToken,
   detokenize,
   getCardToken,
   listCardAccess,

@@ -6,6 +6,31 @@ export async function insertCardToken(db: Db, row: NewCardToken): Promise<void> 
   await db.insertInto('vault_card_tokens').values(row).execute()
 }
 
+/** Binds a single-use token to its order unless another order has it or it expired. */
+export async function bindSingleUseToken(
+  db: Db,
+  merchantId: string,
+  id: string,
+  transactionId: string,
+  now: Date,
+): Promise<boolean> {
+  const row = await db
+    .updateTable('vault_card_tokens')
+    .set({ bound_transaction_id: transactionId })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', id)
+    .where('single_use', '=', true)
+    .where((eb) =>
+      eb.or([
+        eb('bound_transaction_id', '=', transactionId),
+        eb.and([eb('bound_transaction_id', 'is', null), eb('expires_at', '>', now)]),
+      ]),
+    )
+    .returning('id')
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export function findCardTokenById(
   db: Db,
   merchantId: string,

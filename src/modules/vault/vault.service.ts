@@ -39,6 +39,8 @@ export interface CardTokenView {
 export interface CardTokenInfo extends CardTokenView {
   merchantId: string
   holderName: string
+  /** Made in a buyer's browser (Kuruş.js): one order only, 15 minutes (claimCardToken). */
+  singleUse: boolean
   status: CardTokenStatus
   customerId: string | null
   createdAt: Date
@@ -140,6 +142,7 @@ function rowToInfo(row: CardTokenRow): CardTokenInfo {
     ...rowToView(row),
     merchantId: row.merchant_id,
     holderName: row.holder_name,
+    singleUse: row.single_use,
     status: row.status,
     customerId: row.customer_id,
     createdAt: row.created_at,
@@ -151,6 +154,8 @@ export async function tokenizeCard(
   deps: Deps,
   merchantId: string,
   input: TokenizeCardInput,
+  /** A browser token (Kuruş.js): single-use, and unusable after `expiresAt`. */
+  options: { expiresAt?: Date } = {},
 ): Promise<CardTokenView> {
   const card = validateCard(input, deps.clock.now())
   const id = newId('tok')
@@ -173,6 +178,9 @@ export async function tokenizeCard(
     customer_id: null,
     created_at: deps.clock.now(),
     revoked_at: null,
+    single_use: options.expiresAt !== undefined,
+    expires_at: options.expiresAt ?? null,
+    bound_transaction_id: null,
   }
   await repo.insertCardToken(deps.db, row)
   return rowToView(row)
@@ -187,6 +195,32 @@ export async function getCardToken(
   const row = await repo.findCardTokenById(deps.db, merchantId, cardToken)
   if (!row) throw vaultError('card_token_not_found')
   return rowToInfo(row)
+}
+
+/**
+ * A single-use (browser) token is charged for one order: the first charge binds it to its
+ * transactionId, in one conditional update, so two orders racing for it cannot both have it;
+ * a repeat of that order's charge passes. Unbound and past its 15 minutes, it is refused.
+ * 409 SVC-STATE-3401 either way; a server-made token passes untouched.
+ */
+export async function claimCardToken(
+  deps: Deps,
+  merchantId: string,
+  cardToken: string,
+  transactionId: string,
+): Promise<void> {
+  const bound = await repo.bindSingleUseToken(
+    deps.db,
+    merchantId,
+    cardToken,
+    transactionId,
+    deps.clock.now(),
+  )
+  if (bound) return
+  const row = await repo.findCardTokenById(deps.db, merchantId, cardToken)
+  if (!row) throw vaultError('card_token_not_found')
+  if (!row.single_use) return
+  throw vaultError('card_token_used')
 }
 
 // What the audit row records as the token: a well-formed id, or a placeholder so that a

@@ -26,6 +26,12 @@ export interface VaultCardTokensTable {
   customer_id: string | null
   created_at: Date
   revoked_at: Date | null
+  /** Made in a buyer's browser (Kuruş.js): charged for one order only (migration 0431). */
+  single_use: Generated<boolean>
+  /** A browser token's end (15 minutes after it was made); null for server-made tokens. */
+  expires_at: Date | null
+  /** The transactionId the first charge of a single-use token bound it to. */
+  bound_transaction_id: string | null
 }
 
 export interface VaultCardAccessTable {

@@ -3,15 +3,22 @@
 // nothing but our own origin: no inline script or style (`unsafe-inline` never appears),
 // nothing from a CDN, no framing, forms post only to us.
 
-export function contentSecurityPolicy(options: { formActionExtra?: string | null } = {}): string {
+export function contentSecurityPolicy(
+  options: {
+    formActionExtra?: string | null
+    /** Origins that may frame the page (Kuruş.js's card fields and 3DS modal); none by default. */
+    frameAncestors?: readonly string[]
+  } = {},
+): string {
   const extra = options.formActionExtra
+  const ancestors = options.frameAncestors ?? []
   return [
     // default-src covers scripts and styles: 'self' only, no inline code.
     "default-src 'self'",
     "img-src 'self' data:",
     "object-src 'none'",
     "base-uri 'none'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${ancestors.length > 0 ? ancestors.join(' ') : "'none'"}`,
     // A form's redirect counts as a form submission in browsers: the ACS page of a direct API
     // charge redirects to the merchant's returnUrl, so that page alone names its origin.
     `form-action 'self'${extra ? ` ${extra}` : ''}`,
