@@ -735,6 +735,13 @@ export const CATALOG: Record<string, Make> = {
   }),
   // dashboard: the store's keys and webhooks
   'GET /v1/stores/{storeId}/api-keys': async (_w, m) => ({ params: { storeId: m.storeId } }),
+  'GET /v1/stores/{storeId}/allowed-origins': async (_w, m) => ({
+    params: { storeId: m.storeId },
+  }),
+  'PUT /v1/stores/{storeId}/allowed-origins': async (_w, m) => ({
+    params: { storeId: m.storeId },
+    body: { origins: ['https://shop.example'] },
+  }),
   'POST /v1/stores/{storeId}/api-keys': async (_w, m) => ({
     params: { storeId: m.storeId },
     body: {},

@@ -59,7 +59,8 @@ export interface RouteInfo {
   responses: Record<string, JsonSchema | undefined>
 }
 
-const PAGE_PREFIXES = ['/s/', '/invoice/', '/subscription/', '/l/', '/3ds/', '/dev/']
+// /js/: Kuruš.js and its card-field page (framed by the merchant's allowed origins).
+const PAGE_PREFIXES = ['/s/', '/invoice/', '/subscription/', '/l/', '/3ds/', '/dev/', '/js/']
 const INFRA = new Set(['/healthz', '/readyz', '/metrics', '/openapi.json'])
 
 export function classify(path: string): RouteClass | undefined {
