@@ -124,7 +124,7 @@ test('bad POS accounts are refused with the field named, and nothing is stored',
   const sim = await simulator(t)
   const bad = [
     [{ provider: 'visa' }, 'provider'],
-    [{ provider: 'garanti' }, 'provider'],
+    [{ provider: 'garanti' }, 'credentials.merchantId'],
     [{ credentials: { ...CREDENTIALS, bank: 'mybank' } }, 'credentials.bank'],
     [{ credentials: { bank: 'isbank', clientId: 'x' } }, 'credentials.username'],
     [{ installmentPrograms: ['gold'] }, 'installmentPrograms[0]'],

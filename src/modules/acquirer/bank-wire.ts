@@ -173,7 +173,13 @@ export function postToBank(
 /** What a bank said to an authorization (or to a capture, void, refund). */
 export type BankOutcome =
   | { kind: 'approved'; authCode: string; hostReference: string; transId: string }
-  | { kind: 'declined'; bankCode: string; message: string }
+  | {
+      kind: 'declined'
+      bankCode: string
+      message: string
+      /** The bank refused because it holds this order id already: ask it what it holds. */
+      duplicateOrder?: boolean
+    }
   /** The bank surely did not act: safe to try another POS. */
   | { kind: 'not_sent'; reason: string }
   /** The bank may have acted: ask it (order inquiry) before anything else. */

@@ -22,5 +22,18 @@ export { startEstV3Simulator, type EstV3Simulator } from './est-v3.simulator.ts'
 /** The acquirer the app runs on: bank POS routing, the sandbox bank in demo without one. */
 export { acquirerOfPayment, bankAcquirer } from './pos-router.ts'
 export { acquirerRoutes, operatorPosAccountRoutes } from './acquirer.http.ts'
-export { garanti3dHash, garantiCallbackHashValid, garantiRequestHash } from './garanti.ts'
+export {
+  garanti3dHash,
+  garantiAuthorize,
+  garantiAuthorize3d,
+  garantiCallbackHashValid,
+  garantiOrderInquiry,
+  garantiPostAuth,
+  garantiRefund,
+  garantiRequestHash,
+  garantiThreeDForm,
+  garantiVerifyCallback,
+  garantiVoid,
+} from './garanti.ts'
+export { startGarantiSimulator, type GarantiSimulator } from './garanti.simulator.ts'
 export { posnetRequestMac, posnetResponseMacValid } from './posnet.ts'

@@ -254,6 +254,7 @@ export function connectorConfigOf(deps: Deps, row: PosAccountRow): ConnectorConf
   return {
     credentials: open(deps, row),
     endpoints,
+    environment: row.environment,
     timeouts: { connectMs: 5_000, answerMs: deps.config.bankAnswerTimeoutMs },
   }
 }

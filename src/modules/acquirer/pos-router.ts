@@ -81,7 +81,10 @@ function declineCodeOf(bankCode: string): string {
 
 /** The bank answered "this order already exists": what it holds decides. */
 function isDuplicateOrder(outcome: BankOutcome): boolean {
-  return outcome.kind === 'declined' && outcome.bankCode === 'CORE-2008'
+  return (
+    outcome.kind === 'declined' &&
+    (outcome.duplicateOrder === true || outcome.bankCode === 'CORE-2008')
+  )
 }
 
 function connectorOf(row: { provider: PosAccountRow['provider'] }): PosConnector {
@@ -373,6 +376,7 @@ export const bankAcquirer: Acquirer<Deps> = {
     const account = await accountOf(deps, pos)
     const outcome = await connectorOf(account).postAuth(connectorConfigOf(deps, account), {
       orderId: p.paymentId,
+      hostReference: pos.host_reference ?? undefined,
       amount: p.amount,
     })
     assertDone(outcome, () => acquirerError('not_capturable'))
@@ -391,6 +395,7 @@ export const bankAcquirer: Acquirer<Deps> = {
     const account = await accountOf(deps, pos)
     const outcome = await connectorOf(account).void(connectorConfigOf(deps, account), {
       orderId: p.paymentId,
+      hostReference: pos.host_reference ?? undefined,
     })
     assertDone(outcome, () => acquirerError('not_voidable'))
     await repo.updatePosPayment(deps.db, p.paymentId, {
@@ -440,10 +445,11 @@ export const bankAcquirer: Acquirer<Deps> = {
     const account = await accountOf(deps, pos)
     const connector = connectorOf(account)
     const config = connectorConfigOf(deps, account)
+    const hostReference = pos.host_reference ?? undefined
     const outcome =
       kind === 'void'
-        ? await connector.void(config, { orderId: p.paymentId })
-        : await connector.credit(config, { orderId: p.paymentId, amount: p.amount })
+        ? await connector.void(config, { orderId: p.paymentId, hostReference })
+        : await connector.credit(config, { orderId: p.paymentId, hostReference, amount: p.amount })
     const at = deps.clock.now()
     if (outcome.kind === 'approved') {
       await repo.updatePosRefund(deps.db, p.refundId, {
