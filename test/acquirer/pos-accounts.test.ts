@@ -125,6 +125,7 @@ test('bad POS accounts are refused with the field named, and nothing is stored',
   const bad = [
     [{ provider: 'visa' }, 'provider'],
     [{ provider: 'garanti' }, 'credentials.merchantId'],
+    [{ provider: 'posnet' }, 'credentials.posnetId'],
     [{ credentials: { ...CREDENTIALS, bank: 'mybank' } }, 'credentials.bank'],
     [{ credentials: { bank: 'isbank', clientId: 'x' } }, 'credentials.username'],
     [{ installmentPrograms: ['gold'] }, 'installmentPrograms[0]'],

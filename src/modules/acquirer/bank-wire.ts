@@ -208,7 +208,11 @@ export interface ThreeDForm {
 
 /** What the bank's callback told after the buyer's 3-D Secure step, once checked. */
 export type ThreeDCallback =
-  | { ok: false; reason: 'hash_mismatch' | 'order_mismatch' | 'amount_mismatch' | 'malformed' }
+  | {
+      ok: false
+      /** unavailable: the bank that must resolve the callback (PosNet) did not answer. */
+      reason: 'hash_mismatch' | 'order_mismatch' | 'amount_mismatch' | 'malformed' | 'unavailable'
+    }
   | {
       ok: true
       authenticated: boolean

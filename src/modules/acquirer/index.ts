@@ -36,4 +36,18 @@ export {
   garantiVoid,
 } from './garanti.ts'
 export { startGarantiSimulator, type GarantiSimulator } from './garanti.simulator.ts'
-export { posnetRequestMac, posnetResponseMacValid } from './posnet.ts'
+export {
+  posnetAuthorize,
+  posnetAuthorize3d,
+  posnetCapture,
+  posnetOrderId,
+  posnetOrderStatus,
+  posnetRequestMac,
+  posnetResponseMacValid,
+  posnetReturn,
+  posnetReverse,
+  posnetThreeDForm,
+  posnetVerifyCallback,
+  posnetXid,
+} from './posnet.ts'
+export { startPosnetSimulator, type PosnetSimulator } from './posnet.simulator.ts'

@@ -19,6 +19,15 @@ import {
   garantiVoid,
   type GarantiConfig,
 } from './garanti.ts'
+import {
+  POSNET_ENDPOINTS,
+  posnetAuthorize,
+  posnetCapture,
+  posnetOrderStatus,
+  posnetReturn,
+  posnetReverse,
+  type PosnetConfig,
+} from './posnet.ts'
 import type { PosEnvironment, PosProvider } from './pos.table.ts'
 
 // One connector per provider behind one shape, so routing and the port's operations do
@@ -168,8 +177,32 @@ function gvps(c: ConnectorConfig): GarantiConfig {
   }
 }
 
-/** The providers whose connector is built; the others are refused at account creation. */
-export const CONNECTORS: Partial<Record<PosProvider, PosConnector>> = { est_v3: estV3, garanti }
+const posnet: PosConnector = {
+  checkCredentials: (raw) => stringFields(raw, ['merchantId', 'terminalId', 'posnetId', 'encKey']),
+  bankOf: () => 'yapikredi',
+  endpoints: (_bank, environment) => POSNET_ENDPOINTS[environment],
+  authorize: (c, p) => posnetAuthorize(ykb(c), p),
+  postAuth: (c, p) => posnetCapture(ykb(c), p),
+  void: (c, p) => posnetReverse(ykb(c), p),
+  credit: (c, p) => posnetReturn(ykb(c), p),
+  status: (c, p) => posnetOrderStatus(ykb(c), p),
+}
+
+function ykb(c: ConnectorConfig): PosnetConfig {
+  const { merchantId = '', terminalId = '', posnetId = '', encKey = '' } = c.credentials
+  return {
+    credentials: { merchantId, terminalId, posnetId, encKey },
+    endpoints: c.endpoints,
+    ...(c.timeouts ? { timeouts: c.timeouts } : {}),
+  }
+}
+
+/** The providers whose connector is built (all three). */
+export const CONNECTORS: Partial<Record<PosProvider, PosConnector>> = {
+  est_v3: estV3,
+  garanti,
+  posnet,
+}
 
 export const PROVIDERS: readonly PosProvider[] = ['est_v3', 'garanti', 'posnet']
 
