@@ -35,7 +35,7 @@ export {
   garantiVerifyCallback,
   garantiVoid,
 } from './garanti.ts'
-export { startGarantiSimulator, type GarantiSimulator } from './garanti.simulator.ts'
+export { startGarantiSimulator } from './garanti.simulator.ts'
 export {
   posnetAuthorize,
   posnetAuthorize3d,
@@ -50,4 +50,4 @@ export {
   posnetVerifyCallback,
   posnetXid,
 } from './posnet.ts'
-export { startPosnetSimulator, type PosnetSimulator } from './posnet.simulator.ts'
+export { startPosnetSimulator } from './posnet.simulator.ts'
