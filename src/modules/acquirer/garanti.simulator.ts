@@ -6,6 +6,7 @@ import {
   runSimulator,
   type BankAnswer,
   type RunningSimulator,
+  type SimulatorListen,
 } from './bank-simulator.ts'
 import {
   GARANTI_DUPLICATE_ORDER,
@@ -71,6 +72,7 @@ function obj(value: unknown): Record<string, unknown> {
 
 export async function startGarantiSimulator(
   credentials: GarantiCredentials,
+  at: SimulatorListen = {},
 ): Promise<GarantiSimulator> {
   const orders = new Map<string, GarantiOrder>()
   const declines = new Map<string, string>()
@@ -358,7 +360,7 @@ export async function startGarantiSimulator(
     if (path.endsWith('/VPServlet')) return api(body)
     if (path.endsWith('/servlet/gt3dengine')) return gate(body)
     return { status: 404, contentType: 'text/plain', body: 'not found' }
-  })
+  }, at)
   return Object.assign(running, {
     api: `${running.base}/VPServlet`,
     threeDGate: `${running.base}/servlet/gt3dengine`,

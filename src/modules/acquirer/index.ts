@@ -36,6 +36,8 @@ export {
   garantiVoid,
 } from './garanti.ts'
 export { startGarantiSimulator } from './garanti.simulator.ts'
+/** Demo only: the three bank simulators behind `kurus bank-simulators`. */
+export { applyDemoBankCommand, DEMO_BANK_COMMANDS, startDemoBanks } from './demo-banks.ts'
 export {
   posnetAuthorize,
   posnetAuthorize3d,

@@ -5,6 +5,7 @@ import {
   runSimulator,
   type BankAnswer,
   type RunningSimulator,
+  type SimulatorListen,
 } from './bank-simulator.ts'
 import {
   POSNET_TRY,
@@ -78,6 +79,7 @@ function obj(value: unknown): Record<string, unknown> {
 
 export async function startPosnetSimulator(
   credentials: PosnetCredentials,
+  at: SimulatorListen = {},
 ): Promise<PosnetSimulator> {
   const orders = new Map<string, PosnetOrder>()
   const declines = new Map<string, string>()
@@ -333,7 +335,7 @@ export async function startPosnetSimulator(
     if (path.endsWith('/PosnetWebService/XML')) return api(body)
     if (path.endsWith('/3DSWebService/YKBPaymentService')) return gate(body)
     return { status: 404, contentType: 'text/plain', body: 'not found' }
-  })
+  }, at)
   return Object.assign(running, {
     api: `${running.base}/PosnetWebService/XML`,
     threeDGate: `${running.base}/3DSWebService/YKBPaymentService`,
