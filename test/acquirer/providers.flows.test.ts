@@ -45,6 +45,8 @@ interface Bank {
   credentials: Record<string, string>
   authorizations(): number
   setDown(down: boolean): Promise<void>
+  faults: { hangAfterProcessing: boolean }
+  processed(): number
   /** The bank's book for our payment: amount, captured, refunded, voided. */
   order(
     paymentId: string,
@@ -62,6 +64,10 @@ async function bank(t: TestContext, provider: Bank['provider']): Promise<Bank> {
       credentials: { ...EST, bank: 'isbank' },
       authorizations: () => sim.authorizations(),
       setDown: (d) => sim.setDown(d),
+      get faults() {
+        return sim.faults
+      },
+      processed: () => sim.processed.length,
       order: (id) => sim.orders.get(id),
     }
   }
@@ -75,6 +81,10 @@ async function bank(t: TestContext, provider: Bank['provider']): Promise<Bank> {
       credentials: GARANTI,
       authorizations: () => sim.authorizations(),
       setDown: (d) => sim.setDown(d),
+      get faults() {
+        return sim.faults
+      },
+      processed: () => sim.processed.length,
       order: (id) => sim.orders.get(id),
     }
   }
@@ -87,6 +97,10 @@ async function bank(t: TestContext, provider: Bank['provider']): Promise<Bank> {
     credentials: POSNET,
     authorizations: () => sim.authorizations(),
     setDown: (d) => sim.setDown(d),
+    get faults() {
+      return sim.faults
+    },
+    processed: () => sim.processed.length,
     order: (id) => sim.orders.get(posnetOrderId(id)),
   }
 }
@@ -252,3 +266,31 @@ test('with the first POS (Garanti) down the payment fails over to PosNet: one au
   assert.ok(refund.status < 300, JSON.stringify(refund.body))
   assert.equal(posnet.order(res.body.paymentId)?.refunded, 2_000)
 })
+
+for (const provider of ['garanti', 'posnet'] as const) {
+  test(`${provider}: a timeout after sending is resolved by its order inquiry, never by another POS`, async (t) => {
+    const h = await startTestApp(t, { env: { KURUS_BANK_ANSWER_TIMEOUT_MS: '300' } })
+    const m = await h.newMerchant()
+    const first = await bank(t, provider)
+    const second = await bank(t, 'est_v3')
+    const a = await addPos(m, first, provider)
+    const b = await addPos(m, second, 'İşbank')
+    await m.client.request('PUT', '/v1/routing', { body: { rules: [], default: [a.id, b.id] } })
+    // The bank approves, its answer is lost; the inquiry (after the timeout) finds it.
+    first.faults.hangAfterProcessing = true
+    const before = first.processed()
+    const pending = charge(m.client, CARDS.frictionless, 7_000, { threeDSecure: false })
+    while (first.processed() === before) await new Promise((r) => setTimeout(r, 20))
+    first.faults.hangAfterProcessing = false
+    const { res } = await pending
+    assert.equal(res.body.status, 'captured', JSON.stringify(res.body))
+    assert.equal(first.authorizations(), 1)
+    assert.equal(second.authorizations(), 0)
+    const row = await posPayment(h, res.body.paymentId)
+    assert.deepEqual(
+      row.attempts.map((x) => x.outcome),
+      ['unknown', 'approved'],
+    )
+    assert.equal(row.auth_code, res.body.authCode)
+  })
+}
