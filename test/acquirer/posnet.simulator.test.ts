@@ -122,6 +122,21 @@ test('auth, a capt of less, returns up to the captured amount; reverse releases'
   await posnetCapture(config, { orderId: 'pay_yp3', hostReference: ref3, amount: 10_025 })
   assert.equal((await posnetReverse(config, { orderId: 'pay_yp3' })).kind, 'approved')
   assert.equal(sim.orders.get(posnetOrderId('pay_yp3'))?.voided, true)
+  // capt names the authorization's installments again.
+  const inst = await posnetAuthorize(
+    config,
+    sale('pay_yp5', { preAuth: true, installmentCount: 3 }),
+  )
+  const ref5 = inst.kind === 'approved' ? inst.hostReference : ''
+  const capt = (installmentCount: number) =>
+    posnetCapture(config, {
+      orderId: 'pay_yp5',
+      hostReference: ref5,
+      amount: 100,
+      installmentCount,
+    })
+  assert.equal((await capt(1)).kind, 'declined')
+  assert.equal((await capt(3)).kind, 'approved')
   await posnetAuthorize(config, sale('pay_yp4'))
   assert.equal((await posnetReverse(config, { orderId: 'pay_yp4' })).kind, 'approved')
   assert.equal((await posnetReverse(config, { orderId: 'pay_none' })).kind, 'declined')

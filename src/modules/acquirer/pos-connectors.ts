@@ -64,7 +64,11 @@ export interface PosConnector {
       ip?: string
     },
   ): Promise<BankOutcome>
-  postAuth(config: ConnectorConfig, p: Original & { amount: number }): Promise<BankOutcome>
+  postAuth(
+    config: ConnectorConfig,
+    /** installmentCount: the authorization's (PosNet's capt names it again). */
+    p: Original & { amount: number; installmentCount?: number },
+  ): Promise<BankOutcome>
   void(config: ConnectorConfig, p: Original): Promise<BankOutcome>
   credit(config: ConnectorConfig, p: Original & { amount: number }): Promise<BankOutcome>
   status(config: ConnectorConfig, p: { orderId: string }): Promise<InquiryOutcome>

@@ -381,6 +381,7 @@ export const bankAcquirer: Acquirer<Deps> = {
       orderId: p.paymentId,
       hostReference: pos.host_reference ?? undefined,
       amount: p.amount,
+      installmentCount: pos.installment_count,
     })
     assertDone(outcome, () => acquirerError('not_capturable'))
     await repo.updatePosPayment(deps.db, p.paymentId, {

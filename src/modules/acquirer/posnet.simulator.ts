@@ -33,6 +33,8 @@ export interface PosnetOrder {
   hostlogkey: string
   captureKey: string
   authCode: string
+  /** Two digits, as sent ("00" for one payment). */
+  installment: string
 }
 
 export interface PosnetSimulator extends RunningSimulator {
@@ -108,6 +110,7 @@ export async function startPosnetSimulator(
     pan: string,
     type: 'sale' | 'auth',
     amount: number,
+    installment = '00',
   ): BankAnswer {
     const prior = orders.get(orderId)
     if (prior) {
@@ -133,6 +136,7 @@ export async function startPosnetSimulator(
       hostlogkey: `0${digits(17)}`,
       captureKey: '',
       authCode: digits(6),
+      installment,
     }
     orders.set(orderId, order)
     return approved(order)
@@ -216,13 +220,16 @@ export async function startPosnetSimulator(
       if (amount <= 0 || str(t['currencyCode']) !== POSNET_TRY) {
         return refuse('0002', 'EKSIK VEYA HATALI ALAN')
       }
-      return authorize(str(t['orderID']), str(t['ccno']), type, amount)
+      return authorize(str(t['orderID']), str(t['ccno']), type, amount, str(t['installment']))
     }
     if ('capt' in doc) {
       const t = obj(doc['capt'])
       const order = [...orders.values()].find((o) => o.hostlogkey === str(t['hostLogKey']))
       const amount = Number(str(t['amount']))
       if (!order || order.type !== 'auth' || order.voided) return refuse('0123', 'ISLEM BULUNAMADI')
+      if (str(t['installment']) !== order.installment) {
+        return refuse('0002', 'TAKSIT SAYISI PROVIZYONLA AYNI OLMALI')
+      }
       if (order.captured > 0 || !(amount > 0) || amount > order.amount) {
         return refuse('0224', 'PROVIZYON KAPATILAMAZ')
       }
