@@ -33,6 +33,9 @@ export const USAGE = `usage: kurus <command>
   store create --merchant mrc_… [--json]
   submerchant create --merchant mrc_… --name X --iban TR… --holder "Name" [--json]
   kyc set --merchant mrc_… --status approved|pending|rejected|suspended|expired|none
+  bank-simulators [--port-base N]     demo only: İşbank (EST), Garanti and Yapı Kredi (PosNet)
+                                      simulators on ports N..N+2 (4510); prints the POS account
+                                      bodies; type down/up/5xx/hang/slow/ok BANK to fail one
   sign METHOD PATH [BODY]             print a signed curl (keys from KURUS_PUBLIC_KEY /
                                       KURUS_SECRET_KEY or the demo merchant); the signature
                                       covers the path without its ?query
@@ -596,6 +599,36 @@ async function signingKeys(config: Config): Promise<{ publicKey: string; secretK
   }
 }
 
+/** Demo only: three bank simulators to add as POS accounts, with faults typed on stdin. */
+async function bankSimulators(config: Config, portBase: number): Promise<void> {
+  assertDemo(config, 'the bank simulators')
+  if (!Number.isInteger(portBase) || portBase < 1 || portBase > 65_533) {
+    throw new ConfigError('--port-base must be a port number')
+  }
+  const { applyDemoBankCommand, DEMO_BANK_COMMANDS, startDemoBanks } =
+    await import('./modules/acquirer/index.ts')
+  const { createInterface } = await import('node:readline')
+  const banks = await startDemoBanks({ portBase })
+  const out = (line: string) => process.stdout.write(line + '\n')
+  out('Bank simulators (docs/acquiring.md). Add each as a POS account, e.g.:')
+  for (const bank of banks.banks) {
+    out(`  kurus sign POST /v1/pos-accounts '${JSON.stringify(bank.account)}'`)
+  }
+  out('then PUT /v1/routing {"rules": [], "default": [the three ids]} and charge.')
+  out(DEMO_BANK_COMMANDS)
+  const input = createInterface({ input: process.stdin })
+  input.on('line', (line) => {
+    void applyDemoBankCommand(banks, line).then(out)
+  })
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+  input.close()
+  await banks.close()
+}
+
 /** Runs one command line (without `node src/main.ts`) under a loaded configuration. */
 export async function runCommand(config: Config, argv: string[]): Promise<void> {
   const [command, ...rest] = argv
@@ -620,6 +653,10 @@ export async function runCommand(config: Config, argv: string[]): Promise<void> 
       return rotateMasterKeyCommand(config)
     case 'check-ledger':
       return checkLedgerCommand(config, rest.includes('--json'))
+    case 'bank-simulators': {
+      const { values } = parseArgs({ args: rest, options: { 'port-base': { type: 'string' } } })
+      return bankSimulators(config, Number(values['port-base'] ?? '4510'))
+    }
     case undefined:
     case 'help':
     case '--help':

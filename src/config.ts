@@ -58,6 +58,12 @@ export interface Config {
    * past it the outcome is unknown and the bank's order inquiry decides (docs/acquiring.md).
    */
   readonly bankAnswerTimeoutMs: number
+  /**
+   * Tests only, never read from the environment: a provider's built-in bank URLs replaced,
+   * keyed `provider:bank` (a bank simulator standing in for the bank, so live-mode suites
+   * charge through a POS as live does; docs/acquiring.md "Live").
+   */
+  readonly bankEndpointOverrides?: Readonly<Record<string, { api: string; threeDGate: string }>>
   /** Grace period during which a rolled API key keeps working. */
   readonly keyRollGraceSeconds: number
   /** `kurus worker` serves /metrics on this port (0: any free port); undefined: none. */

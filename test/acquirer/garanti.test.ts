@@ -5,8 +5,11 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import {
   garanti3dHash,
+  garantiAuthorize,
   garantiCallbackHashValid,
   garantiRequestHash,
+  garantiThreeDForm,
+  startGarantiSimulator,
 } from '../../src/modules/acquirer/index.ts'
 
 const ACCOUNT = {
@@ -85,4 +88,77 @@ test('a real Garanti 3D callback verifies; an edited one does not', () => {
   assert.equal(garantiCallbackHashValid(ACCOUNT, { ...CALLBACK, mdstatus: '' }), false)
   assert.equal(garantiCallbackHashValid(ACCOUNT, { ...CALLBACK, hashparams: '' }), false)
   assert.equal(garantiCallbackHashValid({ ...ACCOUNT, storeKey: 'other' }, CALLBACK), false)
+})
+
+test('the 3D form and the XML sales request carry the published fields and hashes', async (t) => {
+  const form = garantiThreeDForm(
+    {
+      credentials: ACCOUNT,
+      endpoints: { api: 'https://x/VPServlet', threeDGate: 'https://x/gt3dengine' },
+      mode: 'TEST',
+    },
+    {
+      orderId: 'order222',
+      amount: 10_025,
+      installmentCount: 1,
+      preAuth: false,
+      successUrl: 'https://domain.com/success',
+      errorUrl: 'https://domain.com/fail_url',
+      ip: '156.155.154.153',
+      card: { pan: '5555444433332222', expMonth: 1, expYear: 2022, cvc: '123' },
+    },
+  )
+  // GarantiPosRequestDataMapperTest::threeDFormDataProvider, "with_card".
+  assert.deepEqual(form.fields, {
+    secure3dsecuritylevel: '3D',
+    mode: 'TEST',
+    apiversion: '512',
+    terminalprovuserid: 'PROVAUT',
+    terminaluserid: 'PROVAUT',
+    terminalmerchantid: '7000679',
+    terminalid: '30691298',
+    txntype: 'sales',
+    txnamount: '10025',
+    txncurrencycode: '949',
+    txninstallmentcount: '',
+    orderid: 'order222',
+    successurl: 'https://domain.com/success',
+    errorurl: 'https://domain.com/fail_url',
+    customeripaddress: '156.155.154.153',
+    cardnumber: '5555444433332222',
+    cardexpiredatemonth: '01',
+    cardexpiredateyear: '22',
+    cardcvv2: '123',
+    secure3dhash:
+      '372D6CB20B2B699D0A6667DFF46E3AA8CF3F9D8C2BB69A7C411895151FFCFAAB5277CCFE3B3A06035FEEFBFBFD40C79DBE51DBF867D0A24B37335A28F0CEFDE2',
+  })
+  // nonSecurePaymentRequestDataDataProvider "basic": what reaches the bank.
+  const sim = await startGarantiSimulator(ACCOUNT)
+  t.after(() => sim.close())
+  await garantiAuthorize(
+    {
+      credentials: ACCOUNT,
+      endpoints: { api: sim.api, threeDGate: sim.threeDGate },
+      mode: 'TEST',
+    },
+    {
+      orderId: 'order222',
+      amount: 10_025,
+      installmentCount: 1,
+      preAuth: false,
+      ip: '127.0.0.1',
+      card: { pan: '5555444433332222', expMonth: 1, expYear: 2022, cvc: '123' },
+    },
+  )
+  const body = sim.processed[0]?.body ?? ''
+  for (const part of [
+    '<GVPSRequest><Mode>TEST</Mode><Version>512</Version>',
+    '<Terminal><ProvUserID>PROVAUT</ProvUserID><UserID>PROVAUT</UserID><HashData>2005F771B622399C0EC7B8BBBE9B5F7989B9587175239F0695C1E5D3BFAA0CF6D747A9CEE64D78B7081CB5193541AD9D129B929653E2B68BCAE6939E281D752E</HashData><ID>30691298</ID><MerchantID>7000679</MerchantID></Terminal>',
+    '<Customer><IPAddress>127.0.0.1</IPAddress></Customer>',
+    '<Card><Number>5555444433332222</Number><ExpireDate>0122</ExpireDate><CVV2>123</CVV2></Card>',
+    '<Order><OrderID>order222</OrderID></Order>',
+    '<Transaction><Type>sales</Type><InstallmentCnt></InstallmentCnt><Amount>10025</Amount><CurrencyCode>949</CurrencyCode><CardholderPresentCode>0</CardholderPresentCode><MotoInd>N</MotoInd></Transaction>',
+  ]) {
+    assert.ok(body.includes(part), `${part} not in ${body}`)
+  }
 })

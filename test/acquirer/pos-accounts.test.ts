@@ -124,7 +124,8 @@ test('bad POS accounts are refused with the field named, and nothing is stored',
   const sim = await simulator(t)
   const bad = [
     [{ provider: 'visa' }, 'provider'],
-    [{ provider: 'garanti' }, 'provider'],
+    [{ provider: 'garanti' }, 'credentials.merchantId'],
+    [{ provider: 'posnet' }, 'credentials.posnetId'],
     [{ credentials: { ...CREDENTIALS, bank: 'mybank' } }, 'credentials.bank'],
     [{ credentials: { bank: 'isbank', clientId: 'x' } }, 'credentials.username'],
     [{ installmentPrograms: ['gold'] }, 'installmentPrograms[0]'],

@@ -3,7 +3,11 @@
 // MIT): merchant 6706598320, terminal 67005551, posnet id 27426, key 10,10,10,10,10,10,10,10.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { posnetRequestMac, posnetResponseMacValid } from '../../src/modules/acquirer/index.ts'
+import {
+  posnetRequestMac,
+  posnetResponseMacValid,
+  posnetXid,
+} from '../../src/modules/acquirer/index.ts'
 
 const ACCOUNT = {
   merchantId: '6706598320',
@@ -32,4 +36,17 @@ test("the bank's 3D answer MAC verifies; a changed amount does not", () => {
   assert.equal(posnetResponseMacValid(ACCOUNT, { ...answer, amount: '' }), false)
   assert.equal(posnetResponseMacValid(ACCOUNT, { ...answer, amount: '1000' }), false)
   assert.equal(posnetResponseMacValid({ ...ACCOUNT, encKey: '1,1' }, answer), false)
+})
+
+test('the 3D transaction MAC over the padded XID matches the published request', () => {
+  // PosNetRequestDataMapperTest::create3DPaymentRequestDataDataProvider: order 2020110828BC,
+  // 100.01 TL → XID 000000002020110828BC, 10001, TL.
+  assert.equal(
+    posnetRequestMac(ACCOUNT, {
+      orderId: posnetXid('2020110828BC'),
+      amount: 10001,
+      currency: 'TL',
+    }),
+    'oE7zwV87uOc2DFpGPlr4jQRQ0z9LsxGw56c7vaiZkTo=',
+  )
 })

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Db } from '../../src/database.ts'
 import { startTestApp, OPERATOR_TOKEN } from '../helpers/app.ts'
+import { startLiveTestApp } from '../helpers/live-bank.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
 import { assertLedgerOk, balanceOf, newSubmerchant, reconcile } from './_support.ts'
 
@@ -155,9 +156,9 @@ test('a chargeback empties the reserve; its reversal is settled when it comes ba
 })
 
 test('live: shares wait out the 1-day delay; a newer capture stays in reserve', async (t) => {
-  const h = await startTestApp(t, {
+  // Live charges through a bank POS (a simulator here), never the sandbox bank.
+  const h = await startLiveTestApp(t, {
     env: {
-      KURUS_ENV: 'live',
       KURUS_MASTER_KEY: Buffer.alloc(32, 7).toString('hex'),
       KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
     },
@@ -165,14 +166,15 @@ test('live: shares wait out the 1-day delay; a newer capture stays in reserve', 
   const m = await h.newMerchant()
   const sub = await newSubmerchant(h, m.merchantId)
   const split = [{ submerchantId: sub.submerchantId, amountMinor: 3_000 }]
-  const first = await charge(m.client, CARDS.frictionless, 10_000, {}, { splits: split })
+  const noThreeDs = { threeDSecure: false }
+  const first = await charge(m.client, CARDS.frictionless, 10_000, noThreeDs, { splits: split })
   assert.equal(first.res.status, 201)
   const settle = () => h.deps.jobs.runDueOnce()
 
   await settle()
   assert.deepEqual(slim(await balanceOf(m.client, sub.submerchantId)), [2_918, 0, 0])
   h.clock.advance(12 * 60 * 60 * 1000)
-  const second = await charge(m.client, CARDS.frictionless, 10_000, {}, { splits: split })
+  const second = await charge(m.client, CARDS.frictionless, 10_000, noThreeDs, { splits: split })
   assert.equal(second.res.status, 201)
   h.clock.advance(12 * 60 * 60 * 1000 - 60_000)
   await settle()

@@ -194,8 +194,15 @@ export async function authorizedPayment(
   client: Kurus,
   amount = 5000,
   sessionExtra: Record<string, unknown> = {},
+  chargeExtra: Record<string, unknown> = {},
 ): Promise<string> {
-  const { res } = await charge(client, CARDS.frictionless, amount, { capture: false }, sessionExtra)
+  const { res } = await charge(
+    client,
+    CARDS.frictionless,
+    amount,
+    { capture: false, ...chargeExtra },
+    sessionExtra,
+  )
   assert.equal(res.status, 201, JSON.stringify(res.body))
   assert.equal(res.body.status, 'authorized')
   return res.body.paymentId

@@ -64,7 +64,16 @@ function readBody(req: IncomingMessage): Promise<string> {
   })
 }
 
-export async function runSimulator(handler: BankHandler): Promise<RunningSimulator> {
+/** Where a simulator listens: loopback, a free port unless one is given (the demo's). */
+export interface SimulatorListen {
+  host?: string
+  port?: number
+}
+
+export async function runSimulator(
+  handler: BankHandler,
+  at: SimulatorListen = {},
+): Promise<RunningSimulator> {
   const processed: { path: string; body: string }[] = []
   const hanging = new Set<ServerResponse>()
   const sim = {
@@ -105,17 +114,18 @@ export async function runSimulator(handler: BankHandler): Promise<RunningSimulat
     res.writeHead(answer.status, { 'content-type': answer.contentType }).end(answer.body)
   }
   let server: Server = createServer((req, res) => void onRequest(req, res))
-  let port = 0
+  let port = at.port ?? 0
+  const host = at.host ?? '127.0.0.1'
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       server.once('error', reject)
-      server.listen(port, '127.0.0.1', () => {
+      server.listen(port, host, () => {
         port = (server.address() as AddressInfo).port
         resolve()
       })
     })
   await listen()
-  sim.base = `http://127.0.0.1:${port}`
+  sim.base = `http://${host}:${port}`
 
   function stop(): Promise<void> {
     for (const res of hanging) res.destroy()

@@ -173,7 +173,13 @@ export function postToBank(
 /** What a bank said to an authorization (or to a capture, void, refund). */
 export type BankOutcome =
   | { kind: 'approved'; authCode: string; hostReference: string; transId: string }
-  | { kind: 'declined'; bankCode: string; message: string }
+  | {
+      kind: 'declined'
+      bankCode: string
+      message: string
+      /** The bank refused because it holds this order id already: ask it what it holds. */
+      duplicateOrder?: boolean
+    }
   /** The bank surely did not act: safe to try another POS. */
   | { kind: 'not_sent'; reason: string }
   /** The bank may have acted: ask it (order inquiry) before anything else. */
@@ -202,7 +208,11 @@ export interface ThreeDForm {
 
 /** What the bank's callback told after the buyer's 3-D Secure step, once checked. */
 export type ThreeDCallback =
-  | { ok: false; reason: 'hash_mismatch' | 'order_mismatch' | 'amount_mismatch' | 'malformed' }
+  | {
+      ok: false
+      /** unavailable: the bank that must resolve the callback (PosNet) did not answer. */
+      reason: 'hash_mismatch' | 'order_mismatch' | 'amount_mismatch' | 'malformed' | 'unavailable'
+    }
   | {
       ok: true
       authenticated: boolean

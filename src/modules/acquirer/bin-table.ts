@@ -31,6 +31,10 @@ const ROWS: Readonly<Record<string, BinRow>> = {
   // brand VISA (mewebstudio/pos tests/Unit/Crypt/EstV3PosCryptTest.php, a real Ziraat
   // 3D Pay answer); Akbank's credit cards are Axess.
   '435508': { bank: 'akbank', program: 'axess', country: 'TR', source: 'EST callback vector' },
+  // Garanti's own GVPS answers for card 4282 20** set GarantiCardInd "Y" (a Garanti-issued
+  // card; mewebstudio/pos GarantiPosResponseDataMapperTest, examples/garanti test card);
+  // Garanti's credit cards are Bonus.
+  '428220': { bank: 'garanti', program: 'bonus', country: 'TR', source: 'GVPS answer vector' },
 }
 
 export interface CardFacts {

@@ -6,6 +6,7 @@ import {
   runSimulator,
   type BankAnswer,
   type RunningSimulator,
+  type SimulatorListen,
 } from './bank-simulator.ts'
 import { estV3Hash, type EstV3Credentials } from './est-v3.ts'
 
@@ -67,7 +68,10 @@ function xml(doc: Record<string, string | Record<string, string>>): BankAnswer {
   }
 }
 
-export async function startEstV3Simulator(credentials: EstV3Credentials): Promise<EstV3Simulator> {
+export async function startEstV3Simulator(
+  credentials: EstV3Credentials,
+  at: SimulatorListen = {},
+): Promise<EstV3Simulator> {
   const orders = new Map<string, EstOrder>()
   const declines = new Map<string, string>()
   const callbacks = new Map<string, Record<string, string>[]>()
@@ -311,7 +315,7 @@ export async function startEstV3Simulator(credentials: EstV3Credentials): Promis
     if (path.endsWith('/fim/api')) return api(body)
     if (path.endsWith('/fim/est3Dgate')) return gate(body)
     return { status: 404, contentType: 'text/plain', body: 'not found' }
-  })
+  }, at)
   return Object.assign(running, {
     api: `${running.base}/fim/api`,
     threeDGate: `${running.base}/fim/est3Dgate`,

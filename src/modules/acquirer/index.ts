@@ -22,5 +22,34 @@ export { startEstV3Simulator, type EstV3Simulator } from './est-v3.simulator.ts'
 /** The acquirer the app runs on: bank POS routing, the sandbox bank in demo without one. */
 export { acquirerOfPayment, bankAcquirer } from './pos-router.ts'
 export { acquirerRoutes, operatorPosAccountRoutes } from './acquirer.http.ts'
-export { garanti3dHash, garantiCallbackHashValid, garantiRequestHash } from './garanti.ts'
-export { posnetRequestMac, posnetResponseMacValid } from './posnet.ts'
+export {
+  garanti3dHash,
+  garantiAuthorize,
+  garantiAuthorize3d,
+  garantiCallbackHashValid,
+  garantiOrderInquiry,
+  garantiPostAuth,
+  garantiRefund,
+  garantiRequestHash,
+  garantiThreeDForm,
+  garantiVerifyCallback,
+  garantiVoid,
+} from './garanti.ts'
+export { startGarantiSimulator } from './garanti.simulator.ts'
+/** Demo only: the three bank simulators behind `kurus bank-simulators`. */
+export { applyDemoBankCommand, DEMO_BANK_COMMANDS, startDemoBanks } from './demo-banks.ts'
+export {
+  posnetAuthorize,
+  posnetAuthorize3d,
+  posnetCapture,
+  posnetOrderId,
+  posnetOrderStatus,
+  posnetRequestMac,
+  posnetResponseMacValid,
+  posnetReturn,
+  posnetReverse,
+  posnetThreeDForm,
+  posnetVerifyCallback,
+  posnetXid,
+} from './posnet.ts'
+export { startPosnetSimulator } from './posnet.simulator.ts'

@@ -250,10 +250,12 @@ export function connectorConfigOf(deps: Deps, row: PosAccountRow): ConnectorConf
   const endpoints =
     deps.config.env === 'demo' && row.endpoints
       ? row.endpoints
-      : connector.endpoints(row.bank, row.environment)
+      : (deps.config.bankEndpointOverrides?.[`${row.provider}:${row.bank}`] ??
+        connector.endpoints(row.bank, row.environment))
   return {
     credentials: open(deps, row),
     endpoints,
+    environment: row.environment,
     timeouts: { connectMs: 5_000, answerMs: deps.config.bankAnswerTimeoutMs },
   }
 }

@@ -10,6 +10,24 @@ import {
   type BankEndpoints,
   type CardData,
 } from './est-v3.ts'
+import {
+  GARANTI_ENDPOINTS,
+  garantiAuthorize,
+  garantiOrderInquiry,
+  garantiPostAuth,
+  garantiRefund,
+  garantiVoid,
+  type GarantiConfig,
+} from './garanti.ts'
+import {
+  POSNET_ENDPOINTS,
+  posnetAuthorize,
+  posnetCapture,
+  posnetOrderStatus,
+  posnetReturn,
+  posnetReverse,
+  type PosnetConfig,
+} from './posnet.ts'
 import type { PosEnvironment, PosProvider } from './pos.table.ts'
 
 // One connector per provider behind one shape, so routing and the port's operations do
@@ -18,7 +36,15 @@ import type { PosEnvironment, PosProvider } from './pos.table.ts'
 export interface ConnectorConfig {
   credentials: Record<string, string>
   endpoints: BankEndpoints
+  /** The account's environment (Garanti wants Mode TEST on its test host). */
+  environment?: PosEnvironment
   timeouts?: BankTimeouts
+}
+
+/** What the bank knows the authorization by, beside our order id (Garanti's RetrefNum). */
+interface Original {
+  orderId: string
+  hostReference?: string | undefined
 }
 
 export interface PosConnector {
@@ -38,15 +64,23 @@ export interface PosConnector {
       ip?: string
     },
   ): Promise<BankOutcome>
-  postAuth(config: ConnectorConfig, p: { orderId: string; amount: number }): Promise<BankOutcome>
-  void(config: ConnectorConfig, p: { orderId: string }): Promise<BankOutcome>
-  credit(config: ConnectorConfig, p: { orderId: string; amount: number }): Promise<BankOutcome>
+  postAuth(
+    config: ConnectorConfig,
+    /** installmentCount: the authorization's (PosNet's capt names it again). */
+    p: Original & { amount: number; installmentCount?: number },
+  ): Promise<BankOutcome>
+  void(config: ConnectorConfig, p: Original): Promise<BankOutcome>
+  credit(config: ConnectorConfig, p: Original & { amount: number }): Promise<BankOutcome>
   status(config: ConnectorConfig, p: { orderId: string }): Promise<InquiryOutcome>
 }
 
 const PRINTABLE = /^[\x21-\x7e]{1,128}$/
 
-function stringFields(raw: unknown, names: readonly string[]): FieldIssue[] {
+function stringFields(
+  raw: unknown,
+  names: readonly string[],
+  optional: readonly string[] = [],
+): FieldIssue[] {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return [{ field: 'credentials', reason: 'must be an object' }]
   }
@@ -58,8 +92,14 @@ function stringFields(raw: unknown, names: readonly string[]): FieldIssue[] {
       issues.push({ field: `credentials.${name}`, reason: 'required: 1-128 printable characters' })
     }
   }
+  for (const name of optional) {
+    const value = record[name]
+    if (value !== undefined && (typeof value !== 'string' || !PRINTABLE.test(value))) {
+      issues.push({ field: `credentials.${name}`, reason: '1-128 printable characters' })
+    }
+  }
   for (const name of Object.keys(record)) {
-    if (!names.includes(name) && name !== 'bank') {
+    if (!names.includes(name) && !optional.includes(name) && name !== 'bank') {
       issues.push({ field: `credentials.${name}`, reason: 'unknown field' })
     }
   }
@@ -99,8 +139,74 @@ function est(c: ConnectorConfig) {
   }
 }
 
-/** The providers whose connector is built; the others are refused at account creation. */
-export const CONNECTORS: Partial<Record<PosProvider, PosConnector>> = { est_v3: estV3 }
+const garanti: PosConnector = {
+  checkCredentials: (raw) =>
+    stringFields(
+      raw,
+      ['merchantId', 'terminalId', 'provisionUser', 'provisionPassword', 'storeKey'],
+      ['refundUser', 'refundPassword'],
+    ),
+  bankOf: () => 'garanti',
+  endpoints: (_bank, environment) => GARANTI_ENDPOINTS[environment],
+  authorize: (c, p) => garantiAuthorize(gvps(c), p),
+  postAuth: (c, p) => garantiPostAuth(gvps(c), p),
+  void: (c, p) => garantiVoid(gvps(c), p),
+  credit: (c, p) => garantiRefund(gvps(c), p),
+  status: (c, p) => garantiOrderInquiry(gvps(c), p),
+}
+
+function gvps(c: ConnectorConfig): GarantiConfig {
+  const {
+    merchantId = '',
+    terminalId = '',
+    provisionUser = '',
+    provisionPassword = '',
+    storeKey = '',
+    refundUser,
+    refundPassword,
+  } = c.credentials
+  return {
+    credentials: {
+      merchantId,
+      terminalId,
+      provisionUser,
+      provisionPassword,
+      storeKey,
+      ...(refundUser ? { refundUser } : {}),
+      ...(refundPassword ? { refundPassword } : {}),
+    },
+    endpoints: c.endpoints,
+    mode: c.environment === 'production' ? 'PROD' : 'TEST',
+    ...(c.timeouts ? { timeouts: c.timeouts } : {}),
+  }
+}
+
+const posnet: PosConnector = {
+  checkCredentials: (raw) => stringFields(raw, ['merchantId', 'terminalId', 'posnetId', 'encKey']),
+  bankOf: () => 'yapikredi',
+  endpoints: (_bank, environment) => POSNET_ENDPOINTS[environment],
+  authorize: (c, p) => posnetAuthorize(ykb(c), p),
+  postAuth: (c, p) => posnetCapture(ykb(c), p),
+  void: (c, p) => posnetReverse(ykb(c), p),
+  credit: (c, p) => posnetReturn(ykb(c), p),
+  status: (c, p) => posnetOrderStatus(ykb(c), p),
+}
+
+function ykb(c: ConnectorConfig): PosnetConfig {
+  const { merchantId = '', terminalId = '', posnetId = '', encKey = '' } = c.credentials
+  return {
+    credentials: { merchantId, terminalId, posnetId, encKey },
+    endpoints: c.endpoints,
+    ...(c.timeouts ? { timeouts: c.timeouts } : {}),
+  }
+}
+
+/** The providers whose connector is built (all three). */
+export const CONNECTORS: Partial<Record<PosProvider, PosConnector>> = {
+  est_v3: estV3,
+  garanti,
+  posnet,
+}
 
 export const PROVIDERS: readonly PosProvider[] = ['est_v3', 'garanti', 'posnet']
 

@@ -81,7 +81,10 @@ function declineCodeOf(bankCode: string): string {
 
 /** The bank answered "this order already exists": what it holds decides. */
 function isDuplicateOrder(outcome: BankOutcome): boolean {
-  return outcome.kind === 'declined' && outcome.bankCode === 'CORE-2008'
+  return (
+    outcome.kind === 'declined' &&
+    (outcome.duplicateOrder === true || outcome.bankCode === 'CORE-2008')
+  )
 }
 
 function connectorOf(row: { provider: PosAccountRow['provider'] }): PosConnector {
@@ -290,22 +293,19 @@ function assertDone(outcome: BankOutcome, onRefusal: () => AppError): void {
 }
 
 export const bankAcquirer: Acquirer<Deps> = {
-  // Live without a bank POS still falls back to the sandbox bank, as before issue 39: the
-  // live suites charge the test cards there, and no live-usable simulator exists yet to move
-  // them onto (docs/acquiring.md, "Open"). A live account that exists is used; 3-D Secure in
-  // live with one is refused until the bank's 3D gate is wired to the hosted page.
+  // Live never reaches the sandbox bank: without a usable POS a charge is 402 before
+  // anything is recorded. 3-D Secure in live is refused too until the banks' 3D gates are
+  // wired to the hosted page (the forms and callback checks exist; docs/acquiring.md).
   async assertCanCharge(deps, p) {
     if (deps.config.env !== 'live') return
-    const accounts = await usableAccounts(deps, p.merchantId)
-    if (accounts.length > 0 && p.threeDSecure) throw noPosError()
-  },
-
-  // 3-D Secure stays with the sandbox ACS in demo; a live POS needs the bank's 3D gate
-  // (est-v3.ts has the form and the callback check; wiring it to the hosted page is open).
-  async start3ds(deps, p) {
-    if (deps.config.env === 'live' && (await usableAccounts(deps, p.merchantId)).length > 0) {
+    if (p.threeDSecure || (await usableAccounts(deps, p.merchantId)).length === 0) {
       throw noPosError()
     }
+  },
+
+  // 3-D Secure stays with the sandbox ACS in demo; never in live.
+  async start3ds(deps, p) {
+    if (deps.config.env === 'live') throw noPosError()
     return sandboxBank.start3ds(deps, p)
   },
   completeChallenge: (deps, p) => sandboxBank.completeChallenge(deps, p),
@@ -315,7 +315,10 @@ export const bankAcquirer: Acquirer<Deps> = {
     const recorded = await posOf(deps, p.paymentId)
     if (recorded) return answerOfRecorded(deps, recorded)
     const all = await usableAccounts(deps, p.merchantId)
-    if (all.length === 0) return sandboxBank.authorize(deps, p)
+    if (all.length === 0) {
+      if (deps.config.env === 'demo') return sandboxBank.authorize(deps, p)
+      throw noPosError()
+    }
     const token = await getCardToken(deps, p.merchantId, p.cardToken)
     const facts: RoutingFacts = {
       card: cardFacts(token.bin),
@@ -352,7 +355,10 @@ export const bankAcquirer: Acquirer<Deps> = {
 
   async inquire(deps, p) {
     const pos = await posOf(deps, p.paymentId)
-    if (!pos) return sandboxBank.inquire(deps, p)
+    if (!pos) {
+      if (deps.config.env === 'demo') return sandboxBank.inquire(deps, p)
+      return { status: 'declined', declineCode: 'authorization_not_found' }
+    }
     return answerOfRecorded(deps, pos)
   },
 
@@ -373,7 +379,9 @@ export const bankAcquirer: Acquirer<Deps> = {
     const account = await accountOf(deps, pos)
     const outcome = await connectorOf(account).postAuth(connectorConfigOf(deps, account), {
       orderId: p.paymentId,
+      hostReference: pos.host_reference ?? undefined,
       amount: p.amount,
+      installmentCount: pos.installment_count,
     })
     assertDone(outcome, () => acquirerError('not_capturable'))
     await repo.updatePosPayment(deps.db, p.paymentId, {
@@ -391,6 +399,7 @@ export const bankAcquirer: Acquirer<Deps> = {
     const account = await accountOf(deps, pos)
     const outcome = await connectorOf(account).void(connectorConfigOf(deps, account), {
       orderId: p.paymentId,
+      hostReference: pos.host_reference ?? undefined,
     })
     assertDone(outcome, () => acquirerError('not_voidable'))
     await repo.updatePosPayment(deps.db, p.paymentId, {
@@ -440,10 +449,11 @@ export const bankAcquirer: Acquirer<Deps> = {
     const account = await accountOf(deps, pos)
     const connector = connectorOf(account)
     const config = connectorConfigOf(deps, account)
+    const hostReference = pos.host_reference ?? undefined
     const outcome =
       kind === 'void'
-        ? await connector.void(config, { orderId: p.paymentId })
-        : await connector.credit(config, { orderId: p.paymentId, amount: p.amount })
+        ? await connector.void(config, { orderId: p.paymentId, hostReference })
+        : await connector.credit(config, { orderId: p.paymentId, hostReference, amount: p.amount })
     const at = deps.clock.now()
     if (outcome.kind === 'approved') {
       await repo.updatePosRefund(deps.db, p.refundId, {
