@@ -37,7 +37,7 @@ import {
 } from './dashboard.service.ts'
 import { can, type Permission } from './permissions.ts'
 import { dashboardAuthOf } from '../../platform/http/dashboard-auth.ts'
-import { audited, recordAuditEntry } from '../audit/index.ts'
+import { audited } from '../audit/index.ts'
 
 export interface DashboardRateLimiter {
   take(bucket: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>
@@ -184,12 +184,7 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
             expiresAt: isoZ(result.expiresAt),
           }
         }
-        await recordAuditEntry(deps, {
-          merchantId: result.session.merchantId,
-          actorId: result.session.userId,
-          action: 'session.sign_in',
-          details: { door: 'dashboard_api' },
-        })
+        // The sign-in's audit entry committed with the token's session (sessions.service.ts).
         return { token: result.token, expiresAt: isoZ(result.expiresAt) }
       },
     )
@@ -209,12 +204,6 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
       async (request) => {
         const { challengeToken, code } = request.body
         const result = await loginSecondFactor(deps, challengeToken, code)
-        await recordAuditEntry(deps, {
-          merchantId: result.session.merchantId,
-          actorId: result.session.userId,
-          action: 'session.sign_in',
-          details: { door: 'dashboard_api', secondFactor: 'totp' },
-        })
         return { token: result.token, expiresAt: isoZ(result.expiresAt) }
       },
     )

@@ -276,14 +276,8 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
         content: loginForm(request, reply, { email, ...(next ? { next } : {}) }),
       })
     }
+    // A fully signed-in session committed with its audit entry (sessions.service.ts).
     setSessionCookie(deps, reply, signedIn.token)
-    if (signedIn.stage === 'active') {
-      await recordAuditEntry(deps, {
-        merchantId: signedIn.member.merchantId,
-        actorId: signedIn.member.userId,
-        action: 'session.sign_in',
-      })
-    }
     const home =
       signedIn.stage === 'second_factor'
         ? `${BASE}/login/two-factor`
@@ -302,11 +296,10 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
         name: 'code',
         label: t(lang, 'dash_2fa_code'),
         autocomplete: 'one-time-code',
-        inputmode: 'numeric',
-        pattern: '[0-9 ]{6,7}',
-        maxlength: 7,
+        maxlength: 24,
         required: true,
         autofocus: true,
+        hint: t(lang, 'dash_2fa_recovery_hint'),
       })}
       <button type="submit" class="button button-primary button-full">
         ${t(lang, 'dash_2fa_submit')}
@@ -331,15 +324,10 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
       const lang = langOf(request)
       const session = request.dashSession
       if (!session) return redirect(reply, `${BASE}/login`)
-      const outcome = await verifySecondFactor(deps, session, formFields(request).text('code', 20))
+      // A TOTP code or a recovery code, in the one field.
+      const outcome = await verifySecondFactor(deps, session, formFields(request).text('code', 40))
       if (outcome.ok) {
         setSessionCookie(deps, reply, outcome.token)
-        await recordAuditEntry(deps, {
-          merchantId: session.member.merchantId,
-          actorId: session.member.userId,
-          action: 'session.sign_in',
-          details: { secondFactor: 'totp' },
-        })
         return redirect(reply, BASE)
       }
       if (outcome.ended) {
