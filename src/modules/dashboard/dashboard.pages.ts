@@ -42,6 +42,7 @@ import {
   signedInContext,
 } from './dashboard.web.ts'
 import { formFields } from './forms.ts'
+import { enforcePageRule, notePageRoute } from './page-rules.ts'
 import { SECTIONS } from './sections.ts'
 import {
   resolveSession,
@@ -119,6 +120,7 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
   app.decorateRequest('dashNav', { getter: () => SECTIONS })
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true }
+    notePageRoute(route, BASE)
     // Every POST proves it comes from our own form: a missing or wrong token is a 403 before
     // the handler runs, so nothing changes. (preValidation: the token is in the parsed body.)
     const methods = Array.isArray(route.method) ? route.method : [route.method]
@@ -145,7 +147,8 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
   // Then every route checks that the session may be there (sign-in steps, enrolment).
   app.addHook('preHandler', async (request, reply) => {
     const home = stageHome(request.dashSession, accessOf(request))
-    if (!home) return undefined
+    // The route's declared permission and KYC gate (page-rules.ts), before its handler.
+    if (!home) return enforcePageRule(deps, request)
     // An htmx request (a swap in place) is told to load the whole page instead.
     if (request.headers['hx-request'] === 'true') {
       return reply.code(200).header('hx-redirect', home).send('')
