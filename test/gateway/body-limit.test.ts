@@ -25,19 +25,13 @@ function bigJson(): Buffer {
   return Buffer.from(JSON.stringify({ description: filler }))
 }
 
-function send(
-  base: string,
-  path: string,
-  headers: Record<string, string>,
-  body: Buffer,
-  chunked = false,
-) {
+function send(base: string, path: string, headers: object, body: Buffer, chunked = false) {
   return new Promise<Outcome>((resolve) => {
     const url = new URL(path, base)
     const req = http.request(url, {
       method: 'POST',
       headers: {
-        ...headers,
+        ...(headers as Record<string, string>),
         'content-type': 'application/json',
         ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': body.length }),
       },
@@ -76,7 +70,7 @@ function send(
 
 import net from 'node:net'
 /** A client that sends the whole request before it reads anything (as curl or requests do). */
-function rawSend(base: string, path: string, headers: Record<string, string>, body: Buffer) {
+function rawSend(base: string, path: string, headers: object, body: Buffer) {
   return new Promise<Outcome>((resolve) => {
     const url = new URL(base)
     const socket = net.connect(Number(url.port), url.hostname)
@@ -100,7 +94,7 @@ function rawSend(base: string, path: string, headers: Record<string, string>, bo
       'content-type: application/json',
       `content-length: ${String(body.length)}`,
       'connection: close',
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ...Object.entries(headers as Record<string, string>).map(([k, v]) => `${k}: ${v}`),
       '',
       '',
     ].join('\r\n')

@@ -2886,6 +2886,8 @@ export interface components {
      *         "orderId": "SIP-1042"
      *       },
      *       "paymentLinkId": null,
+     *       "subscriptionId": null,
+     *       "subscriptionCycle": null,
      *       "createdAt": "2026-11-22T10:00:00Z",
      *       "completedAt": "2026-11-22T10:00:05Z"
      *     }
@@ -2947,6 +2949,8 @@ export interface components {
       risk: components['schemas']['RiskAssessment'] | null
       status: components['schemas']['PaymentStatus']
       storeId: string
+      subscriptionCycle: number | null
+      subscriptionId: string | null
       threeDSecure: boolean
       transactionId: string
     }
@@ -8632,6 +8636,8 @@ export interface operations {
            *         "orderId": "SIP-1042"
            *       },
            *       "paymentLinkId": null,
+           *       "subscriptionId": null,
+           *       "subscriptionCycle": null,
            *       "createdAt": "2026-11-22T10:00:00Z",
            *       "completedAt": "2026-11-22T10:00:05Z"
            *     }
@@ -8774,6 +8780,8 @@ export interface operations {
            *         "orderId": "SIP-1042"
            *       },
            *       "paymentLinkId": null,
+           *       "subscriptionId": null,
+           *       "subscriptionCycle": null,
            *       "createdAt": "2026-11-22T10:00:00Z",
            *       "completedAt": "2026-11-22T10:00:05Z"
            *     }
