@@ -242,7 +242,7 @@ export async function markInvitationAccepted(tx: Tx, id: string, at: Date): Prom
 }
 
 export async function revokeInvitation(
-  db: Db,
+  db: Db | Tx,
   merchantId: string,
   id: string,
   at: Date,
@@ -288,7 +288,7 @@ export async function findTwoFactorRequired(db: Db, merchantId: string): Promise
 }
 
 export async function upsertTwoFactorRequired(
-  db: Db,
+  db: Db | Tx,
   merchantId: string,
   required: boolean,
   at: Date,

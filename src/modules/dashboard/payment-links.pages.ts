@@ -37,6 +37,7 @@ import {
   renderPage,
   setFlash,
   type PageContext,
+  auditedAction,
 } from './dashboard.web.ts'
 import { formFields, parseLira, queryFields } from './forms.ts'
 import { pageInput } from './page-rules.ts'
@@ -324,13 +325,9 @@ export function paymentLinksPages(deps: Deps): FastifyPluginAsync {
     app.post('/payment-links/:id/deactivate', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'payment_links.manage')
       const id = (request.params as { id: string }).id.slice(0, 64)
-      const link = await deactivatePaymentLink(deps, ctx.member.merchantId, id)
-      await recordAuditEntry(deps, {
-        merchantId: ctx.member.merchantId,
-        actorId: ctx.member.userId,
-        action: 'payment_links.deactivate',
-        target: link.id,
-      })
+      const link = await auditedAction(ctx, 'payment_links.deactivate', id, undefined, () =>
+        deactivatePaymentLink(deps, ctx.member.merchantId, id),
+      )
       setFlash(deps, reply, 'success', 'dash_plink_done_deactivate')
       return redirect(reply, `${BASE}/payment-links/${link.id}`)
     })

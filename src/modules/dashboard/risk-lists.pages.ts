@@ -24,6 +24,7 @@ import {
   renderPage,
   setFlash,
   type PageContext,
+  auditedAction,
 } from './dashboard.web.ts'
 import { formFields, hasControlChars, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
@@ -189,8 +190,9 @@ export function riskListRoutes(
     const list = listNamed(idParam(request, 'list'))
     const id = idParam(request)
     // Another merchant's (or no) entry: the service's 404, the 404 page.
-    await removeListItem(deps, ctx.member.merchantId, list, id)
-    await audit(ctx, 'risk.list_remove', id, { list })
+    await auditedAction(ctx, 'risk.list_remove', id, { list }, () =>
+      removeListItem(deps, ctx.member.merchantId, list, id),
+    )
     setFlash(deps, reply, 'success', 'dash_done_list_remove')
     return redirect(reply, `${BASE}/risk/lists/${list}`)
   })

@@ -33,6 +33,7 @@ import {
   renderPage,
   setFlash,
   type PageContext,
+  auditedAction,
 } from './dashboard.web.ts'
 import { formFields } from './forms.ts'
 import { idParam } from './list-pages.ts'
@@ -377,10 +378,12 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
         })
       }
       const result = await attempt(() =>
-        updateRule(deps, ctx.member.merchantId, id, {
-          name: values.name,
-          condition: condition.value,
-        }),
+        auditedAction(ctx, 'risk.rule_update', id, undefined, () =>
+          updateRule(deps, ctx.member.merchantId, id, {
+            name: values.name,
+            condition: condition.value,
+          }),
+        ),
       )
       if (!result.ok) {
         if (result.error.status === 404) throw result.error
@@ -390,7 +393,6 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
           problem: result.error,
         })
       }
-      await audit(ctx, 'risk.rule_update', id)
       setFlash(deps, reply, 'success', 'dash_done_rule_update')
       return redirect(reply, `${BASE}/risk/rules/${id}`)
     })
@@ -400,8 +402,9 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
         const ctx = allow(deps, request, reply, 'risk.manage')
         const id = idParam(request)
         // Another merchant's (or no) rule: the service's 404, the 404 page.
-        await updateRule(deps, ctx.member.merchantId, id, { enabled })
-        await audit(ctx, enabled ? 'risk.rule_enable' : 'risk.rule_disable', id)
+        await auditedAction(ctx, enabled ? 'risk.rule_enable' : 'risk.rule_disable', id, {}, () =>
+          updateRule(deps, ctx.member.merchantId, id, { enabled }),
+        )
         setFlash(
           deps,
           reply,
@@ -425,8 +428,9 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
       const id = idParam(request)
       const rule = await getRule(deps, ctx.member.merchantId, id)
       if (formFields(request).text('confirm', 3) !== 'yes') return confirmDeletePage(ctx, rule)
-      await deleteRule(deps, ctx.member.merchantId, id)
-      await audit(ctx, 'risk.rule_delete', id, { name: rule.name })
+      await auditedAction(ctx, 'risk.rule_delete', id, { name: rule.name }, () =>
+        deleteRule(deps, ctx.member.merchantId, id),
+      )
       setFlash(deps, reply, 'success', 'dash_done_rule_delete')
       return redirect(reply, `${BASE}/risk/rules`)
     })

@@ -582,5 +582,8 @@ export async function setTwoFactorRequired(
 ): Promise<void> {
   // Whoever turns it on must already use it: they would lock themselves out otherwise.
   if (required && !session.member.totpEnabled) throw dashboardError('two_factor_self_first')
-  await repo.upsertTwoFactorRequired(deps.db, session.member.merchantId, required, deps.clock.now())
+  // A transaction of its own, for the page's audit entry to commit in (decision 0036).
+  await transact(deps.db, (tx) =>
+    repo.upsertTwoFactorRequired(tx, session.member.merchantId, required, deps.clock.now()),
+  )
 }

@@ -38,6 +38,7 @@ import {
   setSessionCookie,
   signedInContext,
   type PageContext,
+  auditedAction,
 } from './dashboard.web.ts'
 import { formFields, queryFields } from './forms.ts'
 import { twoFactorApplies } from './permissions.ts'
@@ -390,9 +391,12 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
     app.post('/settings/team/invitations/:id/revoke', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'team.manage')
       const { id } = request.params as { id: string }
-      const result = await attempt(() => revokeInvitation(deps, ctx.member, id.slice(0, 64)))
+      const result = await attempt(() =>
+        auditedAction(ctx, 'team.revoke_invitation', id, undefined, () =>
+          revokeInvitation(deps, ctx.member, id.slice(0, 64)),
+        ),
+      )
       if (!result.ok) return refused(ctx, result.error)
-      await audit(ctx, 'team.revoke_invitation', id)
       setFlash(deps, reply, 'success', 'dash_done_revoke_invitation')
       return redirect(reply, `${BASE}/settings`)
     })
@@ -485,14 +489,21 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
     app.post('/settings/two-factor/required', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'team.manage')
       const required = formFields(request).text('required', 3) === 'yes'
-      const result = await attempt(() => setTwoFactorRequired(deps, ctx.session, required))
+      const result = await attempt(() =>
+        auditedAction(
+          ctx,
+          required ? 'two_factor.require' : 'two_factor.unrequire',
+          null,
+          undefined,
+          () => setTwoFactorRequired(deps, ctx.session, required),
+        ),
+      )
       if (!result.ok) {
         return twoFactorPage(deps, ctx, {
           status: result.error.status,
           flash: { kind: 'error', text: refusalText(ctx.lang, result.error) },
         })
       }
-      await audit(ctx, required ? 'two_factor.require' : 'two_factor.unrequire', null)
       setFlash(deps, reply, 'success', required ? 'dash_done_rule_on' : 'dash_done_rule_off')
       return redirect(reply, `${BASE}/settings/two-factor`)
     })
