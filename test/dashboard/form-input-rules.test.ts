@@ -112,3 +112,27 @@ test('the payment-link form refuses bidi and control characters in the descripti
   )
   assert.equal(ok.status, 303, ok.text.slice(0, 300))
 })
+
+test('the block-list form refuses what the API refuses (bidi, control characters in the note)', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const web = await signedIn(h, m)
+  const form = await web.get('/dashboard/risk/lists/ip')
+  for (const [what, fields] of [
+    ['bidi in the note', { value: '198.51.100.9', note: `şüpheli ${RLO}gpj.exe` }],
+    ['BEL in the note', { value: '198.51.100.9', note: 'şüpheli\u0007' }],
+    ['bidi in the value', { value: `198.51.100.9${RLO}` }],
+  ] as const) {
+    const page = await web.submit('/dashboard/risk/lists/ip/items', fields, form)
+    assert.equal(page.status, 400, `page, ${what}: ${page.text.slice(0, 200)}`)
+    const res = await m.client.request('POST', '/v1/risk/lists/ip/items', { body: fields })
+    assert.equal(res.status, 400, `API, ${what}`)
+  }
+  assert.equal(await count(m, '/v1/risk/lists/ip/items'), 0)
+  const ok = await web.submit(
+    '/dashboard/risk/lists/ip/items',
+    { value: '198.51.100.9', note: 'şüpheli' },
+    form,
+  )
+  assert.equal(ok.status, 303, ok.text.slice(0, 300))
+})

@@ -46,7 +46,6 @@ const NOT_YET = new Set([
   'POST /dashboard/risk/rules/:id/disable',
   'POST /dashboard/risk/rules/:id/backtest',
   'POST /dashboard/risk/rules/:id/delete',
-  'POST /dashboard/risk/lists/:list/items',
   'POST /dashboard/risk/lists/:list/items/:id/remove',
   'POST /dashboard/settings/bank-account',
   'POST /dashboard/settings/payout-schedule',
