@@ -15,7 +15,10 @@ const RLO = '\u202e'
 const LINE = { line0Name: 'Roman', line0Qty: '1', line0Price: '125,50' }
 
 async function count(m: DashboardMerchant, path: string): Promise<number> {
-  const res = await m.client.request<{ items: unknown[] }>('GET', `${path}?limit=100`)
+  const res = await m.client.request<{ items: unknown[] }>(
+    'GET',
+    path.includes('rules') ? path : `${path}?limit=100`,
+  )
   assert.equal(res.status, 200)
   return res.body.items.length
 }
@@ -135,4 +138,24 @@ test('the block-list form refuses what the API refuses (bidi, control characters
     form,
   )
   assert.equal(ok.status, 303, ok.text.slice(0, 300))
+})
+
+test('the new-rule form refuses a bidi control in the name, as the API', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const web = await signedIn(h, m)
+  const form = await web.get('/dashboard/risk/rules')
+  const condition = '{">=": [{"var": "amount"}, 20000]}'
+  const name = `Yüksek ${RLO}tutar`
+  const page = await web.submit(
+    '/dashboard/risk/rules',
+    { name, action: 'review', condition },
+    form,
+  )
+  assert.equal(page.status, 400, page.text.slice(0, 200))
+  const res = await m.client.request('POST', '/v1/risk/rules', {
+    body: { name, action: 'review', condition: JSON.parse(condition) as unknown },
+  })
+  assert.equal(res.status, 400)
+  assert.equal(await count(m, '/v1/risk/rules'), 0)
 })

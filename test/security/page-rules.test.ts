@@ -39,7 +39,6 @@ const NOT_YET = new Set([
   'POST /dashboard/chargebacks/:id/reverse',
   'POST /dashboard/reviews/:id/approve',
   'POST /dashboard/reviews/:id/reject',
-  'POST /dashboard/risk/rules',
   'POST /dashboard/risk/rules/backtest',
   'POST /dashboard/risk/rules/:id',
   'POST /dashboard/risk/rules/:id/enable',
