@@ -105,11 +105,6 @@ function recoveryHash(userId: string, normalised: string): string {
   return sha256Hex(`${userId}:${normalised}`)
 }
 
-/** Is this what a user typed a recovery code (not a 6-digit TOTP code)? */
-export function looksLikeRecoveryCode(typed: string): boolean {
-  return normaliseRecoveryCode(typed) !== undefined
-}
-
 /**
  * Makes a new set of recovery codes for the member, replacing every earlier one, inside the
  * caller's transaction; the plain codes are sealed into the session for the page to show once.
