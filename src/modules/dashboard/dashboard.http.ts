@@ -34,6 +34,7 @@ import {
   loginSecondFactor,
   revokeStoreKey,
   rollStoreKey,
+  signOutToken,
 } from './dashboard.service.ts'
 import { can, type Permission } from './permissions.ts'
 import { dashboardAuthOf } from '../../platform/http/dashboard-auth.ts'
@@ -58,6 +59,8 @@ function apiPermission(method: string, route: string): Permission {
   // Reading the callback signing secret is as sensitive as rotating it.
   if (route === '/v1/stores/:storeId/webhooks/callback-secret') return 'developers.webhooks'
   if (method === 'GET' || method === 'HEAD') return 'read'
+  // Anyone may end their own token.
+  if (route === '/v1/dashboard/logout') return 'read'
   if (route.startsWith('/v1/stores/:storeId/api-keys')) return 'developers.keys'
   if (route.startsWith('/v1/stores/:storeId/webhooks')) return 'developers.webhooks'
   // Submerchants are the marketplace's payees: the people who run payouts decide them.
@@ -69,6 +72,7 @@ function apiPermission(method: string, route: string): Permission {
 // The audit log's name for each action of the dashboard API: the same names the web pages
 // write for the same actions (developers.pages.ts), so the log reads the same whatever the door.
 const API_ACTIONS: Record<string, { action: string; target: string }> = {
+  'POST /v1/dashboard/logout': { action: 'session.sign_out', target: '' },
   'POST /v1/stores/:storeId/api-keys': { action: 'api_key.create', target: 'storeId' },
   'POST /v1/stores/:storeId/api-keys/:keyId/roll': { action: 'api_key.roll', target: 'keyId' },
   'DELETE /v1/stores/:storeId/api-keys/:keyId': { action: 'api_key.revoke', target: 'keyId' },
@@ -255,6 +259,24 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request) => dashboardAuthOf(request),
+    )
+
+    app.post(
+      '/v1/dashboard/logout',
+      {
+        schema: {
+          operationId: 'dashboard.logout',
+          tags: ['dashboard'],
+          summary:
+            "Sign out: this token ends at once (the user's other tokens and web sessions go on)",
+          security,
+          response: { 204: Type.Null(), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        await signOutToken(deps, bearerOf(request) ?? '')
+        return reply.code(204).send(null)
+      },
     )
 
     app.get(

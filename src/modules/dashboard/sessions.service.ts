@@ -365,6 +365,14 @@ export async function signOut(deps: Deps, session: WebSession): Promise<boolean>
   return ended
 }
 
+/**
+ * Ends one dashboard API token's session (its sign-out), in a transaction of its own so the
+ * door's audit entry commits with it. The user's other tokens and web sessions go on.
+ */
+export async function endApiSession(deps: Deps, session: WebSession): Promise<void> {
+  await transact(deps.db, (tx) => repo.endSession(tx, session.idHash, deps.clock.now()))
+}
+
 function totpFor(member: DashboardMember, secretBase32: string): TOTP {
   return new TOTP({
     issuer: 'Kuruş',
