@@ -315,7 +315,14 @@ export async function listen(options: ListenOptions): Promise<ListenHandle> {
       stopped = true
       // Kept for the next run: deliveries made meanwhile fail and are retried, so they arrive
       // when listen runs again (docs/decisions/0038).
-      if (options.secrets) return close()
+      // Signing out ends the token now rather than after 30 idle minutes (a token that has
+      // already ended answers 401, which changes nothing here).
+      const signOut = (t: string) =>
+        dashboardCall(baseUrl, 'POST', '/v1/dashboard/logout', t).catch(() => undefined)
+      if (options.secrets) {
+        await signOut(token)
+        return close()
+      }
       // A fresh token: the first one lasts an hour, and listen may have run longer. A
       // two-factor code is spent at the first sign-in, so that user keeps the first token.
       const current = options.login.code ? token : await dashboardToken(baseUrl, options.login)
@@ -325,6 +332,8 @@ export async function listen(options: ListenOptions): Promise<ListenHandle> {
         `/v1/stores/${options.storeId}/webhooks/${endpoint.id}`,
         current,
       )
+      await signOut(current)
+      if (current !== token) await signOut(token)
       await close()
     },
   }

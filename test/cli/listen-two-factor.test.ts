@@ -55,6 +55,14 @@ test('kurus listen answers the two-factor challenge with --code (app or recovery
   const withApp = await listenAs(h, m, totpCode(h, secret))
   assert.match(withApp.endpointId, /^\w+_/)
   await withApp.stop()
+  // Stopping signs its token out (POST /v1/dashboard/logout) instead of leaving it to idle.
+  const signOuts = await h.deps.db
+    .selectFrom('audit_log')
+    .select('action')
+    .where('merchant_id', '=', m.merchantId)
+    .where('action', '=', 'session.sign_out')
+    .execute()
+  assert.equal(signOuts.length, 1)
 
   const withRecovery = await listenAs(h, m, codes[0])
   assert.match(withRecovery.endpointId, /^\w+_/)
