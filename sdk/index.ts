@@ -605,6 +605,9 @@ export interface Payment {
   metadata: Record<string, string>
   /** The payment link it was made through. */
   paymentLinkId: string | null
+  /** The subscription a renewal payment renews, and its cycle; null otherwise. */
+  subscriptionId: string | null
+  subscriptionCycle: number | null
   createdAt: string
   completedAt: string | null
 }

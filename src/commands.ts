@@ -42,9 +42,11 @@ export const USAGE = `usage: kurus <command>
 
 Merchant commands (the API through @kurus/node; keys as for sign; server KURUS_URL):
   listen --forward-to URL [--events a,b] [--store sto_…] [--email E --password P]
-         [--new-secret] [--json]      a webhook endpoint on this machine (dashboard login:
+         [--code C] [--new-secret] [--json]
+                                      a webhook endpoint on this machine (dashboard login:
                                       KURUS_DASHBOARD_EMAIL / KURUS_DASHBOARD_PASSWORD or the
-                                      demo merchant's); forwards and prints each delivery.
+                                      demo merchant's; --code: the two-factor code or a
+                                      recovery code); forwards and prints each delivery.
                                       One whsec_ per machine, server and store, kept in
                                       ~/.config/kurus/listen.json; --new-secret makes another
   trigger EVENT [--json]              make sandbox objects that record EVENT (sandbox
@@ -327,6 +329,7 @@ async function cli(config: Config, argv: string[]): Promise<void> {
       store: { type: 'string' },
       email: { type: 'string' },
       password: { type: 'string' },
+      code: { type: 'string' },
       port: { type: 'string' },
       limit: { type: 'string' },
       'new-secret': { type: 'boolean' },
@@ -407,6 +410,7 @@ interface MerchantFlags {
   store?: string | undefined
   email?: string | undefined
   password?: string | undefined
+  code?: string | undefined
   port?: string | undefined
   limit?: string | undefined
   'new-secret'?: boolean | undefined
@@ -427,7 +431,9 @@ function demoFile(config: Config): DemoFile | undefined {
 function dashboardLogin(config: Config, flags: MerchantFlags): DashboardLogin {
   const email = flags.email ?? process.env['KURUS_DASHBOARD_EMAIL']
   const password = flags.password ?? process.env['KURUS_DASHBOARD_PASSWORD']
-  if (email !== undefined && password !== undefined) return { email, password }
+  if (email !== undefined && password !== undefined) {
+    return { email, password, ...(flags.code === undefined ? {} : { code: flags.code }) }
+  }
   const demo = demoFile(config)
   if (demo) return demo.dashboard
   throw new ConfigError(

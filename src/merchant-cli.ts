@@ -26,6 +26,8 @@ export class CliError extends Error {
 export interface DashboardLogin {
   email: string
   password: string
+  /** For a user with two-factor on: the app's current code, or one of their recovery codes. */
+  code?: string | undefined
 }
 
 export interface ListenOptions {
@@ -120,11 +122,33 @@ async function dashboardCall<T>(
   return (text ? JSON.parse(text) : null) as T
 }
 
-function dashboardToken(baseUrl: string, login: DashboardLogin): Promise<string> {
-  return dashboardCall<{ token: string }>(baseUrl, 'POST', '/v1/dashboard/login', undefined, {
+/**
+ * Signs in as the dashboard user: the password, then, for a user with two-factor on, the
+ * challenge answered with `login.code` (CONTRACT § "Dashboard sign-in everywhere").
+ */
+async function dashboardToken(baseUrl: string, login: DashboardLogin): Promise<string> {
+  const first = await dashboardCall<{
+    token?: string
+    twoFactorRequired?: boolean
+    challengeToken?: string
+  }>(baseUrl, 'POST', '/v1/dashboard/login', undefined, {
     email: login.email,
     password: login.password,
-  }).then((r) => r.token)
+  })
+  if (!first.twoFactorRequired) return first.token ?? ''
+  if (!login.code) {
+    throw new CliError(
+      `${login.email} signs in with two-factor: pass --code with the current code of the authenticator app (or a recovery code)`,
+    )
+  }
+  const second = await dashboardCall<{ token: string }>(
+    baseUrl,
+    'POST',
+    '/v1/dashboard/login/two-factor',
+    undefined,
+    { challengeToken: first.challengeToken, code: login.code },
+  )
+  return second.token
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -222,8 +246,9 @@ export async function listen(options: ListenOptions): Promise<ListenHandle> {
     })
   let endpoint: { id: string; secret: string }
   let reused = false
+  let token: string
   try {
-    const token = await dashboardToken(baseUrl, options.login)
+    token = await dashboardToken(baseUrl, options.login)
     const hooks = `/v1/stores/${options.storeId}/webhooks`
     if (stored && options.newSecret) {
       // The old endpoint goes: its secret is the one being replaced.
@@ -290,15 +315,25 @@ export async function listen(options: ListenOptions): Promise<ListenHandle> {
       stopped = true
       // Kept for the next run: deliveries made meanwhile fail and are retried, so they arrive
       // when listen runs again (docs/decisions/0038).
-      if (options.secrets) return close()
-      // A fresh token: the first one lasts an hour, and listen may have run longer.
-      const token = await dashboardToken(baseUrl, options.login)
+      // Signing out ends the token now rather than after 30 idle minutes (a token that has
+      // already ended answers 401, which changes nothing here).
+      const signOut = (t: string) =>
+        dashboardCall(baseUrl, 'POST', '/v1/dashboard/logout', t).catch(() => undefined)
+      if (options.secrets) {
+        await signOut(token)
+        return close()
+      }
+      // A fresh token: the first one lasts an hour, and listen may have run longer. A
+      // two-factor code is spent at the first sign-in, so that user keeps the first token.
+      const current = options.login.code ? token : await dashboardToken(baseUrl, options.login)
       await dashboardCall(
         baseUrl,
         'DELETE',
         `/v1/stores/${options.storeId}/webhooks/${endpoint.id}`,
-        token,
+        current,
       )
+      await signOut(current)
+      if (current !== token) await signOut(token)
       await close()
     },
   }

@@ -169,3 +169,30 @@ test('an owner the merchant requires to use two-factor, without it, gets no toke
   assert.equal(res.body.token, undefined)
   assert.match(res.body.message ?? '', /two-factor/)
 })
+
+test('signing out through the API ends that token only, and is audited', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const first = ((await login(h, m.email, m.password)).body as LoginAnswer).token ?? ''
+  const second = ((await login(h, m.email, m.password)).body as LoginAnswer).token ?? ''
+  const web = await signedIn(h, m)
+  const out = await dashboardFetch(h, 'POST', '/v1/dashboard/logout', { token: first })
+  assert.equal(out.status, 204, JSON.stringify(out.body))
+  assert.equal((await mintKey(h, m, first)).status, 401, 'the signed-out token ends at once')
+  assert.equal((await dashboardFetch(h, 'GET', '/v1/dashboard/me', { token: first })).status, 401)
+  // The same user's other token and web session go on.
+  assert.equal((await dashboardFetch(h, 'GET', '/v1/dashboard/me', { token: second })).status, 200)
+  assert.equal((await web.get('/dashboard/payments')).status, 200)
+  // Signing out twice is refused like any ended token.
+  assert.equal(
+    (await dashboardFetch(h, 'POST', '/v1/dashboard/logout', { token: first })).status,
+    401,
+  )
+  const rows = await h.deps.db
+    .selectFrom('audit_log')
+    .select(['action', 'details'])
+    .where('merchant_id', '=', m.merchantId)
+    .where('action', '=', 'session.sign_out')
+    .execute()
+  assert.equal(rows.length, 1)
+})

@@ -128,3 +128,87 @@ test('an action whose audit entry cannot be written is not done, through the API
   assert.equal(viaWeb.status, 500)
   assert.equal(await keyCount(h, m.merchantId), before, 'no key without its audit entry')
 })
+
+/** Makes the database refuse audit rows of these actions (the test's own fault). */
+async function refuseAuditsOf(h: TestApp, actions: string[]): Promise<void> {
+  const list = actions.map((a) => `'${a}'`).join(', ')
+  await sql
+    .raw(
+      `create or replace function test_refuse_audits() returns trigger language plpgsql as $$
+       begin
+         if new.action in (${list}) then raise exception 'audit refused by the test'; end if;
+         return new;
+       end $$`,
+    )
+    .execute(h.deps.db)
+  await sql`create trigger test_refuse_audits before insert on audit_log
+    for each row execute function test_refuse_audits()`.execute(h.deps.db)
+}
+
+test('web actions whose entry used to be written after them: no entry, no action', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newApiMerchant(h)
+  const web = await signedIn(h, m)
+  const api = h.clientFor(m)
+  const link = await api.request<{ id: string }>('POST', '/v1/payment-links', {
+    body: { storeId: m.storeId, amount: 5_000, description: 'Kupa' },
+  })
+  assert.equal(link.status, 201, JSON.stringify(link.body))
+  const rule = await api.request<{ id: string }>('POST', '/v1/risk/rules', {
+    body: { name: 'Büyük', action: 'review', condition: { '>=': [{ var: 'amount' }, 500_000] } },
+  })
+  assert.equal(rule.status, 201, JSON.stringify(rule.body))
+  const item = await api.request<{ id: string }>('POST', '/v1/risk/lists/ip/items', {
+    body: { value: '198.51.100.7' },
+  })
+  assert.equal(item.status, 201, JSON.stringify(item.body))
+  await refuseAuditsOf(h, [
+    'payment_links.deactivate',
+    'risk.rule_disable',
+    'risk.rule_delete',
+    'risk.list_remove',
+    'two_factor.require',
+  ])
+
+  const deactivate = await web.submit(
+    `/dashboard/payment-links/${link.body.id}/deactivate`,
+    {},
+    `/dashboard/payment-links/${link.body.id}`,
+  )
+  assert.equal(deactivate.status, 500)
+  const after = await api.request<{ active: boolean }>('GET', `/v1/payment-links/${link.body.id}`)
+  assert.equal(after.body.active, true, 'the link stays active without its entry')
+
+  const disable = await web.submit(
+    `/dashboard/risk/rules/${rule.body.id}/disable`,
+    {},
+    `/dashboard/risk/rules/${rule.body.id}`,
+  )
+  assert.equal(disable.status, 500)
+  const del = await web.submit(
+    `/dashboard/risk/rules/${rule.body.id}/delete`,
+    { confirm: 'yes' },
+    `/dashboard/risk/rules/${rule.body.id}`,
+  )
+  assert.equal(del.status, 500)
+  const ruleNow = await api.request<{ enabled: boolean }>('GET', `/v1/risk/rules/${rule.body.id}`)
+  assert.equal(ruleNow.status, 200, 'not deleted')
+  assert.equal(ruleNow.body.enabled, true, 'not disabled')
+
+  const remove = await web.submit(
+    `/dashboard/risk/lists/ip/items/${item.body.id}/remove`,
+    {},
+    '/dashboard/risk/lists/ip',
+  )
+  assert.equal(remove.status, 500)
+  const items = await api.request<{ items: { id: string }[] }>('GET', '/v1/risk/lists/ip/items')
+  assert.ok(
+    items.body.items.some((i) => i.id === item.body.id),
+    'the entry is still listed',
+  )
+
+  const rows = await auditRows(h, m.merchantId)
+  for (const action of ['payment_links.deactivate', 'risk.rule_disable', 'risk.list_remove']) {
+    assert.ok(!rows.some((r) => r.action === action), action)
+  }
+})

@@ -176,7 +176,8 @@ test('required for owners and admins: an admin without it is held at enrolment, 
     held,
   )
   assert.equal(done.status, 303)
-  assert.equal(done.location, '/dashboard')
+  // To the two-factor page, which shows the new recovery codes once (recovery-codes.test.ts).
+  assert.equal(done.location, '/dashboard/settings/two-factor')
   assert.equal((await adminWeb.get('/dashboard/payments')).status, 200)
 
   const viewerWeb = await signedIn(h, viewer)

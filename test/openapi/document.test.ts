@@ -199,3 +199,19 @@ test('a body the document calls optional may be left out (no SVC-VAL on a bodile
     assert.ok(res.status < 500, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`)
   }
 })
+
+// Issue 36, finding 9: the document says what the routes require. An upload needs its file
+// part; a rule update needs at least one field (minProperties), so its body is required.
+test('POST /v1/files requires its file part; PATCH /v1/risk/rules/{id} requires a body', async (t) => {
+  const h = await startTestApp(t)
+  const doc = await served(h)
+  const upload = doc.paths['/v1/files']?.['post']?.requestBody
+  assert.equal(upload?.required, true)
+  const form = upload?.content['multipart/form-data']?.schema
+  assert.ok(form?.required?.includes('file'), JSON.stringify(form))
+  assert.equal(form?.properties?.['file']?.format, 'binary')
+  const patch = doc.paths['/v1/risk/rules/{id}']?.['patch']?.requestBody
+  assert.equal(patch?.required, true)
+  const rule = patch?.content['application/json']?.schema
+  assert.equal((rule as { minProperties?: number } | undefined)?.minProperties, 1)
+})

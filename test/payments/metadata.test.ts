@@ -306,12 +306,10 @@ test('refunds, invoices, subscriptions (and their renewal payments) and payouts 
   const [renewal] = await paymentsOfCycle(h, m.merchantId, sub.id, 1)
   assert.ok(renewal, 'the first cycle was charged')
   const renewalPayment = await m.client.request<WithMetadata>('GET', `/v1/payments/${renewal.id}`)
-  assert.deepEqual(renewalPayment.body.metadata, {
-    plan: 'pro',
-    crm: 'C-1',
-    subscriptionId: sub.id,
-    cycle: '1',
-  })
+  // The merchant's metadata as it is; the subscription and cycle in fields of ours (issue 36).
+  assert.deepEqual(renewalPayment.body.metadata, { plan: 'pro', crm: 'C-1' })
+  assert.equal(renewalPayment.body['subscriptionId'], sub.id)
+  assert.equal(renewalPayment.body['subscriptionCycle'], 1)
   const subEvents = await eventsForResource(h.deps.db, m.merchantId, sub.id)
   assert.deepEqual(subEvents[0]?.data['metadata'], { plan: 'pro', crm: 'C-1' })
 

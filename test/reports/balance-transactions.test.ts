@@ -344,15 +344,23 @@ test('the balance summary: opening + activity = closing, for several periods', a
     [x.middle, end],
     [new Date(x.start.getTime() - 86_400_000), new Date(x.start.getTime() - 1000)],
   ]
+  let negativeCells = 0
   for (const [from, to] of periods) {
-    const rows = parseCsv(
-      await reportFile(h, x.m, {
-        type: 'balance_summary',
-        from: from.toISOString(),
-        to: to.toISOString(),
-        format: 'csv',
-      }),
-    )
+    const file = await reportFile(h, x.m, {
+      type: 'balance_summary',
+      from: from.toISOString(),
+      to: to.toISOString(),
+      format: 'csv',
+    })
+    const rows = parseCsv(file)
+    // The formula guard leaves numbers alone (issue 36, finding 9): "-40,00" stays a number a
+    // spreadsheet can sum, not the text "'-40,00".
+    for (const row of rows) {
+      for (const cell of Object.values(row)) {
+        assert.doesNotMatch(cell, /^'-\d/, 'a negative amount is written as a number')
+        if (/^-\d+,\d{2}$/.test(cell)) negativeCells++
+      }
+    }
     const s = summaryOf(rows)
     const activity = [...s.activity.values()].reduce((sum, a) => sum + a.net, 0)
     assert.equal(s.opening + activity, s.closing)
@@ -370,6 +378,7 @@ test('the balance summary: opening + activity = closing, for several periods', a
       assert.equal(a.amount, a.net + a.fee, type)
     }
   }
+  assert.ok(negativeCells > 0, 'the period has negative amounts (fees, refunds) to look at')
   const balance = await balanceOf(x.m.client, x.m.merchantId)
   const whole = summaryOf(
     parseCsv(

@@ -404,7 +404,16 @@ test("webhooks of an advance are delivered as usual, dated at the clock's time",
   await advanced(m, clock.id, '2027-04-10T12:00:00Z')
   await reconcile(m)
 
-  const got = receiver.about(sub.id).sort((a, b) => a.json.sequence - b.json.sequence)
+  // The subscription's own events (its renewal payments' events name it too, in subscriptionId).
+  const got = receiver
+    .about(sub.id)
+    .filter((r) => r.json.type.startsWith('subscription.'))
+    .sort((a, b) => a.json.sequence - b.json.sequence)
+  assert.equal(
+    receiver.about(sub.id).filter((r) => r.json.type === 'payment.captured').length,
+    3,
+    'each renewal payment names its subscription',
+  )
   assert.deepEqual(
     got.map((r) => [r.json.type, r.json.createdAt]),
     [

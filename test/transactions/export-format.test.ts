@@ -56,7 +56,18 @@ test('Istanbul time is UTC+03:00 in a form Excel reads as a date', () => {
 })
 
 test('cells that a spreadsheet would run as a formula get a leading apostrophe', () => {
-  for (const bad of ['=HYPERLINK("x")', '+1', '-2+3', '@SUM(A1)', '\tx', '\rx', '\nx']) {
+  for (const bad of [
+    '=HYPERLINK("x")',
+    '+1',
+    '-2+3',
+    '-1,5E+3',
+    '-1-1',
+    '-A1',
+    '@SUM(A1)',
+    '\tx',
+    '\rx',
+    '\nx',
+  ]) {
     assert.equal(neutraliseFormula(bad), `'${bad}`)
   }
   // Behind leading white space or invisible characters, and in full-width or small forms.
@@ -81,6 +92,10 @@ test('cells that a spreadsheet would run as a formula get a leading apostrophe',
     ' \u00a0 ＝1',
   ]) {
     assert.equal(neutraliseFormula(bad), `'${bad}`, JSON.stringify(bad))
+  }
+  // A negative amount is a number, not a formula: a spreadsheet must be able to sum it.
+  for (const fine of ['-40,00', '-1.234,56', '-5', '-0,01', '-1234.56']) {
+    assert.equal(neutraliseFormula(fine), fine, JSON.stringify(fine))
   }
   for (const fine of ['sipariş-ğüşiöçİ-1', 'a=b', '1-2', ' x=1', '\u00a0ş', '', 'İ=1']) {
     assert.equal(neutraliseFormula(fine), fine, JSON.stringify(fine))
@@ -124,7 +139,9 @@ test('any run of white space or format characters before any form of a trigger i
   fc.assert(
     fc.property(fc.array(blanks, { maxLength: 6 }), triggers, fc.string(), (lead, t, rest) => {
       const text = lead.join('') + t + rest
-      assert.equal(neutraliseFormula(text), `'${text}`)
+      // A negative number ("-5", "-1.234,56") is not a formula and stays a number.
+      if (/^-\d[\d.,]*$/.test(text)) assert.equal(neutraliseFormula(text), text)
+      else assert.equal(neutraliseFormula(text), `'${text}`)
     }),
     { numRuns: 2000 },
   )

@@ -423,6 +423,23 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/dashboard/logout': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Sign out: this token ends at once (the user's other tokens and web sessions go on) */
+    post: operations['dashboard.logout']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/dashboard/me': {
     parameters: {
       query?: never
@@ -2954,6 +2971,8 @@ export interface components {
      *         "orderId": "SIP-1042"
      *       },
      *       "paymentLinkId": null,
+     *       "subscriptionId": null,
+     *       "subscriptionCycle": null,
      *       "createdAt": "2026-11-22T10:00:00Z",
      *       "completedAt": "2026-11-22T10:00:05Z"
      *     }
@@ -3015,6 +3034,8 @@ export interface components {
       risk: components['schemas']['RiskAssessment'] | null
       status: components['schemas']['PaymentStatus']
       storeId: string
+      subscriptionCycle: number | null
+      subscriptionId: string | null
       threeDSecure: boolean
       transactionId: string
     }
@@ -6378,6 +6399,80 @@ export interface operations {
       503: components['responses']['ServiceUnavailable']
     }
   }
+  'dashboard.logout': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Done; no body */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
   'dashboard.me': {
     parameters: {
       query?: never
@@ -8700,6 +8795,8 @@ export interface operations {
            *         "orderId": "SIP-1042"
            *       },
            *       "paymentLinkId": null,
+           *       "subscriptionId": null,
+           *       "subscriptionCycle": null,
            *       "createdAt": "2026-11-22T10:00:00Z",
            *       "completedAt": "2026-11-22T10:00:05Z"
            *     }
@@ -8842,6 +8939,8 @@ export interface operations {
            *         "orderId": "SIP-1042"
            *       },
            *       "paymentLinkId": null,
+           *       "subscriptionId": null,
+           *       "subscriptionCycle": null,
            *       "createdAt": "2026-11-22T10:00:00Z",
            *       "completedAt": "2026-11-22T10:00:05Z"
            *     }

@@ -34,11 +34,12 @@ import {
   loginSecondFactor,
   revokeStoreKey,
   rollStoreKey,
+  signOutToken,
 } from './dashboard.service.ts'
 import { can, type Permission } from './permissions.ts'
 import { getAllowedOrigins, setAllowedOrigins } from '../merchants/index.ts'
 import { dashboardAuthOf } from '../../platform/http/dashboard-auth.ts'
-import { audited, recordAuditEntry } from '../audit/index.ts'
+import { audited } from '../audit/index.ts'
 
 export interface DashboardRateLimiter {
   take(bucket: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>
@@ -59,6 +60,8 @@ function apiPermission(method: string, route: string): Permission {
   // Reading the callback signing secret is as sensitive as rotating it.
   if (route === '/v1/stores/:storeId/webhooks/callback-secret') return 'developers.webhooks'
   if (method === 'GET' || method === 'HEAD') return 'read'
+  // Anyone may end their own token.
+  if (route === '/v1/dashboard/logout') return 'read'
   if (route.startsWith('/v1/stores/:storeId/api-keys')) return 'developers.keys'
   // Which pages may take cards with the store's publishable key: as sensitive as its keys.
   if (route === '/v1/stores/:storeId/allowed-origins') return 'developers.keys'
@@ -72,6 +75,7 @@ function apiPermission(method: string, route: string): Permission {
 // The audit log's name for each action of the dashboard API: the same names the web pages
 // write for the same actions (developers.pages.ts), so the log reads the same whatever the door.
 const API_ACTIONS: Record<string, { action: string; target: string }> = {
+  'POST /v1/dashboard/logout': { action: 'session.sign_out', target: '' },
   'POST /v1/stores/:storeId/api-keys': { action: 'api_key.create', target: 'storeId' },
   'POST /v1/stores/:storeId/api-keys/:keyId/roll': { action: 'api_key.roll', target: 'keyId' },
   'DELETE /v1/stores/:storeId/api-keys/:keyId': { action: 'api_key.revoke', target: 'keyId' },
@@ -191,12 +195,7 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
             expiresAt: isoZ(result.expiresAt),
           }
         }
-        await recordAuditEntry(deps, {
-          merchantId: result.session.merchantId,
-          actorId: result.session.userId,
-          action: 'session.sign_in',
-          details: { door: 'dashboard_api' },
-        })
+        // The sign-in's audit entry committed with the token's session (sessions.service.ts).
         return { token: result.token, expiresAt: isoZ(result.expiresAt) }
       },
     )
@@ -216,12 +215,6 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
       async (request) => {
         const { challengeToken, code } = request.body
         const result = await loginSecondFactor(deps, challengeToken, code)
-        await recordAuditEntry(deps, {
-          merchantId: result.session.merchantId,
-          actorId: result.session.userId,
-          action: 'session.sign_in',
-          details: { door: 'dashboard_api', secondFactor: 'totp' },
-        })
         return { token: result.token, expiresAt: isoZ(result.expiresAt) }
       },
     )
@@ -273,6 +266,24 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request) => dashboardAuthOf(request),
+    )
+
+    app.post(
+      '/v1/dashboard/logout',
+      {
+        schema: {
+          operationId: 'dashboard.logout',
+          tags: ['dashboard'],
+          summary:
+            "Sign out: this token ends at once (the user's other tokens and web sessions go on)",
+          security,
+          response: { 204: Type.Null(), ...errorResponses },
+        },
+      },
+      async (request, reply) => {
+        await signOutToken(deps, bearerOf(request) ?? '')
+        return reply.code(204).send(null)
+      },
     )
 
     app.get(

@@ -42,6 +42,7 @@ import {
   signedInContext,
 } from './dashboard.web.ts'
 import { formFields } from './forms.ts'
+import { enforcePageRule, notePageRoute } from './page-rules.ts'
 import { SECTIONS } from './sections.ts'
 import {
   resolveSession,
@@ -119,6 +120,7 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
   app.decorateRequest('dashNav', { getter: () => SECTIONS })
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true }
+    notePageRoute(route, BASE)
     // Every POST proves it comes from our own form: a missing or wrong token is a 403 before
     // the handler runs, so nothing changes. (preValidation: the token is in the parsed body.)
     const methods = Array.isArray(route.method) ? route.method : [route.method]
@@ -145,7 +147,8 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
   // Then every route checks that the session may be there (sign-in steps, enrolment).
   app.addHook('preHandler', async (request, reply) => {
     const home = stageHome(request.dashSession, accessOf(request))
-    if (!home) return undefined
+    // The route's declared permission and KYC gate (page-rules.ts), before its handler.
+    if (!home) return enforcePageRule(deps, request)
     // An htmx request (a swap in place) is told to load the whole page instead.
     if (request.headers['hx-request'] === 'true') {
       return reply.code(200).header('hx-redirect', home).send('')
@@ -276,14 +279,8 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
         content: loginForm(request, reply, { email, ...(next ? { next } : {}) }),
       })
     }
+    // A fully signed-in session committed with its audit entry (sessions.service.ts).
     setSessionCookie(deps, reply, signedIn.token)
-    if (signedIn.stage === 'active') {
-      await recordAuditEntry(deps, {
-        merchantId: signedIn.member.merchantId,
-        actorId: signedIn.member.userId,
-        action: 'session.sign_in',
-      })
-    }
     const home =
       signedIn.stage === 'second_factor'
         ? `${BASE}/login/two-factor`
@@ -302,11 +299,10 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
         name: 'code',
         label: t(lang, 'dash_2fa_code'),
         autocomplete: 'one-time-code',
-        inputmode: 'numeric',
-        pattern: '[0-9 ]{6,7}',
-        maxlength: 7,
+        maxlength: 24,
         required: true,
         autofocus: true,
+        hint: t(lang, 'dash_2fa_recovery_hint'),
       })}
       <button type="submit" class="button button-primary button-full">
         ${t(lang, 'dash_2fa_submit')}
@@ -331,15 +327,10 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
       const lang = langOf(request)
       const session = request.dashSession
       if (!session) return redirect(reply, `${BASE}/login`)
-      const outcome = await verifySecondFactor(deps, session, formFields(request).text('code', 20))
+      // A TOTP code or a recovery code, in the one field.
+      const outcome = await verifySecondFactor(deps, session, formFields(request).text('code', 40))
       if (outcome.ok) {
         setSessionCookie(deps, reply, outcome.token)
-        await recordAuditEntry(deps, {
-          merchantId: session.member.merchantId,
-          actorId: session.member.userId,
-          action: 'session.sign_in',
-          details: { secondFactor: 'totp' },
-        })
         return redirect(reply, BASE)
       }
       if (outcome.ended) {

@@ -70,13 +70,27 @@ export async function endSessionsOfUser(
 }
 
 export async function updateSessionPendingTotp(
-  db: Db,
+  db: Db | Tx,
   idHash: string,
   pendingEnc: string | null,
 ): Promise<void> {
   await db
     .updateTable('dashboard_sessions')
     .set({ totp_pending_enc: pendingEnc })
+    .where('id_hash', '=', idHash)
+    .where('ended_at', 'is', null)
+    .execute()
+}
+
+/** Keeps (or, null, drops) a freshly made set of recovery codes for the page to show once. */
+export async function updateSessionRecoveryCodes(
+  db: Db | Tx,
+  idHash: string,
+  sealed: string | null,
+): Promise<void> {
+  await db
+    .updateTable('dashboard_sessions')
+    .set({ recovery_codes_enc: sealed })
     .where('id_hash', '=', idHash)
     .where('ended_at', 'is', null)
     .execute()
@@ -143,6 +157,50 @@ export async function clearSecondFactorThrottle(db: Db, userId: string): Promise
   await db.deleteFrom('dashboard_second_factor_throttles').where('user_id', '=', userId).execute()
 }
 
+// ---- recovery codes (per user)
+
+/** Replaces the user's recovery codes with these hashes (none: the user has no codes). */
+export async function replaceRecoveryCodes(
+  tx: Tx,
+  userId: string,
+  hashes: string[],
+  at: Date,
+): Promise<void> {
+  await tx.deleteFrom('dashboard_recovery_codes').where('user_id', '=', userId).execute()
+  if (hashes.length === 0) return
+  await tx
+    .insertInto('dashboard_recovery_codes')
+    .values(hashes.map((code_hash) => ({ user_id: userId, code_hash, created_at: at })))
+    .execute()
+}
+
+/** Spends an unused code of the user; false when there is none with that hash. */
+export async function spendRecoveryCode(
+  db: Db | Tx,
+  userId: string,
+  hash: string,
+  at: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('dashboard_recovery_codes')
+    .set({ used_at: at })
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', hash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+export async function countUnusedRecoveryCodes(db: Db, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('dashboard_recovery_codes')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
 // ---- invitations
 
 export async function insertInvitation(
@@ -184,7 +242,7 @@ export async function markInvitationAccepted(tx: Tx, id: string, at: Date): Prom
 }
 
 export async function revokeInvitation(
-  db: Db,
+  db: Db | Tx,
   merchantId: string,
   id: string,
   at: Date,
@@ -230,7 +288,7 @@ export async function findTwoFactorRequired(db: Db, merchantId: string): Promise
 }
 
 export async function upsertTwoFactorRequired(
-  db: Db,
+  db: Db | Tx,
   merchantId: string,
   required: boolean,
   at: Date,

@@ -13,6 +13,7 @@ import {
 import { dashboardError } from './dashboard.errors.ts'
 import { issueDashboardToken, verifyDashboardToken } from './dashboard.tokens.ts'
 import {
+  endApiSession,
   resolveSession,
   signInApi,
   verifySecondFactor,
@@ -89,6 +90,12 @@ export async function authenticateToken(
     return undefined
   }
   return session
+}
+
+/** Ends the token's own session (`POST /v1/dashboard/logout`), in a transaction of its own. */
+export async function signOutToken(deps: Deps, token: string): Promise<void> {
+  const session = await authenticateToken(deps, token)
+  if (session) await endApiSession(deps, session)
 }
 
 export async function listStoreKeys(

@@ -14,6 +14,8 @@ export interface DashboardSessionsTable {
   kind: Generated<SessionKind>
   /** A TOTP secret being enrolled, sealed under the master key, until a code confirms it. */
   totp_pending_enc: Generated<string | null>
+  /** Recovery codes just made, sealed under the master key, until the page shows them once. */
+  recovery_codes_enc: Generated<string | null>
   /** Wrong codes at the second-factor step; the session ends at the limit. */
   second_factor_failures: Generated<number>
   created_at: Date
@@ -57,7 +59,17 @@ export interface DashboardSecondFactorThrottlesTable {
   locked_until: Date | null
 }
 
+/** Two-factor recovery codes (migration 0470): hashes only, each spent once. */
+export interface DashboardRecoveryCodesTable {
+  user_id: string
+  /** SHA-256 (hex) of the user id and the normalised code. */
+  code_hash: string
+  created_at: Date
+  used_at: Generated<Date | null>
+}
+
 export interface DashboardTables {
+  dashboard_recovery_codes: DashboardRecoveryCodesTable
   dashboard_second_factor_throttles: DashboardSecondFactorThrottlesTable
   dashboard_sessions: DashboardSessionsTable
   dashboard_invitations: DashboardInvitationsTable

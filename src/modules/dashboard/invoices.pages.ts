@@ -33,6 +33,7 @@ import {
   type Invoice,
   type InvoiceStatus,
   type LineItem,
+  CreateInvoiceBody,
 } from '../invoices/index.ts'
 import { assertKycApproved, listStores } from '../merchants/index.ts'
 import {
@@ -47,6 +48,7 @@ import {
   type PageContext,
 } from './dashboard.web.ts'
 import { formFields, parseLira, queryFields, type FormReader } from './forms.ts'
+import { pageInput } from './page-rules.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 
 // /dashboard/invoices: the list (status filter, keyset pages), /dashboard/invoices/new: the
@@ -158,15 +160,19 @@ interface Draft {
   lines: { name: string; qty: string; price: string }[]
 }
 
+// Read with room to spare: the API's schema (pageInput), not a silent cut, refuses what is
+// too long.
+const TEXT_MAX = 4000
+
 function readDraft(form: FormReader): Draft {
   return {
     storeId: form.text('storeId', 64),
-    buyerEmail: form.text('buyerEmail', 254).trim(),
-    buyerName: form.text('buyerName', 200).trim(),
+    buyerEmail: form.text('buyerEmail', TEXT_MAX).trim(),
+    buyerName: form.text('buyerName', TEXT_MAX).trim(),
     dueDate: form.text('dueDate', 10).trim(),
-    notes: form.text('notes', 1000).trim(),
+    notes: form.text('notes', TEXT_MAX).trim(),
     lines: Array.from({ length: FORM_LINES }, (_, i) => ({
-      name: form.text(`line${String(i)}Name`, 200).trim(),
+      name: form.text(`line${String(i)}Name`, TEXT_MAX).trim(),
       qty: form.text(`line${String(i)}Qty`, 10).trim(),
       price: form.text(`line${String(i)}Price`, 20).trim(),
     })),
@@ -353,50 +359,60 @@ export function invoicesPages(deps: Deps): FastifyPluginAsync {
       newPage(deps, allow(deps, request, reply, 'customers.manage')),
     )
 
-    app.post('/invoices', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'customers.manage')
-      const { merchantId, userId } = ctx.member
-      const draft = readDraft(formFields(request))
-      const items = lineItems(ctx.lang, draft)
-      if (!Array.isArray(items)) return newPage(deps, ctx, draft, items)
-      let dueDate: Date | undefined
-      if (draft.dueDate) {
-        dueDate = istanbulDayStart(draft.dueDate)
-        if (!dueDate)
-          return newPage(
-            deps,
-            ctx,
-            draft,
-            validationError('dueDate', t(ctx.lang, 'dash_pay_bad_date')),
-          )
-      }
-      const result = await attempt(() =>
-        createInvoice(deps, merchantId, {
+    app.post(
+      '/invoices',
+      { config: { page: { permission: 'customers.manage', schema: CreateInvoiceBody } } },
+      async (request, reply) => {
+        const ctx = allow(deps, request, reply, 'customers.manage')
+        const { merchantId, userId } = ctx.member
+        const draft = readDraft(formFields(request))
+        const items = lineItems(ctx.lang, draft)
+        if (!Array.isArray(items)) return newPage(deps, ctx, draft, items)
+        let dueDate: Date | undefined
+        if (draft.dueDate) {
+          dueDate = istanbulDayStart(draft.dueDate)
+          if (!dueDate)
+            return newPage(
+              deps,
+              ctx,
+              draft,
+              validationError('dueDate', t(ctx.lang, 'dash_pay_bad_date')),
+            )
+        }
+        const input = {
           storeId: draft.storeId,
-          currency: 'TRY',
+          currency: 'TRY' as const,
           lineItems: items,
           amountMinor: items.reduce((sum, l) => sum + l.lineTotalMinor, 0),
           ...(draft.buyerEmail ? { buyerEmail: draft.buyerEmail } : {}),
           ...(draft.buyerName ? { buyerName: draft.buyerName } : {}),
           ...(draft.notes ? { notes: draft.notes } : {}),
-          ...(dueDate ? { dueDate } : {}),
-        }),
-      )
-      if (!result.ok) {
-        // Another merchant's store is the 404 page, as any of its ids.
-        if (result.error.status === 404) throw result.error
-        return newPage(deps, ctx, draft, result.error)
-      }
-      await recordAuditEntry(deps, {
-        merchantId,
-        actorId: userId,
-        action: 'invoice.create',
-        target: result.value.id,
-        details: { amount: result.value.amountMinor },
-      })
-      setFlash(deps, reply, 'success', 'dash_done_inv_create')
-      return redirect(reply, `${BASE}/invoices/${result.value.id}`)
-    })
+        }
+        // The API's rules for the same input (bidi and control characters, one email, maxima).
+        const invalid = pageInput(request, {
+          ...input,
+          ...(dueDate ? { dueDate: dueDate.toISOString() } : {}),
+        })
+        if (invalid) return newPage(deps, ctx, draft, invalid)
+        const result = await attempt(() =>
+          createInvoice(deps, merchantId, { ...input, ...(dueDate ? { dueDate } : {}) }),
+        )
+        if (!result.ok) {
+          // Another merchant's store is the 404 page, as any of its ids.
+          if (result.error.status === 404) throw result.error
+          return newPage(deps, ctx, draft, result.error)
+        }
+        await recordAuditEntry(deps, {
+          merchantId,
+          actorId: userId,
+          action: 'invoice.create',
+          target: result.value.id,
+          details: { amount: result.value.amountMinor },
+        })
+        setFlash(deps, reply, 'success', 'dash_done_inv_create')
+        return redirect(reply, `${BASE}/invoices/${result.value.id}`)
+      },
+    )
 
     app.get('/invoices/:id', async (request, reply) =>
       detailPage(deps, allow(deps, request, reply, 'read'), idParam(request)),

@@ -19,6 +19,7 @@ import { t, type Lang } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
 import { listStores } from '../merchants/index.ts'
 import {
+  CreateLinkBody,
   createPaymentLink,
   deactivatePaymentLink,
   getPaymentLink,
@@ -36,8 +37,10 @@ import {
   renderPage,
   setFlash,
   type PageContext,
+  auditedAction,
 } from './dashboard.web.ts'
 import { formFields, parseLira, queryFields } from './forms.ts'
+import { pageInput } from './page-rules.ts'
 
 // /dashboard/payment-links: the list (keyset pages), /new (the create form), /{id} (the
 // link's facts, its URL and QR code, the payments made through it) and the deactivate
@@ -235,7 +238,8 @@ function readForm(request: Parameters<typeof formFields>[0]): CreateForm {
   return {
     storeId: f.text('storeId', 64),
     amount: f.text('amount', 20),
-    description: f.text('description', 500),
+    // Room to spare: the API's schema (pageInput), not a silent cut, refuses what is too long.
+    description: f.text('description', 4000),
     maxPayments: f.text('maxPayments', 10),
     expiresAt: f.text('expiresAt', 10),
     installments: f.text('installments', 1) === '1',
@@ -257,47 +261,61 @@ export function paymentLinksPages(deps: Deps): FastifyPluginAsync {
       return newPage(deps, ctx, EMPTY_FORM)
     })
 
-    app.post('/payment-links', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payment_links.manage')
-      const form = readForm(request)
-      const amount = parseLira(form.amount)
-      const max = form.maxPayments.trim() === '' ? undefined : Number(form.maxPayments)
-      const fields = new Set<string>()
-      if (amount === undefined) fields.add('amount')
-      if (max !== undefined && !(Number.isInteger(max) && max >= 1 && max <= 1_000_000)) {
-        fields.add('maxPayments')
-      }
-      if (form.description.trim() === '') fields.add('description')
-      // A date: the link stays usable through that day (Istanbul), so it ends at its midnight.
-      const expiresAt = /^\d{4}-\d{2}-\d{2}$/.test(form.expiresAt)
-        ? new Date(`${form.expiresAt}T23:59:59+03:00`)
-        : undefined
-      if (form.expiresAt !== '' && expiresAt === undefined) fields.add('expiresAt')
-      const result = await attempt(async () => {
-        if (fields.size > 0) throw validationError([...fields][0] ?? 'form', 'invalid')
-        return createPaymentLink(deps, ctx.member.merchantId, {
+    app.post(
+      '/payment-links',
+      { config: { page: { permission: 'payment_links.manage', schema: CreateLinkBody } } },
+      async (request, reply) => {
+        const ctx = allow(deps, request, reply, 'payment_links.manage')
+        const form = readForm(request)
+        const amount = parseLira(form.amount)
+        const max = form.maxPayments.trim() === '' ? undefined : Number(form.maxPayments)
+        const fields = new Set<string>()
+        if (amount === undefined) fields.add('amount')
+        if (max !== undefined && !(Number.isInteger(max) && max >= 1 && max <= 1_000_000)) {
+          fields.add('maxPayments')
+        }
+        if (form.description.trim() === '') fields.add('description')
+        // A date: the link stays usable through that day (Istanbul), so it ends at its midnight.
+        const expiresAt = /^\d{4}-\d{2}-\d{2}$/.test(form.expiresAt)
+          ? new Date(`${form.expiresAt}T23:59:59+03:00`)
+          : undefined
+        if (form.expiresAt !== '' && expiresAt === undefined) fields.add('expiresAt')
+        const input = {
           storeId: form.storeId,
           amount: amount ?? 0,
           description: form.description.trim(),
-          maxPayments: max,
-          expiresAt,
           installments: form.installments,
           collect: { email: form.collectEmail, phone: form.collectPhone, name: form.collectName },
+        }
+        const result = await attempt(async () => {
+          if (fields.size > 0) throw validationError([...fields][0] ?? 'form', 'invalid')
+          // The API's rules for the same input (bidi and control characters, maxima).
+          const invalid = pageInput(request, {
+            ...input,
+            ...(max === undefined ? {} : { maxPayments: max }),
+            ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
+          })
+          if (invalid) throw invalid
+          return createPaymentLink(deps, ctx.member.merchantId, {
+            ...input,
+            maxPayments: max,
+            expiresAt,
+          })
         })
-      })
-      if (!result.ok) {
-        for (const d of result.error.details ?? []) fields.add(d.field)
-        return newPage(deps, ctx, form, { error: result.error, fields })
-      }
-      await recordAuditEntry(deps, {
-        merchantId: ctx.member.merchantId,
-        actorId: ctx.member.userId,
-        action: 'payment_links.create',
-        target: result.value.id,
-      })
-      setFlash(deps, reply, 'success', 'dash_plink_done_create')
-      return redirect(reply, `${BASE}/payment-links/${result.value.id}`)
-    })
+        if (!result.ok) {
+          for (const d of result.error.details ?? []) fields.add(d.field)
+          return newPage(deps, ctx, form, { error: result.error, fields })
+        }
+        await recordAuditEntry(deps, {
+          merchantId: ctx.member.merchantId,
+          actorId: ctx.member.userId,
+          action: 'payment_links.create',
+          target: result.value.id,
+        })
+        setFlash(deps, reply, 'success', 'dash_plink_done_create')
+        return redirect(reply, `${BASE}/payment-links/${result.value.id}`)
+      },
+    )
 
     app.get('/payment-links/:id', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'read')
@@ -307,13 +325,9 @@ export function paymentLinksPages(deps: Deps): FastifyPluginAsync {
     app.post('/payment-links/:id/deactivate', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'payment_links.manage')
       const id = (request.params as { id: string }).id.slice(0, 64)
-      const link = await deactivatePaymentLink(deps, ctx.member.merchantId, id)
-      await recordAuditEntry(deps, {
-        merchantId: ctx.member.merchantId,
-        actorId: ctx.member.userId,
-        action: 'payment_links.deactivate',
-        target: link.id,
-      })
+      const link = await auditedAction(ctx, 'payment_links.deactivate', id, undefined, () =>
+        deactivatePaymentLink(deps, ctx.member.merchantId, id),
+      )
       setFlash(deps, reply, 'success', 'dash_plink_done_deactivate')
       return redirect(reply, `${BASE}/payment-links/${link.id}`)
     })

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../database.ts'
-import { validationError, type AppError } from '../../platform/errors.ts'
+import type { AppError } from '../../platform/errors.ts'
 import { csrfInput, dataTable, field, postButton, section } from '../../platform/web/components.ts'
 import { formatDate } from '../../platform/web/format.ts'
 import { markup } from '../../platform/web/html.ts'
 import { t } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
 import {
+  AddListItemBody,
   LIST_NAMES,
   addListItem,
   listListItems,
@@ -24,8 +25,10 @@ import {
   renderPage,
   setFlash,
   type PageContext,
+  auditedAction,
 } from './dashboard.web.ts'
-import { formFields, hasControlChars, queryFields } from './forms.ts'
+import { pageInput } from './page-rules.ts'
+import { formFields, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 import { RISK_SECTION, listLabel, riskTabs } from './risk-view.ts'
 
@@ -145,52 +148,49 @@ export function riskListRoutes(
     listPage(deps, allow(deps, request, reply, 'read'), listNamed(idParam(request, 'list'))),
   )
 
-  app.post('/risk/lists/:list/items', async (request, reply) => {
-    const ctx = allow(deps, request, reply, 'risk.manage')
-    const list = listNamed(idParam(request, 'list'))
-    const form = formFields(request)
-    const value = form.text('value', 255).trim()
-    const note = form.text('note', 501).trim()
-    const shown = { value, note }
-    if (value === '' || value.length > 254 || hasControlChars(value)) {
-      const text = t(ctx.lang, 'dash_err_invalid')
-      return listPage(deps, ctx, list, {
-        ...shown,
-        error: text,
-        problem: validationError('value', text),
-      })
-    }
-    if (note.length > 500 || hasControlChars(note)) {
-      return listPage(deps, ctx, list, {
-        ...shown,
-        problem: validationError('note', t(ctx.lang, 'dash_err_invalid')),
-      })
-    }
-    const result = await attempt(() =>
-      addListItem(deps, ctx.member.merchantId, list, {
-        value,
-        ...(note ? { note } : {}),
-      }),
-    )
-    if (!result.ok) {
-      return listPage(deps, ctx, list, {
-        ...shown,
-        error: refusalText(ctx.lang, result.error),
-        problem: result.error,
-      })
-    }
-    await audit(ctx, 'risk.list_add', result.value.id, { list, value: result.value.value })
-    setFlash(deps, reply, 'success', 'dash_done_list_add')
-    return redirect(reply, `${BASE}/risk/lists/${list}`)
-  })
+  app.post(
+    '/risk/lists/:list/items',
+    { config: { page: { permission: 'risk.manage', schema: AddListItemBody } } },
+    async (request, reply) => {
+      const ctx = allow(deps, request, reply, 'risk.manage')
+      const list = listNamed(idParam(request, 'list'))
+      const form = formFields(request)
+      // Read with room to spare: the API's schema (pageInput), not a silent cut, refuses what is
+      // too long; no rule of the API is restated here.
+      const value = form.text('value', 4000).trim()
+      const note = form.text('note', 4000).trim()
+      const shown = { value, note }
+      const input = { value, ...(note ? { note } : {}) }
+      const invalid = pageInput(request, input)
+      if (invalid) {
+        return listPage(deps, ctx, list, {
+          ...shown,
+          error: refusalText(ctx.lang, invalid),
+          problem: invalid,
+        })
+      }
+      const result = await attempt(() => addListItem(deps, ctx.member.merchantId, list, input))
+      if (!result.ok) {
+        return listPage(deps, ctx, list, {
+          ...shown,
+          error: refusalText(ctx.lang, result.error),
+          problem: result.error,
+        })
+      }
+      await audit(ctx, 'risk.list_add', result.value.id, { list, value: result.value.value })
+      setFlash(deps, reply, 'success', 'dash_done_list_add')
+      return redirect(reply, `${BASE}/risk/lists/${list}`)
+    },
+  )
 
   app.post('/risk/lists/:list/items/:id/remove', async (request, reply) => {
     const ctx = allow(deps, request, reply, 'risk.manage')
     const list = listNamed(idParam(request, 'list'))
     const id = idParam(request)
     // Another merchant's (or no) entry: the service's 404, the 404 page.
-    await removeListItem(deps, ctx.member.merchantId, list, id)
-    await audit(ctx, 'risk.list_remove', id, { list })
+    await auditedAction(ctx, 'risk.list_remove', id, { list }, () =>
+      removeListItem(deps, ctx.member.merchantId, list, id),
+    )
     setFlash(deps, reply, 'success', 'dash_done_list_remove')
     return redirect(reply, `${BASE}/risk/lists/${list}`)
   })

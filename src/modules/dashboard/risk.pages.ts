@@ -14,6 +14,7 @@ import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
 import {
+  CreateRuleBody,
   backtestRule,
   createRule,
   deleteRule,
@@ -33,8 +34,10 @@ import {
   renderPage,
   setFlash,
   type PageContext,
+  auditedAction,
 } from './dashboard.web.ts'
 import { formFields } from './forms.ts'
+import { pageInput } from './page-rules.ts'
 import { idParam } from './list-pages.ts'
 import { RISK_SECTION, RULE_ACTIONS, actionText, riskTabs } from './risk-view.ts'
 import { riskListRoutes } from './risk-lists.pages.ts'
@@ -291,45 +294,58 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
       rulesPage(deps, allow(deps, request, reply, 'read')),
     )
 
-    app.post('/risk/rules', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'risk.manage')
-      const { lang } = ctx
-      const values = readRuleForm(ctx)
-      const errors: FieldErrors = {}
-      const name = nameIssue(lang, values.name)
-      if (name) errors.name = name
-      const action = RULE_ACTIONS.find((a) => a === values.action)
-      if (!action) errors.action = t(lang, 'dash_err_invalid')
-      const condition = parseCondition(lang, values.condition)
-      if (!condition.ok) errors.condition = condition.error
-      if (!action || !condition.ok || name) {
-        const first = errors.name ?? errors.condition ?? errors.action ?? ''
-        return rulesPage(deps, ctx, {
-          values,
-          errors,
-          problem: validationError(errors.name ? 'name' : 'condition', first),
-        })
-      }
-      const result = await attempt(() =>
-        createRule(deps, ctx.member.merchantId, {
+    app.post(
+      '/risk/rules',
+      { config: { page: { permission: 'risk.manage', schema: CreateRuleBody } } },
+      async (request, reply) => {
+        const ctx = allow(deps, request, reply, 'risk.manage')
+        const { lang } = ctx
+        const values = readRuleForm(ctx)
+        // The condition is typed as JSON text: reading it is the form's own job.
+        const condition = parseCondition(lang, values.condition)
+        if (!condition.ok) {
+          return rulesPage(deps, ctx, {
+            values,
+            errors: { condition: condition.error },
+            problem: validationError('condition', condition.error),
+          })
+        }
+        // Every rule of the API's body (name, action, condition's shape) from its own schema.
+        const invalid = pageInput(request, {
           name: values.name,
-          action,
+          action: values.action,
           condition: condition.value,
           enabled: values.enabled,
-        }),
-      )
-      if (!result.ok) {
-        return rulesPage(deps, ctx, {
-          values,
-          errors: fieldErrorsOf(lang, result.error),
-          problem: result.error,
         })
-      }
-      const rule = result.value
-      await audit(ctx, 'risk.rule_create', rule.id, { action: rule.action, enabled: rule.enabled })
-      setFlash(deps, reply, 'success', 'dash_done_rule_create')
-      return redirect(reply, `${BASE}/risk/rules/${rule.id}`)
-    })
+        const action = RULE_ACTIONS.find((a) => a === values.action)
+        if (invalid || !action) {
+          const problem = invalid ?? validationError('action', t(lang, 'dash_err_invalid'))
+          return rulesPage(deps, ctx, { values, errors: fieldErrorsOf(lang, problem), problem })
+        }
+        const result = await attempt(() =>
+          createRule(deps, ctx.member.merchantId, {
+            name: values.name,
+            action,
+            condition: condition.value,
+            enabled: values.enabled,
+          }),
+        )
+        if (!result.ok) {
+          return rulesPage(deps, ctx, {
+            values,
+            errors: fieldErrorsOf(lang, result.error),
+            problem: result.error,
+          })
+        }
+        const rule = result.value
+        await audit(ctx, 'risk.rule_create', rule.id, {
+          action: rule.action,
+          enabled: rule.enabled,
+        })
+        setFlash(deps, reply, 'success', 'dash_done_rule_create')
+        return redirect(reply, `${BASE}/risk/rules/${rule.id}`)
+      },
+    )
 
     // A backtest changes nothing, but it is part of writing rules (and a POST for its body).
     app.post('/risk/rules/backtest', async (request, reply) => {
@@ -377,10 +393,12 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
         })
       }
       const result = await attempt(() =>
-        updateRule(deps, ctx.member.merchantId, id, {
-          name: values.name,
-          condition: condition.value,
-        }),
+        auditedAction(ctx, 'risk.rule_update', id, undefined, () =>
+          updateRule(deps, ctx.member.merchantId, id, {
+            name: values.name,
+            condition: condition.value,
+          }),
+        ),
       )
       if (!result.ok) {
         if (result.error.status === 404) throw result.error
@@ -390,7 +408,6 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
           problem: result.error,
         })
       }
-      await audit(ctx, 'risk.rule_update', id)
       setFlash(deps, reply, 'success', 'dash_done_rule_update')
       return redirect(reply, `${BASE}/risk/rules/${id}`)
     })
@@ -400,8 +417,9 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
         const ctx = allow(deps, request, reply, 'risk.manage')
         const id = idParam(request)
         // Another merchant's (or no) rule: the service's 404, the 404 page.
-        await updateRule(deps, ctx.member.merchantId, id, { enabled })
-        await audit(ctx, enabled ? 'risk.rule_enable' : 'risk.rule_disable', id)
+        await auditedAction(ctx, enabled ? 'risk.rule_enable' : 'risk.rule_disable', id, {}, () =>
+          updateRule(deps, ctx.member.merchantId, id, { enabled }),
+        )
         setFlash(
           deps,
           reply,
@@ -425,8 +443,9 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
       const id = idParam(request)
       const rule = await getRule(deps, ctx.member.merchantId, id)
       if (formFields(request).text('confirm', 3) !== 'yes') return confirmDeletePage(ctx, rule)
-      await deleteRule(deps, ctx.member.merchantId, id)
-      await audit(ctx, 'risk.rule_delete', id, { name: rule.name })
+      await auditedAction(ctx, 'risk.rule_delete', id, { name: rule.name }, () =>
+        deleteRule(deps, ctx.member.merchantId, id),
+      )
       setFlash(deps, reply, 'success', 'dash_done_rule_delete')
       return redirect(reply, `${BASE}/risk/rules`)
     })

@@ -1,5 +1,7 @@
 import { Secret, TOTP } from 'otpauth'
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
+import { audited } from '../audit/index.ts'
+import { randomInt } from 'node:crypto'
 import { decrypt, encrypt, randomToken, sha256Hex } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import {
@@ -57,6 +59,8 @@ export interface WebSession {
   expiresAt: Date
   /** A TOTP secret being set up (base32), while the enrolment page is open. */
   pendingTotpSecret: string | null
+  /** Recovery codes just made, until the page has shown them once. */
+  freshRecoveryCodes: string[] | null
 }
 
 function hashId(token: string): string {
@@ -65,6 +69,97 @@ function hashId(token: string): string {
 
 function pendingAad(idHash: string): string {
   return `dashboard-totp-pending:${idHash}`
+}
+
+function recoveryAad(idHash: string): string {
+  return `dashboard-recovery-codes:${idHash}`
+}
+
+// ---- recovery codes (CONTRACT § "Dashboard sign-in everywhere", decision 0036)
+// Ten per user, each 16 characters of a 32-letter alphabet (80 random bits) written in four
+// groups: xxxx-xxxx-xxxx-xxxx. Stored as SHA-256 of the user id and the code: with 80 bits
+// a fast hash is not a shortcut to the code, and the lookup stays one indexed statement.
+export const RECOVERY_CODE_COUNT = 10
+// Crockford's base32: no i, l, o or u to misread.
+const RECOVERY_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
+const RECOVERY_GROUPS = 4
+
+function newRecoveryCode(): string {
+  const groups: string[] = []
+  for (let g = 0; g < RECOVERY_GROUPS; g++) {
+    let group = ''
+    for (let i = 0; i < 4; i++)
+      group += RECOVERY_ALPHABET.charAt(randomInt(RECOVERY_ALPHABET.length))
+    groups.push(group)
+  }
+  return groups.join('-')
+}
+
+/** The code as typed (any case, spaces or dashes anywhere), or undefined if it cannot be one. */
+function normaliseRecoveryCode(typed: string): string | undefined {
+  const letters = typed.toLowerCase().replace(/[\s-]+/g, '')
+  return /^[a-z0-9]{16}$/.test(letters) ? letters : undefined
+}
+
+function recoveryHash(userId: string, normalised: string): string {
+  return sha256Hex(`${userId}:${normalised}`)
+}
+
+/**
+ * Makes a new set of recovery codes for the member, replacing every earlier one, inside the
+ * caller's transaction; the plain codes are sealed into the session for the page to show once.
+ */
+async function issueRecoveryCodes(
+  deps: Deps,
+  tx: Tx,
+  userId: string,
+  sessionIdHash: string,
+): Promise<void> {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode)
+  const hashes = codes.map((code) => recoveryHash(userId, normaliseRecoveryCode(code) ?? code))
+  await repo.replaceRecoveryCodes(tx, userId, hashes, deps.clock.now())
+  const sealed = encrypt(deps.config.masterKey, JSON.stringify(codes), recoveryAad(sessionIdHash))
+  await repo.updateSessionRecoveryCodes(tx, sessionIdHash, sealed)
+}
+
+/** The recovery codes waiting to be shown, shown now: the session forgets them. */
+export async function takeFreshRecoveryCodes(
+  deps: Deps,
+  session: WebSession,
+): Promise<string[] | null> {
+  if (!session.freshRecoveryCodes) return null
+  await repo.updateSessionRecoveryCodes(deps.db, session.idHash, null)
+  return session.freshRecoveryCodes
+}
+
+export async function unusedRecoveryCodes(deps: Deps, userId: string): Promise<number> {
+  return repo.countUnusedRecoveryCodes(deps.db, userId)
+}
+
+/**
+ * A new set of recovery codes, the old set void (a current TOTP code proves it is the member,
+ * under the per-user lockout). Audited in the same transaction.
+ */
+export async function regenerateRecoveryCodes(
+  deps: Deps,
+  session: WebSession,
+  code: string,
+): Promise<void> {
+  const { member } = session
+  if (!member.totpEnabled) throw dashboardError('totp_code_wrong')
+  if (!(await checkCodeThrottled(deps, member, code, { recovery: false }))) {
+    throw dashboardError('totp_code_wrong')
+  }
+  await audited(
+    deps,
+    {
+      merchantId: member.merchantId,
+      actorId: member.userId,
+      action: 'two_factor.recovery_codes_regenerate',
+      target: member.email,
+    },
+    () => transact(deps.db, (tx) => issueRecoveryCodes(deps, tx, member.userId, session.idHash)),
+  )
 }
 
 export async function twoFactorRequired(deps: Deps, merchantId: string): Promise<boolean> {
@@ -86,10 +181,11 @@ async function openSession(
   stage: SessionStage,
   since?: { createdAt: Date; expiresAt: Date },
   kind: SessionKind = 'web',
+  tx?: Tx,
 ): Promise<string> {
   const token = randomToken(32)
   const now = deps.clock.now()
-  await repo.insertSession(deps.db, {
+  await repo.insertSession(tx ?? deps.db, {
     id_hash: hashId(token),
     user_id: member.userId,
     merchant_id: member.merchantId,
@@ -101,6 +197,40 @@ async function openSession(
     expires_at: since?.expiresAt ?? new Date(now.getTime() + SESSION_ABSOLUTE_MS),
   })
   return token
+}
+
+/**
+ * Opens a fully signed-in session with its `session.sign_in` audit entry in the same
+ * transaction (decision 0036): no session without its entry. `replaces` is ended in it too.
+ */
+async function openSignedIn(
+  deps: Deps,
+  member: DashboardMember,
+  opts: {
+    kind: SessionKind
+    since?: { createdAt: Date; expiresAt: Date }
+    replaces?: string
+    secondFactor?: 'totp' | 'recovery_code'
+  },
+): Promise<string> {
+  const details = {
+    ...(opts.kind === 'api' ? { door: 'dashboard_api' } : {}),
+    ...(opts.secondFactor ? { secondFactor: opts.secondFactor } : {}),
+  }
+  return audited(
+    deps,
+    {
+      merchantId: member.merchantId,
+      actorId: member.userId,
+      action: 'session.sign_in',
+      details,
+    },
+    () =>
+      transact(deps.db, async (tx) => {
+        if (opts.replaces) await repo.endSession(tx, opts.replaces, deps.clock.now())
+        return openSession(deps, member, 'active', opts.since, opts.kind, tx)
+      }),
+  )
 }
 
 /**
@@ -118,7 +248,11 @@ export async function signIn(
   const member = await getDashboardMember(deps, user.merchantId, user.userId)
   if (!member) return undefined
   const stage = await stageFor(deps, member)
-  return { token: await openSession(deps, member, stage), stage, member }
+  const token =
+    stage === 'active'
+      ? await openSignedIn(deps, member, { kind: 'web' })
+      : await openSession(deps, member, stage)
+  return { token, stage, member }
 }
 
 /** What the dashboard API's login gives: a token, a two-factor challenge, or "enrol first". */
@@ -157,7 +291,7 @@ export async function signInApi(
     return { outcome: 'challenge', challengeId, member, expiresAt: window.expiresAt }
   }
   const window = apiWindow(deps, API_SESSION_ABSOLUTE_MS)
-  const sessionId = await openSession(deps, member, 'active', window, 'api')
+  const sessionId = await openSignedIn(deps, member, { kind: 'api', since: window })
   return { outcome: 'token', sessionId, member, expiresAt: window.expiresAt }
 }
 
@@ -198,6 +332,13 @@ export async function resolveSession(
     pendingTotpSecret: row.totp_pending_enc
       ? decrypt(deps.config.masterKey, row.totp_pending_enc, pendingAad(idHash)).toString('utf8')
       : null,
+    freshRecoveryCodes: row.recovery_codes_enc
+      ? (JSON.parse(
+          decrypt(deps.config.masterKey, row.recovery_codes_enc, recoveryAad(idHash)).toString(
+            'utf8',
+          ),
+        ) as string[])
+      : null,
   }
 }
 
@@ -222,6 +363,14 @@ export async function signOut(deps: Deps, session: WebSession): Promise<boolean>
   const ended = await repo.endSession(deps.db, session.idHash, now)
   await repo.endSessionsOfUser(deps.db, session.member.userId, now, 'api')
   return ended
+}
+
+/**
+ * Ends one dashboard API token's session (its sign-out), in a transaction of its own so the
+ * door's audit entry commits with it. The user's other tokens and web sessions go on.
+ */
+export async function endApiSession(deps: Deps, session: WebSession): Promise<void> {
+  await transact(deps.db, (tx) => repo.endSession(tx, session.idHash, deps.clock.now()))
 }
 
 function totpFor(member: DashboardMember, secretBase32: string): TOTP {
@@ -266,28 +415,50 @@ async function reserveCodeAttempt(deps: Deps, userId: string): Promise<boolean> 
   })
 }
 
-/** A right, unused code of the member's TOTP, under the per-user lockout; spends its step. */
+/**
+ * A right, unused second factor of the member, under the per-user lockout: a TOTP code (its
+ * step spent) or, where `recovery` allows it, one of the member's recovery codes (spent).
+ * What was used, or undefined when nothing was right.
+ */
 async function checkCodeThrottled(
   deps: Deps,
   member: DashboardMember,
   code: string,
-): Promise<boolean> {
-  if (!(await reserveCodeAttempt(deps, member.userId))) return false
-  const secret = await dashboardMemberTotpSecret(deps, member.merchantId, member.userId)
-  const step = secret ? matchingStep(deps, totpFor(member, secret), code) : undefined
-  const spent =
-    step !== undefined && (await spendTotpStep(deps, member.merchantId, member.userId, step))
-  if (spent) await repo.clearSecondFactorThrottle(deps.db, member.userId)
-  return spent
+  { recovery }: { recovery: boolean },
+): Promise<'totp' | 'recovery_code' | undefined> {
+  if (!(await reserveCodeAttempt(deps, member.userId))) return undefined
+  const recoveryCode = recovery ? normaliseRecoveryCode(code) : undefined
+  let used: 'totp' | 'recovery_code' | undefined
+  if (recoveryCode !== undefined) {
+    const hash = recoveryHash(member.userId, recoveryCode)
+    const spent = await repo.spendRecoveryCode(deps.db, member.userId, hash, deps.clock.now())
+    if (spent) used = 'recovery_code'
+  } else {
+    const secret = await dashboardMemberTotpSecret(deps, member.merchantId, member.userId)
+    const step = secret ? matchingStep(deps, totpFor(member, secret), code) : undefined
+    const spent =
+      step !== undefined && (await spendTotpStep(deps, member.merchantId, member.userId, step))
+    if (spent) used = 'totp'
+  }
+  if (used) await repo.clearSecondFactorThrottle(deps.db, member.userId)
+  return used
 }
 
 export type SecondFactorOutcome =
-  { ok: true; token: string; stage: SessionStage; expiresAt: Date } | { ok: false; ended: boolean }
+  | {
+      ok: true
+      token: string
+      stage: SessionStage
+      expiresAt: Date
+      /** What answered the challenge. */
+      secondFactor: 'totp' | 'recovery_code'
+    }
+  | { ok: false; ended: boolean }
 
 /**
- * The code step of sign-in: a right, unused code swaps the session for a signed-in one. A web
- * session keeps the times of its password step; an API challenge becomes a token of its own
- * hour.
+ * The code step of sign-in: a right, unused code (TOTP, or one of the member's recovery codes)
+ * swaps the session for a signed-in one. A web session keeps the times of its password step;
+ * an API challenge becomes a token of its own hour.
  */
 export async function verifySecondFactor(
   deps: Deps,
@@ -296,17 +467,21 @@ export async function verifySecondFactor(
   kind: SessionKind = 'web',
 ): Promise<SecondFactorOutcome> {
   const { member } = session
-  const spent = await checkCodeThrottled(deps, member, code)
-  if (!spent) {
+  const used = await checkCodeThrottled(deps, member, code, { recovery: true })
+  if (!used) {
     const failures = await repo.countSecondFactorFailure(deps.db, session.idHash)
     const ended = failures === undefined || failures >= SECOND_FACTOR_ATTEMPTS_MAX
     if (ended) await repo.endSession(deps.db, session.idHash, deps.clock.now())
     return { ok: false, ended }
   }
-  await repo.endSession(deps.db, session.idHash, deps.clock.now())
   const since = kind === 'api' ? apiWindow(deps, API_SESSION_ABSOLUTE_MS) : session
-  const token = await openSession(deps, member, 'active', since, kind)
-  return { ok: true, token, stage: 'active', expiresAt: since.expiresAt }
+  const token = await openSignedIn(deps, member, {
+    kind,
+    since,
+    replaces: session.idHash,
+    secondFactor: used,
+  })
+  return { ok: true, token, stage: 'active', expiresAt: since.expiresAt, secondFactor: used }
 }
 
 export interface Enrolment {
@@ -327,8 +502,10 @@ export async function beginEnrolment(deps: Deps, session: WebSession): Promise<E
 }
 
 /**
- * Confirms an enrolment with a code from the app. Two-factor is on from then; a session held
- * at enrolment is swapped for a fully signed-in one (returned token), an active one goes on.
+ * Confirms an enrolment with a code from the app. Two-factor is on from then, with ten new
+ * recovery codes (waiting in the session to be shown once); a session held at enrolment is
+ * swapped for a fully signed-in one (returned token), an active one goes on. The audit entry
+ * commits with the codes.
  */
 export async function confirmEnrolment(
   deps: Deps,
@@ -339,14 +516,36 @@ export async function confirmEnrolment(
   const step = secret ? matchingStep(deps, totpFor(session.member, secret), code) : undefined
   if (!secret || step === undefined) throw dashboardError('totp_code_wrong')
   const { member } = session
-  await setDashboardMemberTotp(deps, member.merchantId, member.userId, {
-    secretBase32: secret,
-    counter: step,
-  })
-  await repo.updateSessionPendingTotp(deps.db, session.idHash, null)
-  if (session.stage !== 'enrol') return { token: undefined }
-  await repo.endSession(deps.db, session.idHash, deps.clock.now())
-  return { token: await openSession(deps, member, 'active', session) }
+  let token: string | undefined
+  await audited(
+    deps,
+    {
+      merchantId: member.merchantId,
+      actorId: member.userId,
+      action: 'two_factor.enable',
+      target: member.email,
+    },
+    () =>
+      transact(deps.db, async (tx) => {
+        await setDashboardMemberTotp(
+          deps,
+          member.merchantId,
+          member.userId,
+          { secretBase32: secret, counter: step },
+          tx,
+        )
+        let idHash = session.idHash
+        if (session.stage === 'enrol') {
+          await repo.endSession(tx, session.idHash, deps.clock.now())
+          token = await openSession(deps, member, 'active', session, 'web', tx)
+          idHash = hashId(token)
+        } else {
+          await repo.updateSessionPendingTotp(tx, session.idHash, null)
+        }
+        await issueRecoveryCodes(deps, tx, member.userId, idHash)
+      }),
+  )
+  return { token }
 }
 
 /** Turns the member's two-factor off; a current code proves it is them. */
@@ -359,8 +558,23 @@ export async function disableTwoFactor(
   if (twoFactorApplies(member.role) && (await twoFactorRequired(deps, member.merchantId))) {
     throw dashboardError('two_factor_required')
   }
-  if (!(await checkCodeThrottled(deps, member, code))) throw dashboardError('totp_code_wrong')
-  await setDashboardMemberTotp(deps, member.merchantId, member.userId, null)
+  const used = await checkCodeThrottled(deps, member, code, { recovery: false })
+  if (!used) throw dashboardError('totp_code_wrong')
+  await audited(
+    deps,
+    {
+      merchantId: member.merchantId,
+      actorId: member.userId,
+      action: 'two_factor.disable',
+      target: member.email,
+    },
+    () =>
+      transact(deps.db, async (tx) => {
+        await setDashboardMemberTotp(deps, member.merchantId, member.userId, null, tx)
+        // Codes of a second factor that is off would be a way round it once it is on again.
+        await repo.replaceRecoveryCodes(tx, member.userId, [], deps.clock.now())
+      }),
+  )
 }
 
 /** Requires (or stops requiring) two-factor of the merchant's owners and admins. */
@@ -371,5 +585,8 @@ export async function setTwoFactorRequired(
 ): Promise<void> {
   // Whoever turns it on must already use it: they would lock themselves out otherwise.
   if (required && !session.member.totpEnabled) throw dashboardError('two_factor_self_first')
-  await repo.upsertTwoFactorRequired(deps.db, session.member.merchantId, required, deps.clock.now())
+  // A transaction of its own, for the page's audit entry to commit in (decision 0036).
+  await transact(deps.db, (tx) =>
+    repo.upsertTwoFactorRequired(tx, session.member.merchantId, required, deps.clock.now()),
+  )
 }

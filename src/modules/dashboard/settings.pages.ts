@@ -38,6 +38,7 @@ import {
   setSessionCookie,
   signedInContext,
   type PageContext,
+  auditedAction,
 } from './dashboard.web.ts'
 import { formFields, queryFields } from './forms.ts'
 import { twoFactorApplies } from './permissions.ts'
@@ -45,8 +46,11 @@ import {
   beginEnrolment,
   confirmEnrolment,
   disableTwoFactor,
+  regenerateRecoveryCodes,
   setTwoFactorRequired,
+  takeFreshRecoveryCodes,
   twoFactorRequired,
+  unusedRecoveryCodes,
   type WebSession,
 } from './sessions.service.ts'
 import {
@@ -231,6 +235,44 @@ async function qrImage(uri: string): Promise<string> {
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`
 }
 
+/**
+ * The member's recovery codes: a set just made is shown here once (then the session forgets
+ * it); otherwise how many are left and a form to make a new set (the old one void).
+ */
+async function recoveryCodesBlock(
+  deps: Deps,
+  ctx: PageContext & { session: WebSession },
+  token: string,
+): Promise<SafeHtml> {
+  const { lang } = ctx
+  const fresh = await takeFreshRecoveryCodes(deps, ctx.session)
+  const left = await unusedRecoveryCodes(deps, ctx.member.userId)
+  const shown = fresh
+    ? markup`<div class="panel" role="status">
+        <p><strong>${t(lang, 'dash_2fa_recovery_fresh')}</strong></p>
+        <ol id="recovery-codes" class="recovery-codes">${fresh.map(
+          (code) => markup`<li><code>${code}</code></li>`,
+        )}</ol>
+      </div>`
+    : markup`<p id="recovery-left">${t(lang, 'dash_2fa_recovery_left', { n: left })}</p>`
+  return markup`<h3>${t(lang, 'dash_2fa_recovery_title')}</h3>
+    ${shown}
+    <form method="post" action="${BASE}/settings/two-factor/recovery-codes" class="form-stack">
+      <p class="muted">${t(lang, 'dash_2fa_recovery_regenerate_body')}</p>
+      ${csrfInput(token)}
+      ${field({
+        name: 'code',
+        id: 'recovery-code',
+        label: t(lang, 'dash_2fa_code'),
+        autocomplete: 'one-time-code',
+        inputmode: 'numeric',
+        maxlength: 7,
+        required: true,
+      })}
+      <button type="submit" class="button button-secondary">${t(lang, 'dash_2fa_recovery_regenerate')}</button>
+    </form>`
+}
+
 async function twoFactorPage(
   deps: Deps,
   ctx: PageContext & { session: WebSession },
@@ -243,6 +285,7 @@ async function twoFactorPage(
   if (ctx.member.totpEnabled) {
     const locked = required && twoFactorApplies(ctx.member.role)
     own = markup`<p>${badge(t(lang, 'dash_2fa_on'), 'success')} ${t(lang, 'dash_2fa_on_body')}</p>
+      ${await recoveryCodesBlock(deps, ctx, token)}
       ${
         locked
           ? markup`<p class="muted">${t(lang, 'dash_2fa_cannot_disable')}</p>`
@@ -348,9 +391,12 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
     app.post('/settings/team/invitations/:id/revoke', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'team.manage')
       const { id } = request.params as { id: string }
-      const result = await attempt(() => revokeInvitation(deps, ctx.member, id.slice(0, 64)))
+      const result = await attempt(() =>
+        auditedAction(ctx, 'team.revoke_invitation', id, undefined, () =>
+          revokeInvitation(deps, ctx.member, id.slice(0, 64)),
+        ),
+      )
       if (!result.ok) return refused(ctx, result.error)
-      await audit(ctx, 'team.revoke_invitation', id)
       setFlash(deps, reply, 'success', 'dash_done_revoke_invitation')
       return redirect(reply, `${BASE}/settings`)
     })
@@ -398,10 +444,11 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
             flash: { kind: 'error', text: t(ctx.lang, 'dash_2fa_wrong') },
           })
         }
+        // Audited with the change (sessions.service.ts). The page the redirect leads to shows
+        // the new recovery codes, once.
         if (result.value.token) setSessionCookie(deps, reply, result.value.token)
-        await audit(ctx, 'two_factor.enable', ctx.member.email)
         setFlash(deps, reply, 'success', 'dash_done_2fa_on')
-        return redirect(reply, ctx.session.stage === 'enrol' ? BASE : `${BASE}/settings/two-factor`)
+        return redirect(reply, `${BASE}/settings/two-factor`)
       },
     )
 
@@ -421,22 +468,42 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
           },
         })
       }
-      await audit(ctx, 'two_factor.disable', ctx.member.email)
       setFlash(deps, reply, 'success', 'dash_done_2fa_off')
+      return redirect(reply, `${BASE}/settings/two-factor`)
+    })
+
+    app.post('/settings/two-factor/recovery-codes', async (request, reply) => {
+      const ctx = { ...allow(deps, request, reply, 'read') }
+      const code = formFields(request).text('code', 20)
+      const result = await attempt(() => regenerateRecoveryCodes(deps, ctx.session, code))
+      if (!result.ok) {
+        return twoFactorPage(deps, ctx, {
+          status: result.error.status,
+          flash: { kind: 'error', text: t(ctx.lang, 'dash_2fa_wrong') },
+        })
+      }
+      setFlash(deps, reply, 'success', 'dash_done_recovery_codes')
       return redirect(reply, `${BASE}/settings/two-factor`)
     })
 
     app.post('/settings/two-factor/required', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'team.manage')
       const required = formFields(request).text('required', 3) === 'yes'
-      const result = await attempt(() => setTwoFactorRequired(deps, ctx.session, required))
+      const result = await attempt(() =>
+        auditedAction(
+          ctx,
+          required ? 'two_factor.require' : 'two_factor.unrequire',
+          null,
+          undefined,
+          () => setTwoFactorRequired(deps, ctx.session, required),
+        ),
+      )
       if (!result.ok) {
         return twoFactorPage(deps, ctx, {
           status: result.error.status,
           flash: { kind: 'error', text: refusalText(ctx.lang, result.error) },
         })
       }
-      await audit(ctx, required ? 'two_factor.require' : 'two_factor.unrequire', null)
       setFlash(deps, reply, 'success', required ? 'dash_done_rule_on' : 'dash_done_rule_off')
       return redirect(reply, `${BASE}/settings/two-factor`)
     })

@@ -133,11 +133,9 @@ export async function revokeInvitation(
   invitationId: string,
 ): Promise<void> {
   if (!can(actor.role, 'team.manage')) throw dashboardError('forbidden')
-  const done = await repo.revokeInvitation(
-    deps.db,
-    actor.merchantId,
-    invitationId,
-    deps.clock.now(),
+  // A transaction of its own, for the page's audit entry to commit in (decision 0036).
+  const done = await transact(deps.db, (tx) =>
+    repo.revokeInvitation(tx, actor.merchantId, invitationId, deps.clock.now()),
   )
   if (!done) throw dashboardError('invitation_invalid')
 }

@@ -19,3 +19,5 @@ export type { Invoice } from './invoice-view.ts'
 export type { InvoiceStatus, LineItem } from './invoices.table.ts'
 export { PDF_FONT_FILES } from './invoice-pdf.ts'
 export { formatDateTr, formatTryTr } from './money-format.ts'
+// The API's body schemas: the dashboard's forms are checked against the same (issue 36).
+export { CreateInvoiceBody } from './invoices.schemas.ts'

@@ -84,7 +84,7 @@ export async function deleteDashboardUser(
 }
 
 export async function updateDashboardUserTotp(
-  db: Db,
+  db: Db | Tx,
   merchantId: string,
   userId: string,
   totp: { secretEnc: string | null; enabledAt: Date | null; lastCounter: number | null },

@@ -168,14 +168,18 @@ function totpAad(userId: string): string {
   return `dashboard-totp:${userId}`
 }
 
-/** Turns two-factor on with this (already verified) secret, or off with null. */
+/**
+ * Turns two-factor on with this (already verified) secret, or off with null; in the caller's
+ * transaction when given one (the dashboard's recovery codes and audit entry commit with it).
+ */
 export async function setDashboardMemberTotp(
   deps: Deps,
   merchantId: string,
   userId: string,
   totp: { secretBase32: string; counter: number } | null,
+  tx?: Tx,
 ): Promise<void> {
-  const done = await repo.updateDashboardUserTotp(deps.db, merchantId, userId, {
+  const done = await repo.updateDashboardUserTotp(tx ?? deps.db, merchantId, userId, {
     secretEnc: totp ? encrypt(deps.config.masterKey, totp.secretBase32, totpAad(userId)) : null,
     enabledAt: totp ? deps.clock.now() : null,
     // The code that proved the enrolment is spent.

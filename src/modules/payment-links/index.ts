@@ -8,3 +8,5 @@ export {
   listPaymentLinks,
 } from './payment-links.service.ts'
 export type { LinkStatus, PaymentLink } from './payment-links.service.ts'
+// The API's body schema: the dashboard's form is checked against the same (issue 36).
+export { CreateLinkBody } from './payment-links.schemas.ts'

@@ -20,6 +20,8 @@ export interface SavedCardCharge {
   cardToken: string
   customerId?: string | null
   metadata?: Record<string, string>
+  /** The subscription and cycle a renewal pays: fields of ours, never the metadata's. */
+  subscription?: { id: string; cycle: number }
   callbackUrl?: string | null
   /** Sandbox: the test clock whose time `deps.clock` answers (docs/decisions/0031). */
   testClockId?: string | null
@@ -70,6 +72,8 @@ export async function chargeSavedCard(deps: Deps, input: SavedCardCharge): Promi
       callback_url: input.callbackUrl ?? null,
       shares: JSON.stringify(sharesFor(input.merchantId, input.amount, [])),
       metadata: JSON.stringify(input.metadata ?? {}),
+      subscription_id: input.subscription?.id ?? null,
+      subscription_cycle: input.subscription?.cycle ?? null,
       fingerprint: sha256Hex(stableStringify(input)),
       void_reason: null,
       created_at: now,

@@ -40,6 +40,9 @@ export interface Payment {
   metadata: Record<string, string>
   /** The payment link it was made through (docs/payments.md, Payment links). */
   paymentLinkId: string | null
+  /** The subscription a renewal renews and its cycle; null for any other payment. */
+  subscriptionId: string | null
+  subscriptionCycle: number | null
   /** Completed plus in-flight refunds (in-flight ones are reserved). */
   refundAmount: number
   refundCompletedAmount: number
@@ -128,6 +131,8 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     voidReason: row.void_reason,
     metadata: row.metadata,
     paymentLinkId: row.payment_link_id,
+    subscriptionId: row.subscription_id,
+    subscriptionCycle: row.subscription_cycle,
     refundAmount: row.refund_reserved_minor,
     refundCompletedAmount: row.refund_completed_minor,
     commissionRefunded: row.commission_refunded_minor,
@@ -161,6 +166,8 @@ export function paymentEventData(p: Payment): Record<string, unknown> {
     refundableAmount: p.refundableAmount,
     metadata: p.metadata,
     paymentLinkId: p.paymentLinkId,
+    subscriptionId: p.subscriptionId,
+    subscriptionCycle: p.subscriptionCycle,
     ...(p.declineCode ? { declineCode: p.declineCode } : {}),
     createdAt: p.createdAt.toISOString(),
     completedAt: p.completedAt?.toISOString() ?? null,

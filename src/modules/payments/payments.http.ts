@@ -198,6 +198,8 @@ export function paymentJson(p: PaymentDetail) {
     customerId: p.customerId,
     metadata: p.metadata,
     paymentLinkId: p.paymentLinkId,
+    subscriptionId: p.subscriptionId,
+    subscriptionCycle: p.subscriptionCycle,
     createdAt: isoZ(p.createdAt),
     completedAt: isoZ(p.completedAt),
   }

@@ -290,6 +290,8 @@ const PAYMENT_EXAMPLE = {
   customerId: null,
   metadata: { orderId: 'SIP-1042' },
   paymentLinkId: null,
+  subscriptionId: null,
+  subscriptionCycle: null,
   createdAt: '2026-11-22T10:00:00Z',
   completedAt: '2026-11-22T10:00:05Z',
 }
@@ -342,6 +344,15 @@ export const PaymentResponse = Type.Object(
     metadata: Metadata,
     paymentLinkId: Nullable(
       Type.String({ description: 'the payment link (plink_…) the payment was made through' }),
+    ),
+    subscriptionId: Nullable(
+      Type.String({
+        description:
+          'the subscription (sub_…) a renewal payment renews; null for any other payment. Metadata stays the merchant’s own',
+      }),
+    ),
+    subscriptionCycle: Nullable(
+      Type.Integer({ description: 'the cycle a renewal payment pays (1 for the first)' }),
     ),
     createdAt: Timestamp,
     completedAt: Nullable(Timestamp),

@@ -142,6 +142,9 @@ export interface PaymentsTable {
   updated_at: Date
   /** Sandbox: the test clock the payment was made on (a renewal of a subscription on it). */
   test_clock_id: ColumnType<string | null, string | null | undefined, string | null>
+  /** The subscription a renewal payment renews, and which cycle (migration 0471). */
+  subscription_id: ColumnType<string | null, string | null | undefined, string | null>
+  subscription_cycle: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 export type RefundStatus = 'pending' | 'completed' | 'failed'

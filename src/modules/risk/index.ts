@@ -37,3 +37,5 @@ export const riskPortImpl: RiskPort = {
   openReview,
   closeReview: closeReviewWithPayment,
 }
+// The API's body schemas the dashboard's forms are checked against (issue 36).
+export { AddListItemBody, CreateRuleBody } from './risk.schemas.ts'

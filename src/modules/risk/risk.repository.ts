@@ -44,7 +44,7 @@ export function findListPage(
 }
 
 export async function deleteListItem(
-  db: Db,
+  db: Db | Tx,
   merchantId: string,
   list: RiskListName,
   id: string,
@@ -130,7 +130,7 @@ export function findRuleById(db: Db, merchantId: string, id: string): Promise<Ru
 }
 
 export function updateRule(
-  db: Db,
+  db: Db | Tx,
   merchantId: string,
   id: string,
   set: Partial<{ name: string; enabled: boolean; condition: string; updated_at: Date }>,
@@ -144,7 +144,7 @@ export function updateRule(
     .executeTakeFirst()
 }
 
-export async function deleteRule(db: Db, merchantId: string, id: string): Promise<boolean> {
+export async function deleteRule(db: Db | Tx, merchantId: string, id: string): Promise<boolean> {
   const res = await db
     .deleteFrom('risk_rules')
     .where('merchant_id', '=', merchantId)

@@ -150,9 +150,9 @@ export async function removeListItem(
   list: RiskListName,
   id: string,
 ): Promise<void> {
-  if (!(await repo.deleteListItem(deps.db, merchantId, list, id))) {
-    throw riskError('list_item_not_found')
-  }
+  // A transaction of its own, for the door's audit entry to commit in (decision 0036).
+  const done = await transact(deps.db, (tx) => repo.deleteListItem(tx, merchantId, list, id))
+  if (!done) throw riskError('list_item_not_found')
 }
 
 // ---------------------------------------------------------------- rules
@@ -205,18 +205,22 @@ export async function updateRule(
   input: { name?: string | undefined; enabled?: boolean | undefined; condition?: unknown },
 ): Promise<Rule> {
   if (input.condition !== undefined) checkCondition(input.condition)
-  const row = await repo.updateRule(deps.db, merchantId, id, {
-    ...(input.name === undefined ? {} : { name: input.name }),
-    ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
-    ...(input.condition === undefined ? {} : { condition: JSON.stringify(input.condition) }),
-    updated_at: deps.clock.now(),
-  })
+  // A transaction of its own, for the door's audit entry to commit in (decision 0036).
+  const row = await transact(deps.db, (tx) =>
+    repo.updateRule(tx, merchantId, id, {
+      ...(input.name === undefined ? {} : { name: input.name }),
+      ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
+      ...(input.condition === undefined ? {} : { condition: JSON.stringify(input.condition) }),
+      updated_at: deps.clock.now(),
+    }),
+  )
   if (!row) throw riskError('rule_not_found')
   return ruleRowToRule(row)
 }
 
 export async function deleteRule(deps: Deps, merchantId: string, id: string): Promise<void> {
-  if (!(await repo.deleteRule(deps.db, merchantId, id))) throw riskError('rule_not_found')
+  const done = await transact(deps.db, (tx) => repo.deleteRule(tx, merchantId, id))
+  if (!done) throw riskError('rule_not_found')
 }
 
 // ---------------------------------------------------------------- the decision

@@ -151,8 +151,9 @@ async function chargeCycle(deps: Deps, row: SubscriptionRow): Promise<ChargeOutc
       amount: row.amount_minor,
       cardToken: row.card_token,
       customerId: row.customer_id,
-      // The subscription's metadata, and ours naming the subscription and the cycle.
-      metadata: { ...row.metadata, subscriptionId: row.id, cycle: String(cycle) },
+      // The merchant's metadata as it is; the subscription and cycle in fields of our own.
+      metadata: row.metadata,
+      subscription: { id: row.id, cycle },
       ...(row.test_clock_id === null ? {} : { testClockId: row.test_clock_id }),
     })
     return { payment }

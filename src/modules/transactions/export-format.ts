@@ -97,5 +97,10 @@ export function startsFormula(text: string): boolean {
  */
 export function neutraliseFormula(text: string | null): string {
   if (text === null) return ''
-  return startsFormula(text) ? `'${text}` : text
+  return startsFormula(text) && !NEGATIVE_NUMBER.test(text) ? `'${text}` : text
 }
+
+// A negative amount ("-40,00", "-1.234,56") is a number, not a formula: a minus, then digits
+// and separators only (no operator, letter or exponent), so a spreadsheet reads it as the
+// number and can sum it (issue 36, finding 9). "-2+3", "-1,5E+3" and "-A1" stay guarded.
+const NEGATIVE_NUMBER = /^-\d[\d.,]*$/

@@ -154,9 +154,48 @@ export function sendFrameworkError(
   void sendError(request, reply, appError)
 }
 
+// A body over the limit is refused before it is read (Fastify checks Content-Length first).
+// Answering then and closing the connection resets a client still sending, and a client that
+// sends the whole request before reading (curl, Python's requests, most SDKs) sees EPIPE, never
+// the 413 (issue 36, finding 9). So the rest of the body is read and thrown away first, up to
+// DRAIN_BYTES_MAX or DRAIN_MS_MAX (past either, the answer goes out anyway), then the 413 is
+// sent with Connection: close. Nothing of the body is kept: the cost is the bytes on the wire.
+const DRAIN_BYTES_MAX = 64 * 1024 * 1024
+const DRAIN_MS_MAX = 30_000
+
+function drainRequest(request: FastifyRequest): Promise<void> {
+  const raw = request.raw
+  if (raw.complete || raw.destroyed) return Promise.resolve()
+  return new Promise((resolve) => {
+    let seen = 0
+    const finish = () => {
+      clearTimeout(timer)
+      raw.removeListener('data', onData)
+      raw.removeListener('end', finish)
+      raw.removeListener('error', finish)
+      raw.removeListener('close', finish)
+      resolve()
+    }
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length
+      if (seen > DRAIN_BYTES_MAX) finish()
+    }
+    const timer = setTimeout(finish, DRAIN_MS_MAX)
+    raw.on('data', onData)
+    raw.once('end', finish)
+    raw.once('error', finish)
+    raw.once('close', finish)
+    raw.resume()
+  })
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const appError = toAppError(error)
+    if (appError.status === 413) {
+      await drainRequest(request)
+      void reply.header('connection', 'close')
+    }
     // A stack only for what nobody meant to throw. A deliberate 5xx (503 busy, a bank that did
     // not answer) is told by the access line's status and errorCode; under overload a stack
     // per shed request would spend the CPU the shedding is there to save.

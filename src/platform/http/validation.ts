@@ -55,7 +55,7 @@ export function findBidiControl(value: unknown): string | undefined {
   return undefined
 }
 
-type BodyValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null }
+export type BodyValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null }
 
 /**
  * The schema's validator, then the bidi check over every string of a valid body: one place
@@ -84,6 +84,23 @@ function refusingBidiControls(validate: ValidateFunction): BodyValidator {
     return false
   }
   return wrapped
+}
+
+const strictForInputs = makeAjv({ coerceTypes: false })
+const compiledInputs = new WeakMap<object, BodyValidator>()
+
+/**
+ * The validator a route's body schema gets (the same strict Ajv, the same bidi check), for an
+ * input that did not arrive as a JSON body: a dashboard form mapped to the API's input. Cached
+ * per schema object. Its `errors` are Ajv issues, as a route's validation failure carries.
+ */
+export function bodyValidatorFor(schema: object): BodyValidator {
+  let validate = compiledInputs.get(schema)
+  if (!validate) {
+    validate = refusingBidiControls(strictForInputs.compile(schema))
+    compiledInputs.set(schema, validate)
+  }
+  return validate
 }
 
 export function installValidators(app: FastifyInstance): void {

@@ -176,6 +176,16 @@ export const tr = {
     'Doğrulama uygulamanızla (Google Authenticator, 1Password, Authy…) bu karekodu okutun, sonra uygulamanın gösterdiği kodu girin.',
   dash_2fa_qr_alt: 'İki adımlı doğrulama kurulum karekodu',
   dash_2fa_manual: 'Karekodu okutamıyorsanız bu anahtarı elle girin:',
+  dash_2fa_recovery_hint:
+    'Telefonunuz yanınızda değilse kurtarma kodlarınızdan birini (xxxx-xxxx-xxxx-xxxx) girin; her kod bir kez kullanılır.',
+  dash_2fa_recovery_title: 'Kurtarma kodları',
+  dash_2fa_recovery_fresh:
+    'Bu kodları şimdi güvenli bir yere kaydedin: yalnızca bu kez gösterilir. Telefonunuza erişemezseniz her biri bir girişte doğrulama kodunun yerine geçer.',
+  dash_2fa_recovery_left: 'Kullanılmamış kurtarma kodu: {n}',
+  dash_2fa_recovery_regenerate: 'Yeni kurtarma kodları oluştur',
+  dash_2fa_recovery_regenerate_body:
+    'Yeni kodlar oluşturulduğunda eskilerin hiçbiri artık geçmez. Onaylamak için uygulamanızdaki güncel kodu girin.',
+  dash_done_recovery_codes: 'Yeni kurtarma kodları oluşturuldu; eskiler artık geçmez.',
   dash_2fa_enable: 'İki adımlı doğrulamayı aç',
   dash_2fa_disable: 'İki adımlı doğrulamayı kapat',
   dash_2fa_cannot_disable:
@@ -1150,6 +1160,16 @@ export const en: Record<MessageKey, string> = {
     'Scan this QR code with your authenticator app (Google Authenticator, 1Password, Authy…), then enter the code it shows.',
   dash_2fa_qr_alt: 'QR code to set up two-factor sign-in',
   dash_2fa_manual: 'If you cannot scan the code, enter this key by hand:',
+  dash_2fa_recovery_hint:
+    'Without your phone, enter one of your recovery codes (xxxx-xxxx-xxxx-xxxx) instead; each works once.',
+  dash_2fa_recovery_title: 'Recovery codes',
+  dash_2fa_recovery_fresh:
+    'Save these codes somewhere safe now: they are shown this once. If you lose your phone, each one stands in for a code at one sign-in.',
+  dash_2fa_recovery_left: 'Unused recovery codes: {n}',
+  dash_2fa_recovery_regenerate: 'Make new recovery codes',
+  dash_2fa_recovery_regenerate_body:
+    'New codes void every earlier one. Enter the current code of your app to confirm.',
+  dash_done_recovery_codes: 'New recovery codes made; the earlier ones no longer work.',
   dash_2fa_enable: 'Turn on two-factor sign-in',
   dash_2fa_disable: 'Turn off two-factor sign-in',
   dash_2fa_cannot_disable:
