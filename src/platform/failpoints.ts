@@ -31,6 +31,10 @@ export const FAILPOINT_NAMES = [
   'refund.after_reserve',
   'refund.after_acquirer',
   'refund.before_commit',
+  'refund.after_commit',
+  'payout.before_commit',
+  'payout.after_commit',
+  'payout.after_rail',
 ] as const
 
 export type FailpointName = (typeof FAILPOINT_NAMES)[number]
