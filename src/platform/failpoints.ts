@@ -34,6 +34,7 @@ export const FAILPOINT_NAMES = [
   'refund.after_commit',
   'payout.before_commit',
   'payout.after_commit',
+  'payout.before_rail',
   'payout.after_rail',
 ] as const
 
