@@ -32,6 +32,7 @@ export const FAILPOINT_NAMES = [
   'refund.after_acquirer',
   'refund.before_commit',
   'refund.after_commit',
+  '3ds.after_claim',
   'payout.before_commit',
   'payout.after_commit',
   'payout.before_rail',

@@ -346,3 +346,70 @@ test('a refund the bank refuses fails with its reservation released, and the ref
   assert.equal(retry.text, first.text)
   assert.equal(retry.requestId, first.requestId)
 })
+
+async function challenged(h: TestApp, amount: number) {
+  const { m, post, transactionId } = await chargeSetup(h, amount)
+  const cardToken = await tokenize(m.client, CARDS.challenge)
+  const charged = await post(
+    '/v1/payments/card',
+    { transactionId, amount, currency: 'TRY', cardToken },
+    randomUUID(),
+  )
+  assert.equal(charged.status, 201, charged.text)
+  const { paymentId } = JSON.parse(charged.text) as { paymentId: string }
+  const solved = await m.client.request<{ pares: string; correlationId: string }>(
+    'POST',
+    `/v1/sandbox/payments/${paymentId}/3ds-challenge`,
+    { body: { otp: '123456' } },
+  )
+  assert.equal(solved.status, 200)
+  return { post, paymentId, body: solved.body }
+}
+
+const THREE_DS_STEPS: FailpointName[] = [
+  '3ds.after_claim',
+  'charge.after_acquirer',
+  'charge.before_commit',
+]
+
+for (const step of THREE_DS_STEPS) {
+  test(`a 3-D Secure completion failing at ${step} is resumed by its retry: authorized once`, async (t) => {
+    const h = await startTestApp(t)
+    const { post, paymentId, body } = await challenged(h, 6_500)
+    const path = `/v1/payments/${paymentId}/3ds-callback`
+    const key = randomUUID()
+    armFailpoint(step, { action: 'throw', times: 1 })
+    const first = await post(path, body, key)
+    disarmAllFailpoints()
+    assert.equal(first.status, 500, first.text)
+
+    const retry = await post(path, body, key)
+    assert.equal(retry.status, 200, retry.text)
+    assert.equal((JSON.parse(retry.text) as { status: string }).status, 'captured')
+    const authorizations = await count(
+      h,
+      sql<{ n: number }>`select count(*)::int as n from acquirer_sandbox_operations
+        where payment_id = ${paymentId} and op = 'authorize'`,
+    )
+    assert.equal(authorizations, 1, 'the bank saw one authorization')
+    const replay = await post(path, body, key)
+    assert.equal(replay.replayed, true)
+    assert.equal(replay.text, retry.text)
+    assert.equal(replay.requestId, retry.requestId)
+  })
+}
+
+test('a 3-D Secure completion failing after its outcome committed answers what it recorded', async (t) => {
+  const h = await startTestApp(t)
+  const { post, paymentId, body } = await challenged(h, 4_400)
+  const path = `/v1/payments/${paymentId}/3ds-callback`
+  const key = randomUUID()
+  armFailpoint('charge.after_commit', { action: 'throw', times: 1 })
+  const first = await post(path, body, key)
+  disarmAllFailpoints()
+  assert.equal(first.status, 200, first.text)
+  const retry = await post(path, body, key)
+  assert.equal(retry.replayed, true)
+  assert.equal(retry.text, first.text)
+  assert.equal(retry.requestId, first.requestId)
+})

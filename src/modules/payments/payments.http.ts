@@ -80,6 +80,23 @@ function refundJson(r: Refund) {
   }
 }
 
+function threeDsStatus(p: Payment): 200 | 202 {
+  return p.status === 'pending' ? 202 : 200
+}
+
+function threeDsJson(p: Payment) {
+  return {
+    id: p.id,
+    status: p.status,
+    amount: p.amount,
+    currency: p.currency,
+    commission: p.commission,
+    netAmount: p.netAmount,
+    authCode: p.authCode,
+    completedAt: isoZ(p.completedAt),
+  }
+}
+
 /** 200 settled (completed or failed at the bank), 202 still in flight. */
 function refundStatus(out: RefundOutcome): 200 | 202 {
   return out.refund.status === 'pending' ? 202 : 200
@@ -301,6 +318,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/3ds-callback',
       {
+        // Claim (pending_3ds → pending) and outcome record the Idempotency-Key (decision 0035).
+        config: { deferredIdempotency: true },
         schema: {
           operationId: 'payments.complete3ds',
           tags,
@@ -311,22 +330,24 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const p = await complete3ds(
-          deps,
-          authOf(request).merchantId,
-          request.params.id,
-          request.body,
+        const port = request.idempotentAnswer
+        const answer: ChargeAnswer = port
+          ? {
+              resumeId: port.resumeId,
+              claim: (tx: Tx, paymentId: string) => port.claim(tx, paymentId),
+              record: (tx: Tx, result) =>
+                result instanceof AppError
+                  ? port.record(tx, result.status, errorEnvelope(request.id, result))
+                  : port.record(tx, threeDsStatus(result.payment), threeDsJson(result.payment)),
+            }
+          : NO_ANSWER
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            complete3ds(deps, authOf(request).merchantId, request.params.id, request.body, answer),
+          (p) => reply.code(threeDsStatus(p)).send(threeDsJson(p)),
         )
-        return reply.code(p.status === 'pending' ? 202 : 200).send({
-          id: p.id,
-          status: p.status,
-          amount: p.amount,
-          currency: p.currency,
-          commission: p.commission,
-          netAmount: p.netAmount,
-          authCode: p.authCode,
-          completedAt: isoZ(p.completedAt),
-        })
       },
     )
 
