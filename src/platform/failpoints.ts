@@ -33,6 +33,7 @@ export const FAILPOINT_NAMES = [
   'refund.before_commit',
   'refund.after_commit',
   '3ds.after_claim',
+  'chargeback.after_commit',
   'payout.before_commit',
   'payout.after_commit',
   'payout.before_rail',

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   ChargebackList,
@@ -85,6 +86,8 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/accept',
       {
+        // The close and its recorded answer commit together (decision 0035).
+        config: { deferredIdempotency: true },
         schema: {
           operationId: 'chargebacks.accept',
           tags,
@@ -94,15 +97,22 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: Resolution, ...errorResponses },
         },
       },
-      async (request) =>
-        resolutionJson(
-          await acceptChargeback(
-            deps,
-            authOf(request).merchantId,
-            request.params.id,
-            request.params.cbid,
-          ),
-        ),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            acceptChargeback(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.params.cbid,
+              port ? (tx, c) => port.record(tx, 200, resolutionJson(c)) : undefined,
+            ),
+          (c) => reply.send(resolutionJson(c)),
+        )
+      },
     )
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/evidence',
@@ -131,6 +141,8 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/reverse',
       {
+        // The close and its recorded answer commit together (decision 0035).
+        config: { deferredIdempotency: true },
         schema: {
           operationId: 'chargebacks.reverse',
           tags,
@@ -140,15 +152,22 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: Resolution, ...errorResponses },
         },
       },
-      async (request) =>
-        resolutionJson(
-          await reverseChargeback(
-            deps,
-            authOf(request).merchantId,
-            request.params.id,
-            request.params.cbid,
-          ),
-        ),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            reverseChargeback(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.params.cbid,
+              port ? (tx, c) => port.record(tx, 200, resolutionJson(c)) : undefined,
+            ),
+          (c) => reply.send(resolutionJson(c)),
+        )
+      },
     )
   }
 }
