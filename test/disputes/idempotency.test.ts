@@ -41,3 +41,25 @@ for (const verb of ['accept', 'reverse'] as const) {
     assert.equal(retry.requestId, first.requestId)
   })
 }
+
+test('an evidence submission failing after its commit answers what it did; the retry replays it', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { res } = await charge(m.client, CARDS.frictionless, 7_000)
+  const cb = await raise(m, res.body.paymentId)
+  assert.equal(cb.status, 201, JSON.stringify(cb.body))
+  const path = `/v1/payments/${res.body.paymentId}/chargebacks/${cb.body.id}/evidence`
+  const key = randomUUID()
+  const body = { productDescription: 'A kettle, delivered 3 May', submit: true }
+  const send = () =>
+    m.client.request<{ status: string }>('POST', path, { body, idempotencyKey: key })
+  armFailpoint('chargeback.after_commit', { action: 'throw', times: 1 })
+  const first = await send()
+  disarmAllFailpoints()
+  assert.equal(first.status, 200, JSON.stringify(first.body))
+  assert.equal(first.body.status, 'under_review')
+  const retry = await send()
+  assert.equal(retry.headers.get('idempotent-replayed'), 'true')
+  assert.deepEqual(retry.body, first.body)
+  assert.equal(retry.requestId, first.requestId)
+})

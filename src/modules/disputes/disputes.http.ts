@@ -117,6 +117,8 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/evidence',
       {
+        // The save (and submission) and its recorded answer commit together (decision 0035).
+        config: { deferredIdempotency: true },
         schema: {
           operationId: 'chargebacks.saveEvidence',
           tags,
@@ -127,16 +129,23 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: EvidenceSchema, ...errorResponses },
         },
       },
-      async (request) =>
-        evidenceJson(
-          await saveEvidence(
-            deps,
-            authOf(request).merchantId,
-            request.params.id,
-            request.params.cbid,
-            request.body,
-          ),
-        ),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            saveEvidence(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.params.cbid,
+              request.body,
+              port ? (tx, c) => port.record(tx, 200, evidenceJson(c)) : undefined,
+            ),
+          (c) => reply.send(evidenceJson(c)),
+        )
+      },
     )
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/reverse',
