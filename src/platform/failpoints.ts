@@ -34,6 +34,7 @@ export const FAILPOINT_NAMES = [
   'refund.after_commit',
   '3ds.after_claim',
   'chargeback.after_commit',
+  'review.after_action',
   'payout.before_commit',
   'payout.after_commit',
   'payout.before_rail',
