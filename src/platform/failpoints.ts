@@ -93,7 +93,7 @@ export function parseFailpoints(spec: string): Map<FailpointName, FailpointArm> 
   const out = new Map<FailpointName, FailpointArm>()
   for (const part of spec.split(',').map((s) => s.trim())) {
     if (part === '') continue
-    const match = /^([a-z_.]+):(throw|exit)(?:@([0-9.]+))?(?:\*(\d+))?$/.exec(part)
+    const match = /^([a-z0-9_.]+):(throw|exit)(?:@([0-9.]+))?(?:\*(\d+))?$/.exec(part)
     const name = match?.[1] ?? ''
     if (!match || !isName(name)) {
       throw new Error(

@@ -1,14 +1,15 @@
 // Goal (issue 35, decision 0035): the API process SIGKILLed between every phase of a refund
-// (full, partial, and an asynchronous refund card) and of a payout's creation — after the
-// claim, after the bank, before and after the outcome commit, before and after the answer is
-// flushed — and the worker SIGKILLed on either side of the payout rail. For each, the retry
-// with the same Idempotency-Key is answered within seconds of the process coming back, is
-// the first answer byte for byte when one left, and otherwise the one execution: one refund
-// per key and one at the bank, never a refusal of a refund that was made; one payout per key,
-// paid once (one `payout.paid`, the books balanced).
+// (full, partial, and an asynchronous refund card), of a 3-D Secure completion and of a
+// payout's creation — after the claim, after the bank, before and after the outcome commit,
+// before and after the answer is flushed — and the worker SIGKILLed on either side of the
+// payout rail. For each, the retry with the same Idempotency-Key is answered within seconds
+// of the process coming back, is the first answer byte for byte when one left, and otherwise
+// the one execution: one refund per key and one at the bank, never a refusal of a refund that
+// was made; one authorization per 3-D Secure payment; one payout per key, paid once (one
+// `payout.paid`, the books balanced).
 // Method: the service as real processes on PostgreSQL, fail points armed through
 // KURUS_FAILPOINTS (exit = SIGKILL), a client that keeps the raw bytes of every answer.
-// KURUS_REL_ONCE_PART=refund|payout|rail runs one part.
+// KURUS_REL_ONCE_PART=refund|3ds|payout|rail runs one part.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
@@ -170,6 +171,44 @@ test('SIGKILL between every phase of a refund, a payout and its rail: exactly on
     const done = JSON.parse(settled.res.text) as { lastRefund: { status: string } }
     assert.equal(done.lastRefund.status, 'completed')
     assert.deepEqual(await refundsOf(paymentId), { ours: 1, atBank: 1 })
+  }
+
+  const THREE_DS_PHASES = [
+    '3ds.after_claim:exit*1',
+    'charge.after_acquirer:exit*1',
+    'charge.before_commit:exit*1',
+    'charge.after_commit:exit*1',
+    'answer.before_flush:exit*1',
+    'answer.after_flush:exit*1',
+  ]
+  const challengeToken = runs('3ds') ? await tokenize(m.client, CARDS.challenge) : ''
+  for (const spec of runs('3ds') ? THREE_DS_PHASES : []) {
+    const paymentId = await charged(6_500, challengeToken)
+    const solved = await m.client.request<{ pares: string; correlationId: string }>(
+      'POST',
+      `/v1/sandbox/payments/${paymentId}/3ds-challenge`,
+      { body: { otp: '123456' } },
+    )
+    assert.equal(solved.status, 200)
+    const path = `/v1/payments/${paymentId}/3ds-callback`
+    const body = { pares: solved.body.pares, correlationId: solved.body.correlationId }
+    const key = newKey()
+    const first = await dieAt(spec, () => post(path, body, key))
+    const { res, ms } = await retry(path, body, key)
+    assert.ok(ms < RESUME_WITHIN_MS, `3ds ${spec}: answered after ${ms} ms`)
+    assert.equal(res.status, 200, `3ds ${spec}: ${res.text}`)
+    assert.equal((JSON.parse(res.text) as { status: string }).status, 'captured')
+    if (first) {
+      assert.equal(spec, 'answer.after_flush:exit*1', `3ds ${spec}: an answer left`)
+      assert.equal(res.text, first.text)
+      assert.equal(res.requestId, first.requestId)
+    }
+    const again = await retry(path, body, key)
+    assert.equal(again.res.replayed, true, spec)
+    assert.equal(again.res.text, res.text, spec)
+    const authorizations = await count(sql<{ n: number }>`select count(*)::int as n
+      from acquirer_sandbox_operations where payment_id = ${paymentId} and op = 'authorize'`)
+    assert.equal(authorizations, 1, `3ds ${spec}: one authorization`)
   }
 
   // A submerchant with money to pay out: a split capture, settled.
