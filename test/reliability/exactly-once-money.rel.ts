@@ -32,7 +32,7 @@ const RESUME_WITHIN_MS = 10_000
 const part = process.env['KURUS_REL_ONCE_PART'] ?? ''
 const runs = (name: string) => part === '' || part === name
 
-test('SIGKILL between every phase of a refund, a payout and its rail: exactly once', async (t) => {
+test('SIGKILL between every phase of a refund, a 3-D Secure completion, a payout and its rail: exactly once', async (t) => {
   const db = await createTestDatabase()
   assert.ok(db.url)
   const service = await Service.create({ databaseUrl: db.url, workers: 1 })
