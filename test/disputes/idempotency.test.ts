@@ -63,3 +63,32 @@ test('an evidence submission failing after its commit answers what it did; the r
   assert.deepEqual(retry.body, first.body)
   assert.equal(retry.requestId, first.requestId)
 })
+
+test('the same accept sent 8 times at once: one close, every answer the close or "in progress"', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { res } = await charge(m.client, CARDS.frictionless, 9_000)
+  const cb = await raise(m, res.body.paymentId)
+  assert.equal(cb.status, 201, JSON.stringify(cb.body))
+  const path = `/v1/payments/${res.body.paymentId}/chargebacks/${cb.body.id}/accept`
+  const key = randomUUID()
+  const answers = await Promise.all(
+    Array.from({ length: 8 }, () =>
+      m.client.request<{ status: string; code?: string }>('POST', path, {
+        body: {},
+        idempotencyKey: key,
+      }),
+    ),
+  )
+  // A duplicate of a request in flight is told to retry, never refused for what it did.
+  for (const a of answers) {
+    if (a.status === 200) assert.equal(a.body.status, 'accepted')
+    else assert.equal(a.body.code, 'SVC-GW-2002', JSON.stringify(a.body))
+  }
+  const retry = await m.client.request<{ status: string }>('POST', path, {
+    body: {},
+    idempotencyKey: key,
+  })
+  assert.equal(retry.status, 200)
+  assert.equal(retry.body.status, 'accepted')
+})

@@ -86,8 +86,6 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/accept',
       {
-        // The close and its recorded answer commit together (decision 0035).
-        config: { deferredIdempotency: true },
         schema: {
           operationId: 'chargebacks.accept',
           tags,
@@ -117,8 +115,6 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/evidence',
       {
-        // The save (and submission) and its recorded answer commit together (decision 0035).
-        config: { deferredIdempotency: true },
         schema: {
           operationId: 'chargebacks.saveEvidence',
           tags,
@@ -150,8 +146,6 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/reverse',
       {
-        // The close and its recorded answer commit together (decision 0035).
-        config: { deferredIdempotency: true },
         schema: {
           operationId: 'chargebacks.reverse',
           tags,

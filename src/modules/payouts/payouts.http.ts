@@ -189,12 +189,9 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payouts',
       {
-        // The payout's creating transaction records the Idempotency-Key answer (decision 0035).
-        config: {
-          requireKyc: true,
-          scopes: ['merchant', 'submerchant'],
-          deferredIdempotency: true,
-        },
+        // The gateway claims the key (a duplicate in flight is 409 SVC-GW-2002); the payout's
+        // creating transaction records the answer (decision 0035).
+        config: { requireKyc: true, scopes: ['merchant', 'submerchant'] },
         schema: {
           operationId: 'payouts.create',
           tags,

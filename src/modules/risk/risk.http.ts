@@ -285,8 +285,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/reviews/:id/approve',
       {
-        // The review's close records the answer (decision 0035).
-        config: { requireKyc: true, deferredIdempotency: true },
+        config: { requireKyc: true },
         schema: {
           operationId: 'reviews.approve',
           tags,
@@ -318,7 +317,6 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/reviews/:id/reject',
       {
-        config: { deferredIdempotency: true },
         schema: {
           operationId: 'reviews.reject',
           tags,

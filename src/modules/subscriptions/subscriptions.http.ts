@@ -265,8 +265,7 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/subscriptions/:id/charge-now',
       {
-        // The queued charge and its recorded 202 commit together (decision 0035).
-        config: { requireKyc: true, deferredIdempotency: true },
+        config: { requireKyc: true },
         schema: {
           operationId: 'subscriptions.chargeNow',
           tags,
