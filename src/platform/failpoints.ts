@@ -31,6 +31,14 @@ export const FAILPOINT_NAMES = [
   'refund.after_reserve',
   'refund.after_acquirer',
   'refund.before_commit',
+  'refund.after_commit',
+  '3ds.after_claim',
+  'chargeback.after_commit',
+  'review.after_action',
+  'payout.before_commit',
+  'payout.after_commit',
+  'payout.before_rail',
+  'payout.after_rail',
 ] as const
 
 export type FailpointName = (typeof FAILPOINT_NAMES)[number]
@@ -85,7 +93,7 @@ export function parseFailpoints(spec: string): Map<FailpointName, FailpointArm> 
   const out = new Map<FailpointName, FailpointArm>()
   for (const part of spec.split(',').map((s) => s.trim())) {
     if (part === '') continue
-    const match = /^([a-z_.]+):(throw|exit)(?:@([0-9.]+))?(?:\*(\d+))?$/.exec(part)
+    const match = /^([a-z0-9_.]+):(throw|exit)(?:@([0-9.]+))?(?:\*(\d+))?$/.exec(part)
     const name = match?.[1] ?? ''
     if (!match || !isName(name)) {
       throw new Error(

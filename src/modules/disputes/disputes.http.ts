@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   ChargebackList,
@@ -94,15 +95,22 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: Resolution, ...errorResponses },
         },
       },
-      async (request) =>
-        resolutionJson(
-          await acceptChargeback(
-            deps,
-            authOf(request).merchantId,
-            request.params.id,
-            request.params.cbid,
-          ),
-        ),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            acceptChargeback(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.params.cbid,
+              port ? (tx, c) => port.record(tx, 200, resolutionJson(c)) : undefined,
+            ),
+          (c) => reply.send(resolutionJson(c)),
+        )
+      },
     )
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/evidence',
@@ -117,16 +125,23 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: EvidenceSchema, ...errorResponses },
         },
       },
-      async (request) =>
-        evidenceJson(
-          await saveEvidence(
-            deps,
-            authOf(request).merchantId,
-            request.params.id,
-            request.params.cbid,
-            request.body,
-          ),
-        ),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            saveEvidence(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.params.cbid,
+              request.body,
+              port ? (tx, c) => port.record(tx, 200, evidenceJson(c)) : undefined,
+            ),
+          (c) => reply.send(evidenceJson(c)),
+        )
+      },
     )
     app.post(
       '/v1/payments/:id/chargebacks/:cbid/reverse',
@@ -140,15 +155,22 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: Resolution, ...errorResponses },
         },
       },
-      async (request) =>
-        resolutionJson(
-          await reverseChargeback(
-            deps,
-            authOf(request).merchantId,
-            request.params.id,
-            request.params.cbid,
-          ),
-        ),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            reverseChargeback(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.params.cbid,
+              port ? (tx, c) => port.record(tx, 200, resolutionJson(c)) : undefined,
+            ),
+          (c) => reply.send(resolutionJson(c)),
+        )
+      },
     )
   }
 }

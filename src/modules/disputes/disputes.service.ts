@@ -2,6 +2,7 @@ import type { Deps, Tx } from '../../database.ts'
 import { keysetCursor } from '../../platform/cursor.ts'
 import { AppError } from '../../platform/errors.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
 import { postChargeback, postChargebackReversal } from '../ledger/index.ts'
@@ -153,6 +154,8 @@ export async function closeChargeback(
   paymentId: string,
   chargebackId: string,
   closing: Closing,
+  /** The request's Idempotency-Key answer, recorded with the close (decision 0035). */
+  record: RecordAnswer = NO_RECORD,
 ): Promise<Chargeback> {
   const payment = await getPayment(deps, merchantId, paymentId)
   // One of a payment on a sandbox test clock closes at the clock's time (decision 0031).
@@ -173,26 +176,57 @@ export async function closeChargeback(
       await releaseChargeback(tx, merchantId, paymentId, row.amount, now)
     }
     await emitChargeback(tx, row, payment.storeId, payment.callbackUrl, now, closing.event)
-    return toChargeback(row)
+    const closed = toChargeback(row)
+    await record(tx, closed)
+    return closed
+  }).then((closed) => {
+    failpoint('chargeback.after_commit')
+    return closed
   })
 }
 
+/**
+ * Records a request's answer inside the transaction that did what it answers, so a retry
+ * after a crash replays it rather than re-run and be refused ("already resolved") for what
+ * its first attempt did.
+ */
+export type RecordAnswer = (tx: Tx, chargeback: Chargeback) => Promise<void>
+const NO_RECORD: RecordAnswer = async () => undefined
+
 /** The merchant accepts the loss: bookkeeping only (the money already went back). */
-export function acceptChargeback(deps: Deps, merchantId: string, paymentId: string, id: string) {
-  return closeChargeback(deps, merchantId, paymentId, id, {
-    from: ['received'],
-    to: 'accepted',
-    resolution: 'accepted',
-  })
+export function acceptChargeback(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  id: string,
+  record: RecordAnswer = NO_RECORD,
+) {
+  return closeChargeback(
+    deps,
+    merchantId,
+    paymentId,
+    id,
+    { from: ['received'], to: 'accepted', resolution: 'accepted' },
+    record,
+  )
 }
 
 /** Representment won (also while the evidence is under review): the received legs are undone. */
-export function reverseChargeback(deps: Deps, merchantId: string, paymentId: string, id: string) {
-  return closeChargeback(deps, merchantId, paymentId, id, {
-    from: ['received', 'under_review'],
-    to: 'reversed',
-    resolution: 'reversed',
-  })
+export function reverseChargeback(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  id: string,
+  record: RecordAnswer = NO_RECORD,
+) {
+  return closeChargeback(
+    deps,
+    merchantId,
+    paymentId,
+    id,
+    { from: ['received', 'under_review'], to: 'reversed', resolution: 'reversed' },
+    record,
+  )
 }
 
 const BATCH = 100

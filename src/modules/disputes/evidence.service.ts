@@ -1,6 +1,7 @@
 import type { Deps } from '../../database.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import { failpoint } from '../../platform/failpoints.ts'
 import { eventsForResource } from '../events/index.ts'
 import { getFiles, storeFile } from '../files/index.ts'
 import { getMerchant } from '../merchants/index.ts'
@@ -12,6 +13,7 @@ import {
   emitChargeback,
   toChargeback,
   type Chargeback,
+  type RecordAnswer,
 } from './disputes.service.ts'
 import type { EvidenceDraft } from './disputes.table.ts'
 import { EVIDENCE_TEXTS, renderEvidencePdf } from './evidence-pdf.ts'
@@ -53,6 +55,8 @@ export async function saveEvidence(
   paymentId: string,
   chargebackId: string,
   input: EvidenceInput,
+  /** The request's Idempotency-Key answer, recorded with the save (decision 0035). */
+  record: RecordAnswer = async () => undefined,
 ): Promise<Chargeback> {
   // Reads that use the pool come first: on PGlite the transaction holds the one connection.
   const payment = await getPayment(deps, merchantId, paymentId)
@@ -113,7 +117,12 @@ export async function saveEvidence(
         'chargeback.evidence_submitted',
       )
     }
-    return toChargeback(row)
+    const saved = toChargeback(row)
+    await record(tx, saved)
+    return saved
+  }).then((saved) => {
+    failpoint('chargeback.after_commit')
+    return saved
   })
 }
 

@@ -125,6 +125,18 @@ async function resumeCharge(
   if (!found) throw paymentsError('payment_not_found')
   const deps = await depsOnClock(wall, found.test_clock_id)
   if (found.status === 'pending') return proceedCharge(deps, found, answer)
+  return answerSettled(deps, found, answer)
+}
+
+/**
+ * A payment that is past its request's phases, answered as it stands: the answer recorded
+ * in a transaction of its own (nothing else changes), then a refusal thrown as the 402 it is.
+ */
+export async function answerSettled(
+  deps: Deps,
+  found: PaymentRow,
+  answer: ChargeAnswer,
+): Promise<ChargeOutcome> {
   const outcome = await transact(deps.db, (tx) => recordCharge(deps, tx, found, answer))
   const refusal = chargeRefusal(found)
   if (refusal) throw refusal

@@ -57,7 +57,14 @@ import {
   sandboxSolveChallenge,
   updatePaymentMetadata,
 } from './payments.service.ts'
-import { listRefunds, refundPayment, type Refund } from './refunds.service.ts'
+import {
+  listRefunds,
+  NO_REFUND_ANSWER,
+  refundPayment,
+  type Refund,
+  type RefundAnswer,
+  type RefundOutcome,
+} from './refunds.service.ts'
 import { createSession, type Session } from './sessions.service.ts'
 
 function refundJson(r: Refund) {
@@ -70,6 +77,38 @@ function refundJson(r: Refund) {
     metadata: r.metadata,
     createdAt: isoZ(r.createdAt),
     completedAt: isoZ(r.completedAt),
+  }
+}
+
+function threeDsStatus(p: Payment): 200 | 202 {
+  return p.status === 'pending' ? 202 : 200
+}
+
+function threeDsJson(p: Payment) {
+  return {
+    id: p.id,
+    status: p.status,
+    amount: p.amount,
+    currency: p.currency,
+    commission: p.commission,
+    netAmount: p.netAmount,
+    authCode: p.authCode,
+    completedAt: isoZ(p.completedAt),
+  }
+}
+
+/** 200 settled (completed or failed at the bank), 202 still in flight. */
+function refundStatus(out: RefundOutcome): 200 | 202 {
+  return out.refund.status === 'pending' ? 202 : 200
+}
+
+function refundAnswerJson({ payment, refund }: RefundOutcome) {
+  return {
+    paymentId: payment.id,
+    status: payment.status,
+    refundAmount: payment.refundAmount,
+    refundableAmount: payment.refundableAmount,
+    lastRefund: refundJson(refund),
   }
 }
 
@@ -281,6 +320,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/3ds-callback',
       {
+        // Claim (pending_3ds → pending) and outcome record the Idempotency-Key (decision 0035).
+        config: { deferredIdempotency: true },
         schema: {
           operationId: 'payments.complete3ds',
           tags,
@@ -291,22 +332,24 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const p = await complete3ds(
-          deps,
-          authOf(request).merchantId,
-          request.params.id,
-          request.body,
+        const port = request.idempotentAnswer
+        const answer: ChargeAnswer = port
+          ? {
+              resumeId: port.resumeId,
+              claim: (tx: Tx, paymentId: string) => port.claim(tx, paymentId),
+              record: (tx: Tx, result) =>
+                result instanceof AppError
+                  ? port.record(tx, result.status, errorEnvelope(request.id, result))
+                  : port.record(tx, threeDsStatus(result.payment), threeDsJson(result.payment)),
+            }
+          : NO_ANSWER
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            complete3ds(deps, authOf(request).merchantId, request.params.id, request.body, answer),
+          (p) => reply.code(threeDsStatus(p)).send(threeDsJson(p)),
         )
-        return reply.code(p.status === 'pending' ? 202 : 200).send({
-          id: p.id,
-          status: p.status,
-          amount: p.amount,
-          currency: p.currency,
-          commission: p.commission,
-          netAmount: p.netAmount,
-          authCode: p.authCode,
-          completedAt: isoZ(p.completedAt),
-        })
       },
     )
 
@@ -470,6 +513,9 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payments/:id/refund',
       {
+        // The refund writes its Idempotency-Key record in its own claim and outcome
+        // transactions (decision 0035).
+        config: { deferredIdempotency: true },
         schema: {
           operationId: 'payments.refund',
           tags,
@@ -483,24 +529,35 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const key = request.headers['idempotency-key']
-        const { payment, refund } = await refundPayment(
-          deps,
-          authOf(request).merchantId,
-          request.params.id,
-          {
-            ...(request.body.amount !== undefined ? { amount: request.body.amount } : {}),
-            ...(request.body.reason !== undefined ? { reason: request.body.reason } : {}),
-            ...(request.body.metadata !== undefined ? { metadata: request.body.metadata } : {}),
-            ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
-          },
+        const port = request.idempotentAnswer
+        const answer: RefundAnswer = port
+          ? {
+              resumeId: port.resumeId,
+              claim: (tx: Tx, refundId: string) => port.claim(tx, refundId),
+              record: (tx: Tx, result) =>
+                result instanceof AppError
+                  ? port.record(tx, result.status, errorEnvelope(request.id, result))
+                  : port.record(tx, refundStatus(result), refundAnswerJson(result)),
+            }
+          : NO_REFUND_ANSWER
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            refundPayment(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              {
+                ...(request.body.amount !== undefined ? { amount: request.body.amount } : {}),
+                ...(request.body.reason !== undefined ? { reason: request.body.reason } : {}),
+                ...(request.body.metadata !== undefined ? { metadata: request.body.metadata } : {}),
+                ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+              },
+              answer,
+            ),
+          (out) => reply.code(refundStatus(out)).send(refundAnswerJson(out)),
         )
-        return reply.code(refund.status === 'pending' ? 202 : 200).send({
-          paymentId: payment.id,
-          status: payment.status,
-          refundAmount: payment.refundAmount,
-          refundableAmount: payment.refundableAmount,
-          lastRefund: refundJson(refund),
-        })
       },
     )
 

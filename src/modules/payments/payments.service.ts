@@ -5,7 +5,14 @@ import { AppError, validationError } from '../../platform/errors.ts'
 import { mergeMetadata } from '../../platform/metadata.ts'
 import { binInfo } from '../acquirer/index.ts'
 import { getMerchant } from '../merchants/index.ts'
-import { authorizeAndSettle, emit } from './charge.service.ts'
+import { failpoint } from '../../platform/failpoints.ts'
+import {
+  answerSettled,
+  authorizeAndSettle,
+  emit,
+  NO_ANSWER,
+  type ChargeAnswer,
+} from './charge.service.ts'
 import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
@@ -86,18 +93,33 @@ function answerFor(payment: Payment): Payment {
 
 /**
  * Completes a 3DS challenge. The pares is verified before anything changes; a duplicate
- * submit gets the same answer as the first (the winning row, or the same 402).
+ * submit gets the same answer as the first (the winning row, or the same 402). In the phases
+ * of decision 0035: the claim transaction moves the payment `pending_3ds` → `pending` with
+ * the Idempotency-Key naming it (a failed authentication is claim and outcome at once, its
+ * 402 recorded there); the bank under the payment's id; the outcome transaction with the
+ * recorded answer. A retry after a crash carries the claimed payment on, never answers
+ * differently from what was applied.
  */
 export async function complete3ds(
   deps: Deps,
   merchantId: string,
   paymentId: string,
   input: { pares: string; correlationId: string },
+  answer: ChargeAnswer = NO_ANSWER,
 ): Promise<Payment> {
   const row = await repo.findPaymentById(deps.db, merchantId, paymentId)
   if (!row) throw paymentsError('payment_not_found')
   if (!row.correlation_id || row.correlation_id !== input.correlationId) {
     throw new AppError('SVC-3DS-3601', 400, 'correlationId does not match this payment')
+  }
+  if (answer.resumeId === paymentId && row.status !== 'pending_3ds') {
+    // The first attempt's claim committed: carried on (pending) or answered as it ended.
+    if (row.status !== 'pending') return (await answerSettled(deps, row, answer)).payment
+    try {
+      return await authorizeAndSettle(deps, merchantId, paymentId, undefined, answer)
+    } finally {
+      outcomeRecorded.notify(paymentId)
+    }
   }
   const { authenticated } = await deps.acquirer.verifyPares(deps, {
     paymentId,
@@ -113,16 +135,20 @@ export async function complete3ds(
       ...(authenticated ? {} : { decline_code: 'authentication_failed', completed_at: now }),
       updated_at: now,
     })
-    if (moved && !authenticated) {
+    if (!moved) return moved
+    await answer.claim(tx, paymentId)
+    if (!authenticated) {
       if (moved.session_id) await sessionsRepo.incrementSessionFailures(tx, moved.session_id)
       await emit(tx, moved, 'payment.failed', now)
+      await answer.record(tx, declinedError(paymentId, 'authentication_failed'))
     }
     return moved
   })
   if (!claimed) return answerFor(await waitForOutcome(deps, merchantId, paymentId))
   try {
     if (!authenticated) throw declinedError(paymentId, 'authentication_failed')
-    return await authorizeAndSettle(deps, merchantId, paymentId)
+    failpoint('3ds.after_claim')
+    return await authorizeAndSettle(deps, merchantId, paymentId, undefined, answer)
   } finally {
     outcomeRecorded.notify(paymentId)
   }

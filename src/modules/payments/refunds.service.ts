@@ -1,7 +1,7 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { createOnce } from '../../platform/idempotent-create.ts'
-import { validationError } from '../../platform/errors.ts'
+import { AppError, validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
@@ -50,19 +50,63 @@ export interface RefundOutcome {
 }
 
 async function outcome(deps: Deps, merchantId: string, refundId: string): Promise<RefundOutcome> {
-  const refund = await refundsRepo.findRefundById(deps.db, refundId)
+  return outcomeIn(deps.db, merchantId, refundId)
+}
+
+async function outcomeIn(
+  db: Deps['db'],
+  merchantId: string,
+  refundId: string,
+): Promise<RefundOutcome> {
+  const refund = await refundsRepo.findRefundById(db, refundId)
   if (!refund) throw paymentsError('payment_not_found')
-  const payment = await repo.findPaymentById(deps.db, merchantId, refund.payment_id)
+  const payment = await repo.findPaymentById(db, merchantId, refund.payment_id)
   if (!payment) throw paymentsError('payment_not_found')
   return { payment: paymentRowToPayment(payment), refund: refundRowToRefund(refund) }
 }
 
 /**
- * Refunds all or part of a captured payment. Three steps, as for a charge: (1) reserve the
- * amount and record a `pending` refund under the payment's row lock, so concurrent refunds
- * can never exceed the captured amount; (2) ask the acquirer, keyed by the refund id;
- * (3) complete it now, or leave it pending for the reconciler. A retry with the same
- * Idempotency-Key finds the refund made the first time and reports its current state.
+ * A refund's side of its Idempotency-Key record (decision 0035): `claim` in the claim
+ * transaction (the pending refund and its reservation), `record` in the outcome transaction
+ * with the final answer — the refund completed or failed, or the bank's refusal. A refund
+ * still pending at the bank (an asynchronous refund card) is no final answer: nothing is
+ * recorded, the gateway leaves the key `retryable` and a retry resumes it. NO_REFUND_ANSWER
+ * without a key (and for the dashboard, which records its own).
+ */
+export interface RefundAnswer {
+  /** The refund an earlier attempt with this key claimed and never answered: resumed. */
+  readonly resumeId: string | null
+  claim(tx: Tx, refundId: string): Promise<void>
+  record(tx: Tx, result: RefundOutcome | AppError): Promise<void>
+}
+
+export const NO_REFUND_ANSWER: RefundAnswer = {
+  resumeId: null,
+  claim: async () => undefined,
+  record: async () => undefined,
+}
+
+/** Inside an outcome transaction: the refund as it stands is the answer, when final. */
+async function recordRefund(
+  tx: Tx,
+  merchantId: string,
+  refundId: string,
+  answer: RefundAnswer,
+): Promise<RefundOutcome> {
+  const result = await outcomeIn(tx, merchantId, refundId)
+  if (result.refund.status !== 'pending') await answer.record(tx, result)
+  return result
+}
+
+/**
+ * Refunds all or part of a captured payment, in the three phases of decision 0035: (1) the
+ * claim transaction reserves the amount and records a `pending` refund under the payment's
+ * row lock (so concurrent refunds can never exceed the captured amount), with the
+ * Idempotency-Key naming it; (2) the acquirer, keyed by the refund id (asking twice never
+ * refunds twice); (3) the outcome transaction completes it — legs, totals, events and the
+ * recorded answer together — or it stays pending for the reconciler (an asynchronous
+ * refund: 202). A retry with the same key resumes the refund the first attempt made (to the
+ * bank again under the same id if still pending) and answers it; never a second refund.
  */
 export async function refundPayment(
   deps: Deps,
@@ -74,14 +118,22 @@ export async function refundPayment(
     idempotencyKey?: string
     metadata?: Record<string, string>
   },
+  answer: RefundAnswer = NO_REFUND_ANSWER,
 ): Promise<RefundOutcome> {
+  if (answer.resumeId !== null) {
+    const resumed = await resumeRefund(deps, merchantId, paymentId, answer.resumeId, answer)
+    if (resumed) return resumed
+  }
   const refundId = newId('rfn')
   const reason = input.reason?.slice(0, REFUND_REASON_LENGTH_MAX) ?? null
   const metadata = input.metadata ?? {}
   return createOnce(input.idempotencyKey, {
     find: (key) => refundsRepo.findRefundByKey(deps.db, merchantId, paymentId, key),
-    // The refund made the first time, in its current state.
-    replay: (earlier) => outcome(deps, merchantId, earlier.id),
+    // The refund made the first time (under another API key, or a record released by a
+    // 5xx): carried on and answered in its current state, never a second one.
+    replay: async (earlier) =>
+      (await resumeRefund(deps, merchantId, paymentId, earlier.id, answer)) ??
+      outcome(deps, merchantId, earlier.id),
     claim: (key) => {
       checkMetadata(metadata)
       return transact(deps.db, async (tx) => {
@@ -126,46 +178,111 @@ export async function refundPayment(
           callbackUrl: row.callback_url,
           at: now,
         })
+        await answer.claim(tx, refundId)
         return updated
       })
     },
-    run: async (payment) => {
-      failpoint('refund.after_reserve')
-      await pushRefund(deps, payment, refundId)
-      return outcome(deps, merchantId, refundId)
-    },
+    run: (payment) => proceedRefund(deps, payment, refundId, answer),
     uniqueIndex: 'refunds_idempotency',
   })
 }
 
-/** Asks the acquirer (idempotent per refund id) and records what it says. */
-async function pushRefund(deps: Deps, payment: PaymentRow, refundId: string): Promise<void> {
+/**
+ * A retry of a refund whose first attempt ended before its answer was recorded: a pending
+ * refund goes to the bank again under its id; a settled one is answered as it stands.
+ * Undefined when `refundId` is no refund of this payment (the retry then runs afresh).
+ */
+async function resumeRefund(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+  refundId: string,
+  answer: RefundAnswer,
+): Promise<RefundOutcome | undefined> {
   const refund = await refundsRepo.findRefundById(deps.db, refundId)
-  if (refund?.status !== 'pending' || !payment.acquirer_reference) return
-  const acquirer = deps.acquirer
-  const answer = await acquirer.refund(deps, {
-    paymentId: payment.id,
-    refundId,
-    reference: payment.acquirer_reference,
-    amount: refund.amount,
-  })
-  failpoint('refund.after_acquirer')
-  if (answer.status === 'completed') {
-    await completeRefund(deps, refundId, answer.bankRefundId)
+  if (refund?.merchant_id !== merchantId || refund.payment_id !== paymentId) return undefined
+  if (refund.status === 'pending') {
+    const payment = await repo.findPaymentById(deps.db, merchantId, paymentId)
+    if (!payment) throw paymentsError('payment_not_found')
+    return proceedRefund(deps, payment, refundId, answer)
+  }
+  return transact(deps.db, (tx) => recordRefund(tx, merchantId, refundId, answer))
+}
+
+/** Phases (2) and (3) of a claimed refund; its answer. */
+async function proceedRefund(
+  deps: Deps,
+  payment: PaymentRow,
+  refundId: string,
+  answer: RefundAnswer,
+): Promise<RefundOutcome> {
+  failpoint('refund.after_reserve')
+  await pushRefund(deps, payment, refundId, answer)
+  return outcome(deps, payment.merchant_id, refundId)
+}
+
+/**
+ * Asks the acquirer (idempotent per refund id) and records what it says: completed → the
+ * outcome transaction with the answer; still pending (asynchronous) → the bank's id only;
+ * refused (a 4xx of the acquirer: nothing was refunded) → the refund fails, its reservation
+ * goes back and the refusal is the recorded answer, in one transaction. A failure to reach
+ * the bank leaves the refund pending: the retry (or the reconciler) asks again.
+ */
+async function pushRefund(
+  deps: Deps,
+  payment: PaymentRow,
+  refundId: string,
+  answer: RefundAnswer = NO_REFUND_ANSWER,
+): Promise<void> {
+  const refund = await refundsRepo.findRefundById(deps.db, refundId)
+  if (!payment.acquirer_reference) return
+  if (refund?.status !== 'pending') {
+    await transact(deps.db, (tx) => recordRefund(tx, payment.merchant_id, refundId, answer))
     return
   }
-  await refundsRepo.touchRefund(deps.db, refundId, answer.bankRefundId, deps.clock.now())
+  const acquirer = deps.acquirer
+  let pushed
+  try {
+    pushed = await acquirer.refund(deps, {
+      paymentId: payment.id,
+      refundId,
+      reference: payment.acquirer_reference,
+      amount: refund.amount,
+    })
+  } catch (error) {
+    if (error instanceof AppError && error.status < 500) {
+      await failRefund(deps, refundId, null, async (tx) => answer.record(tx, error))
+    }
+    throw error
+  }
+  failpoint('refund.after_acquirer')
+  if (pushed.status === 'completed') {
+    await completeRefund(deps, refundId, pushed.bankRefundId, answer)
+    failpoint('refund.after_commit')
+    return
+  }
+  await refundsRepo.touchRefund(deps.db, refundId, pushed.bankRefundId, deps.clock.now())
 }
 
 /**
  * Completes a pending refund: commission back pro rata (cumulatively, so a full refund
  * returns exactly the whole commission), balanced ledger legs, the payment's totals and
- * `refunded` once nothing is left, and the events — one transaction.
+ * `refunded` once nothing is left, the events and the request's recorded answer — one
+ * transaction. One the reconciler completed first is answered as it stands.
  */
-export async function completeRefund(deps: Deps, refundId: string, bankRefundId: string) {
+export async function completeRefund(
+  deps: Deps,
+  refundId: string,
+  bankRefundId: string,
+  answer: RefundAnswer = NO_REFUND_ANSWER,
+) {
   await transact(deps.db, async (tx) => {
     const refund = await refundsRepo.lockRefundById(tx, refundId)
-    if (refund?.status !== 'pending') return
+    if (!refund) return
+    if (refund.status !== 'pending') {
+      await recordRefund(tx, refund.merchant_id, refundId, answer)
+      return
+    }
     const payment = await repo.lockPaymentById(tx, refund.merchant_id, refund.payment_id)
     if (!payment) throw paymentsError('payment_not_found')
     const now = deps.clock.now()
@@ -213,12 +330,24 @@ export async function completeRefund(deps: Deps, refundId: string, bankRefundId:
     })
     if (done) await refundEvent(tx, updated, done, 'refund.completed', now)
     if (updated.status === 'refunded') await emit(tx, updated, 'payment.refunded', now)
+    if (done) {
+      await answer.record(tx, {
+        payment: paymentRowToPayment(updated),
+        refund: refundRowToRefund(done),
+      })
+    }
     failpoint('refund.before_commit')
   })
 }
 
 /** An async refund the bank refused: release its reservation back to refundableAmount. */
-export async function failRefund(deps: Deps, refundId: string, bankRefundId: string) {
+export async function failRefund(
+  deps: Deps,
+  refundId: string,
+  bankRefundId: string | null,
+  /** Inside the same transaction (the refusal answered by the request that met it). */
+  also?: (tx: Tx) => Promise<void>,
+) {
   await transact(deps.db, async (tx) => {
     const refund = await refundsRepo.lockRefundById(tx, refundId)
     if (refund?.status !== 'pending') return
@@ -227,7 +356,7 @@ export async function failRefund(deps: Deps, refundId: string, bankRefundId: str
     const now = deps.clock.now()
     const done = await refundsRepo.updateRefund(tx, refundId, 'pending', {
       status: 'failed',
-      bank_refund_id: bankRefundId,
+      ...(bankRefundId !== null ? { bank_refund_id: bankRefundId } : {}),
       completed_at: now,
       updated_at: now,
     })
@@ -239,6 +368,7 @@ export async function failRefund(deps: Deps, refundId: string, bankRefundId: str
       updated_at: now,
     })
     if (done) await refundEvent(tx, updated, done, 'refund.failed', now)
+    await also?.(tx)
   })
 }
 

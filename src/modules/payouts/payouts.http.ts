@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { approveDraft, cancelDraft, createDraft, getDraft, type Draft } from './drafts.service.ts'
 import { getBankAccount, putBankAccount, type BankAccount } from './bank-account.service.ts'
@@ -30,6 +31,8 @@ import {
 } from './payouts.schemas.ts'
 import {
   createSubmerchantPayout,
+  NO_PAYOUT_ANSWER,
+  type PayoutAnswer,
   getBalances,
   getPayout,
   listPayouts,
@@ -186,6 +189,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
     app.post(
       '/v1/payouts',
       {
+        // The gateway claims the key (a duplicate in flight is 409 SVC-GW-2002); the payout's
+        // creating transaction records the answer (decision 0035).
         config: { requireKyc: true, scopes: ['merchant', 'submerchant'] },
         schema: {
           operationId: 'payouts.create',
@@ -198,15 +203,29 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
       async (request, reply) => {
         const { submerchantId, rail, amountMinor, clientReference, metadata } = request.body
         const key = request.headers['idempotency-key']
-        const payout = await createSubmerchantPayout(deps, callerOf(request), {
-          submerchantId,
-          rail,
-          amountMinor,
-          clientReference,
-          metadata,
-          idempotencyKey: typeof key === 'string' ? key : undefined,
-        })
-        return reply.code(201).send(payoutJson(payout))
+        const port = request.idempotentAnswer
+        const answer: PayoutAnswer = port
+          ? { record: (tx, payout) => port.record(tx, 201, payoutJson(payout)) }
+          : NO_PAYOUT_ANSWER
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createSubmerchantPayout(
+              deps,
+              callerOf(request),
+              {
+                submerchantId,
+                rail,
+                amountMinor,
+                clientReference,
+                metadata,
+                idempotencyKey: typeof key === 'string' ? key : undefined,
+              },
+              answer,
+            ),
+          (payout) => reply.code(201).send(payoutJson(payout)),
+        )
       },
     )
 

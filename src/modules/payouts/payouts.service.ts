@@ -5,6 +5,7 @@ import { transact } from '../../platform/db/transaction.ts'
 import { createOnce } from '../../platform/idempotent-create.ts'
 import { validationError } from '../../platform/errors.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
+import { failpoint } from '../../platform/failpoints.ts'
 import { newUuid } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
 import {
@@ -161,10 +162,22 @@ function assertActsFor(caller: PayoutCaller, submerchantId: string): void {
 }
 
 /**
+ * A payout creation's side of its Idempotency-Key record (decision 0035): the answer, the
+ * payout as created, recorded by the transaction that creates it. No remote call happens in
+ * the request (the rail is the worker's), so claim and outcome are that one transaction.
+ */
+export interface PayoutAnswer {
+  record(tx: Tx, payout: Payout): Promise<void>
+}
+
+export const NO_PAYOUT_ANSWER: PayoutAnswer = { record: async () => undefined }
+
+/**
  * Pays a submerchant out of its own available balance to the IBAN and holder on its record.
  * Limits: min and max per payout, and a daily total (Istanbul day) of payouts not failed;
  * 400 SVC-PAY-3503 outside them. 409 SVC-PAY-3502 above the available balance. The payout
- * row, its ledger legs, the event and the rail job commit together.
+ * row, its ledger legs, the event, the rail job and the request's recorded answer commit
+ * together.
  */
 export async function createSubmerchantPayout(
   deps: Deps,
@@ -177,6 +190,7 @@ export async function createSubmerchantPayout(
     idempotencyKey?: string | undefined
     metadata?: Record<string, string> | undefined
   },
+  answer: PayoutAnswer = NO_PAYOUT_ANSWER,
 ): Promise<Payout> {
   assertActsFor(caller, input.submerchantId)
   checkMetadata(input.metadata ?? {})
@@ -224,7 +238,7 @@ export async function createSubmerchantPayout(
         failed_at: null,
         updated_at: now,
       }
-      await transact(deps.db, async (tx) => {
+      const payout = await transact(deps.db, async (tx) => {
         // Lock, then sum the day: two concurrent payouts can't both fit under the daily total.
         await repo.lockPayoutOwner(tx, `submerchant:${sub.id}`)
         const today = await repo.sumOwnerPayoutsSince(
@@ -258,10 +272,17 @@ export async function createSubmerchantPayout(
           throw error
         }
         await recordPayoutsCreated(deps, tx, [row])
+        const created = await repo.findPayoutById(tx, caller.merchantId, row.id)
+        assert(created, `payout ${row.id} not found in its own transaction`)
+        const payout = payoutRowToPayout(created)
+        await answer.record(tx, payout)
+        failpoint('payout.before_commit')
+        return payout
       })
-      return row.id
+      failpoint('payout.after_commit')
+      return payout
     },
-    run: (payoutId) => getPayout(deps, caller, payoutId),
+    run: (payout) => payout,
     uniqueIndex: 'payouts_idempotency',
   })
 }

@@ -1,6 +1,7 @@
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import { failpoint } from '../../platform/failpoints.ts'
 import { recordEvent } from '../events/index.ts'
 import { postPayoutFailed, postPayoutPaid } from '../ledger/index.ts'
 import * as repo from './payouts.repository.ts'
@@ -35,12 +36,14 @@ export async function processPayout(
   })
   if (started?.status !== 'processing') return started?.status
   // No transaction is open across the rail call (ARCHITECTURE.md: no network I/O in a tx).
+  failpoint('payout.before_rail')
   const outcome = await rail.send({
     payoutId,
     rail: started.rail,
     dest: started.dest,
     amountMinor: started.amount_minor,
   })
+  failpoint('payout.after_rail')
   return transact(deps.db, async (tx) => {
     const row = await repo.lockPayoutById(tx, merchantId, payoutId)
     if (row?.status !== 'processing') return row?.status

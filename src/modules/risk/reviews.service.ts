@@ -3,6 +3,7 @@ import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
 import { capturePayment, getPayment, voidPayment, type Payment } from '../payments/index.ts'
@@ -107,12 +108,20 @@ export function countOpenReviews(deps: Deps, merchantId: string): Promise<number
 }
 
 /** Closes an open review with its event; the one that finds it closed gets it as it is. */
+/**
+ * A review decision's side of its Idempotency-Key record (decision 0035): the answer (the
+ * review and its payment) recorded by the transaction that closes the review.
+ */
+export type ReviewAnswer = (tx: Tx, review: Review, payment: Payment) => Promise<void>
+const NO_REVIEW_ANSWER: ReviewAnswer = async () => undefined
+
 async function close(
   deps: Deps,
   review: ReviewRow,
   payment: Payment,
   reason: ReviewClosedReason,
   by: ReviewClosedBy,
+  answer: ReviewAnswer = NO_REVIEW_ANSWER,
 ): Promise<Review> {
   return transact(deps.db, async (tx) => {
     const now = deps.clock.now()
@@ -120,7 +129,9 @@ async function close(
     if (!closed) {
       const current = await repo.findReviewById(tx, review.merchant_id, review.id)
       assert(current !== undefined, 'review vanished')
-      return reviewRowToReview(current)
+      const out = reviewRowToReview(current)
+      await answer(tx, out, payment)
+      return out
     }
     const out = reviewRowToReview(closed)
     await recordEvent(tx, {
@@ -132,6 +143,7 @@ async function close(
       data: reviewEventData(out),
       at: now,
     })
+    await answer(tx, out, payment)
     return out
   })
 }
@@ -192,18 +204,24 @@ export async function approveReview(
   deps: Deps,
   merchantId: string,
   id: string,
+  answer: ReviewAnswer = NO_REVIEW_ANSWER,
 ): Promise<{ review: Review; payment: Payment }> {
   const row = await openReviewFor(deps, merchantId, id, 'approved')
   let payment: Payment = await getPayment(deps, merchantId, row.payment_id)
-  if (row.status === 'open' && payment.status !== 'authorized') {
+  // An open review over a captured payment is an approval whose capture committed and whose
+  // close did not (a capture made any other way closes the review in its own transaction):
+  // the retry finishes it, never refuses what its first attempt did.
+  const approvedBefore = payment.captureRequested && payment.status === 'captured'
+  if (row.status === 'open' && payment.status !== 'authorized' && !approvedBefore) {
     throw riskError('review_payment_not_authorized')
   }
-  if (row.status === 'open' && payment.captureRequested) {
+  if (row.status === 'open' && payment.captureRequested && !approvedBefore) {
     payment = await actingForReview.run(true, () =>
       capturePayment(deps, merchantId, row.payment_id, {}),
     )
+    failpoint('review.after_action')
   }
-  const review = await close(deps, row, payment, 'approved', 'review')
+  const review = await close(deps, row, payment, 'approved', 'review', answer)
   return { review, payment }
 }
 
@@ -212,18 +230,23 @@ export async function rejectReview(
   deps: Deps,
   merchantId: string,
   id: string,
+  answer: ReviewAnswer = NO_REVIEW_ANSWER,
 ): Promise<{ review: Review; payment: Payment }> {
   const row = await openReviewFor(deps, merchantId, id, 'rejected')
   let payment: Payment = await getPayment(deps, merchantId, row.payment_id)
-  if (row.status === 'open' && payment.status !== 'authorized') {
+  // As for approve: an open review over a payment voided for it is a rejection whose close
+  // did not commit (any other void or expiry closes the review with it).
+  const rejectedBefore = payment.status === 'voided' && payment.voidReason === 'review_rejected'
+  if (row.status === 'open' && payment.status !== 'authorized' && !rejectedBefore) {
     throw riskError('review_payment_not_authorized')
   }
-  if (row.status === 'open') {
+  if (row.status === 'open' && !rejectedBefore) {
     payment = await actingForReview.run(true, () =>
       voidPayment(deps, merchantId, row.payment_id, 'review_rejected'),
     )
+    failpoint('review.after_action')
   }
-  const review = await close(deps, row, payment, 'rejected', 'review')
+  const review = await close(deps, row, payment, 'rejected', 'review', answer)
   return { review, payment }
 }
 

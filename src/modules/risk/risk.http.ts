@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import type { Payment } from '../payments/index.ts'
 import {
@@ -294,9 +295,22 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: ReviewSchema, ...errorResponses },
         },
       },
-      async (request) => {
-        const out = await approveReview(deps, authOf(request).merchantId, request.params.id)
-        return reviewJson(out.review, out.payment)
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            approveReview(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              port
+                ? (tx, review, payment) => port.record(tx, 200, reviewJson(review, payment))
+                : undefined,
+            ),
+          (out) => reply.send(reviewJson(out.review, out.payment)),
+        )
       },
     )
 
@@ -312,9 +326,22 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: ReviewSchema, ...errorResponses },
         },
       },
-      async (request) => {
-        const out = await rejectReview(deps, authOf(request).merchantId, request.params.id)
-        return reviewJson(out.review, out.payment)
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            rejectReview(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              port
+                ? (tx, review, payment) => port.record(tx, 200, reviewJson(review, payment))
+                : undefined,
+            ),
+          (out) => reply.send(reviewJson(out.review, out.payment)),
+        )
       },
     )
   }

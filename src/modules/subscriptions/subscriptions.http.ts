@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   CancelBody,
@@ -269,19 +270,34 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'subscriptions.chargeNow',
           tags,
           summary: 'Charge the next cycle now (queued; poll the subscription)',
+          description:
+            'A retry with the same Idempotency-Key replays the 202 receipt: it never queues a ' +
+            'second charge.',
           params: SubscriptionParams,
           body: EmptyBody,
           response: { 202: ChargeNowReceipt, ...errorResponses },
         },
       },
       async (request, reply) => {
-        const r = await chargeSubscriptionNow(deps, authOf(request).merchantId, request.params.id)
-        return reply.code(202).send({
+        const port = request.idempotentAnswer
+        const receiptJson = (r: { subscriptionId: string; expectedAt: Date }) => ({
           status: 'queuing' as const,
           subscriptionId: r.subscriptionId,
           expectedAt: isoZ(r.expectedAt),
           checkAt: `/v1/subscriptions/${r.subscriptionId}`,
         })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            chargeSubscriptionNow(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              port ? (tx, r) => port.record(tx, 202, receiptJson(r)) : undefined,
+            ),
+          (r) => reply.code(202).send(receiptJson(r)),
+        )
       },
     )
   }

@@ -231,6 +231,12 @@ export async function chargeSubscriptionNow(
   deps: Deps,
   merchantId: string,
   id: string,
+  /**
+   * The request's Idempotency-Key answer, recorded with the queued charge (decision 0035):
+   * the 202 receipt is this request's final answer, so a retry replays it instead of queuing
+   * a second cycle's charge.
+   */
+  record: (tx: Tx, receipt: ChargeNowReceipt) => Promise<void> = async () => undefined,
 ): Promise<ChargeNowReceipt> {
   return changeLocked(deps, merchantId, id, async (tx, current, now) => {
     if (current.status === 'charging') throw subscriptionsError('charge_in_progress')
@@ -246,9 +252,11 @@ export async function chargeSubscriptionNow(
       updated_at: now,
     })
     await deps.jobs.enqueue(tx, CHARGE_NOW_JOB, { subscriptionId: current.id })
-    return {
+    const receipt = {
       subscriptionId: current.id,
       expectedAt: new Date(now.getTime() + CHARGE_NOW_EXPECTED_MS),
     }
+    await record(tx, receipt)
+    return receipt
   })
 }
