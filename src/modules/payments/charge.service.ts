@@ -247,6 +247,10 @@ export async function chargeCard(
     // or waiting for 3DS) keeps its session active; a repeat of its charge under another
     // key meets the transactionId fence here and is answered from it.
     intent = await transact(deps.db, async (tx) => {
+      // The key first: a concurrent request with the same key waits here for this claim to
+      // commit and is then refused as in flight (409 SVC-GW-2002), rather than meeting the
+      // transactionId fence below and being answered with this payment while it is pending.
+      await answer.claim(tx, paymentId)
       const row = await repo.insertCardIntent(tx, {
         id: paymentId,
         merchant_id: merchantId,
@@ -290,7 +294,6 @@ export async function chargeCard(
         completed_at: null,
         updated_at: now,
       })
-      await answer.claim(tx, paymentId)
       // Lists and rules (risk-check.ts): require_3ds forces the challenge; a block fails it.
       const decided = await checkRisk(deps, tx, row, customer?.email ?? null)
       if (decided.blocked) {
