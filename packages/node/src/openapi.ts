@@ -2318,10 +2318,39 @@ export interface components {
         | 'payout_failure'
         | 'adjustment'
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "btx_0123456789abcdefghjkmnpq",
+     *           "type": "charge",
+     *           "amount": 15000,
+     *           "fee": 15000,
+     *           "net": 1,
+     *           "currency": "TRY",
+     *           "status": "pending",
+     *           "availableOn": "2026-11-22T10:00:00Z",
+     *           "sourceId": "sourceId",
+     *           "payoutId": "payoutId",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     BalanceTransactionList: {
       items: components['schemas']['BalanceTransaction'][]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "ibanMasked": "ibanMasked",
+     *       "last4": "last4",
+     *       "holderName": "Ayşe Yılmaz",
+     *       "payoutsHeldUntil": "2026-11-22T10:00:00Z",
+     *       "updatedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     BankAccount: {
       holderName: string
       /** @description first and last four characters; the IBAN is never echoed */
@@ -2334,6 +2363,16 @@ export interface components {
        */
       updatedAt: string
     }
+    /**
+     * @example {
+     *       "bin": "bin",
+     *       "brand": "brand",
+     *       "funding": "funding",
+     *       "bank": "bank",
+     *       "program": "program",
+     *       "country": "country"
+     *     }
+     */
     BinInfo: {
       bank: string | null
       bin: string
@@ -2342,6 +2381,18 @@ export interface components {
       funding: string
       program: string
     }
+    /**
+     * @example {
+     *       "token": "token",
+     *       "expiresAt": "2026-11-28T10:00:00.000Z",
+     *       "card": {
+     *         "brand": "brand",
+     *         "last4": "last4",
+     *         "expMonth": 1,
+     *         "expYear": 1
+     *       }
+     *     }
+     */
     BrowserToken: {
       card: {
         brand: string
@@ -2365,6 +2416,20 @@ export interface components {
       /** @description cap_… */
       id: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "op": "detokenize",
+     *           "cardToken": "cardToken",
+     *           "callerService": "callerService",
+     *           "result": "ok",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     CardAccessList: {
       items: {
         callerService: string
@@ -2384,6 +2449,20 @@ export interface components {
       /** @description keyed hash of the card number: equal for the same card within a merchant, not comparable across merchants */
       fingerprint: string
     }
+    /**
+     * @example {
+     *       "cardToken": "tok_0123456789abcdefghjkmnpq",
+     *       "last4": "last4",
+     *       "bin": "bin",
+     *       "brand": "visa",
+     *       "cardType": "credit",
+     *       "expMonth": 1,
+     *       "expYear": 1,
+     *       "card": {
+     *         "fingerprint": "fingerprint"
+     *       }
+     *     }
+     */
     CardToken: {
       bin: string
       brand: 'visa' | 'mastercard' | 'troy' | 'amex' | 'unknown'
@@ -2395,6 +2474,42 @@ export interface components {
       expYear: number
       last4: string
     }
+    /**
+     * @example {
+     *       "paymentId": "paymentId",
+     *       "transactionId": "transactionId",
+     *       "status": "pending",
+     *       "amount": 15000,
+     *       "currency": "TRY",
+     *       "commission": 1,
+     *       "netAmount": 15000,
+     *       "cardMask": "cardMask",
+     *       "cardBrand": "cardBrand",
+     *       "cardType": "cardType",
+     *       "installmentCount": 1,
+     *       "threeDSecure": false,
+     *       "authCode": "authCode",
+     *       "card": {
+     *         "fingerprint": "fingerprint"
+     *       },
+     *       "risk": {
+     *         "decision": "allow",
+     *         "score": 1,
+     *         "reasons": [
+     *           "reasons"
+     *         ],
+     *         "ruleIds": [
+     *           "ruleIds"
+     *         ]
+     *       },
+     *       "failureCode": "failureCode",
+     *       "correlationId": "correlationId",
+     *       "challengeUrl": "challengeUrl",
+     *       "metadata": {},
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "completedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     Charge: {
       /** @description kuruş */
       amount: number
@@ -2468,11 +2583,44 @@ export interface components {
       resolvedAt: string | null
       status: components['schemas']['ChargebackStatus']
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "cbk_01jd9a1b2c3d4e5f6g7h8j9k0m",
+     *           "paymentId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *           "amount": 15000,
+     *           "status": "received",
+     *           "reasonCode": "4837",
+     *           "bankChargebackId": "CB-2026-000123",
+     *           "receivedAt": "2026-11-25T09:00:00Z",
+     *           "resolvedAt": null,
+     *           "evidenceDueBy": "2026-12-09T09:00:00Z",
+     *           "resolution": null,
+     *           "evidenceSubmittedAt": null
+     *         }
+     *       ]
+     *     }
+     */
     ChargebackList: {
       items: components['schemas']['Chargeback'][]
     }
     /** @enum {string} */
     ChargebackStatus: 'received' | 'under_review' | 'accepted' | 'reversed'
+    /**
+     * @example {
+     *       "sessionId": "6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10",
+     *       "checkoutUrl": "checkoutUrl",
+     *       "expiresAt": "2026-11-22T10:00:00Z",
+     *       "merchantId": "merchantId",
+     *       "transactionId": "transactionId",
+     *       "mode": "mode",
+     *       "amount": 15000,
+     *       "currency": "TRY",
+     *       "status": "active",
+     *       "metadata": {}
+     *     }
+     */
     CheckoutSession: {
       amount: number | null
       checkoutUrl: string
@@ -2510,6 +2658,33 @@ export interface components {
       /** @description Sandbox: a test clock. The customer's card charges live at the clock's time: an authorization expires only when the clock is advanced past it. Fixed for the customer's life. */
       testClockId?: string
     }
+    /**
+     * @example {
+     *       "id": "id",
+     *       "merchantId": "merchantId",
+     *       "storeId": "storeId",
+     *       "customerId": "customerId",
+     *       "status": "trialing",
+     *       "amountMinor": 14900,
+     *       "currency": "TRY",
+     *       "intervalCount": 1,
+     *       "intervalUnit": "day",
+     *       "cycleNumber": 1,
+     *       "nextChargeAt": "2026-11-22T10:00:00Z",
+     *       "cardLast4": "cardLast4",
+     *       "cardBrand": "cardBrand",
+     *       "cancelAtPeriodEnd": false,
+     *       "trialEndAt": "2026-11-22T10:00:00Z",
+     *       "description": "description",
+     *       "generateInvoices": false,
+     *       "metadata": {},
+     *       "failedAttempts": 1,
+     *       "cancelledAt": "2026-11-22T10:00:00Z",
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "testClockId": "testClockId",
+     *       "publicHash": "publicHash"
+     *     }
+     */
     CreatedSubscription: {
       /**
        * @description kuruş per cycle
@@ -2550,6 +2725,21 @@ export interface components {
       testClockId: string | null
       trialEndAt: string | null
     }
+    /**
+     * @example {
+     *       "id": "id",
+     *       "storeId": "storeId",
+     *       "url": "url",
+     *       "events": [
+     *         "events"
+     *       ],
+     *       "status": "enabled",
+     *       "disabledAt": "2026-11-22T10:00:00Z",
+     *       "previousSecretExpiresAt": "2026-11-22T10:00:00Z",
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "secret": "whsec_0123456789abcdefghjkmnpq"
+     *     }
+     */
     CreatedWebhookEndpoint: {
       /**
        * Format: date-time
@@ -2605,6 +2795,24 @@ export interface components {
        */
       updatedAt: string
     }
+    /**
+     * @example {
+     *       "id": "cuc_0123456789abcdefghjkmnpq",
+     *       "customerId": "customerId",
+     *       "cardToken": "cardToken",
+     *       "last4": "last4",
+     *       "brand": "brand",
+     *       "expMonth": 1,
+     *       "expYear": 1,
+     *       "isDefault": false,
+     *       "card": {
+     *         "fingerprint": "fingerprint"
+     *       },
+     *       "expired": false,
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "bin": "bin"
+     *     }
+     */
     CustomerCard: {
       bin: string
       brand: string
@@ -2628,6 +2836,27 @@ export interface components {
       isDefault: boolean
       last4: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "cuc_0123456789abcdefghjkmnpq",
+     *           "customerId": "customerId",
+     *           "cardToken": "cardToken",
+     *           "last4": "last4",
+     *           "brand": "brand",
+     *           "expMonth": 1,
+     *           "expYear": 1,
+     *           "isDefault": false,
+     *           "card": {
+     *             "fingerprint": "fingerprint"
+     *           },
+     *           "expired": false,
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ]
+     *     }
+     */
     CustomerCardList: {
       items: components['schemas']['CustomerCardReference'][]
     }
@@ -2653,6 +2882,20 @@ export interface components {
       isDefault: boolean
       last4: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "id",
+     *           "externalId": "order-1001",
+     *           "email": "email",
+     *           "name": "Ayşe Yılmaz",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     CustomerList: {
       items: {
         /**
@@ -2687,6 +2930,16 @@ export interface components {
       /** @enum {boolean} */
       twoFactorRequired: true
     }
+    /**
+     * @example {
+     *       "cardToken": "cardToken",
+     *       "customerId": "customerId",
+     *       "last4": "last4",
+     *       "brand": "brand",
+     *       "expMonth": 1,
+     *       "expYear": 1
+     *     }
+     */
     DefaultCard: {
       brand: string
       cardToken: string
@@ -2721,10 +2974,52 @@ export interface components {
       /** Format: uuid */
       requestId: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "evt_01jd8x5r0a1b2c3d4e5f6g7h8j",
+     *           "type": "payment.captured",
+     *           "resourceType": "payment",
+     *           "resourceId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *           "sequence": 2,
+     *           "createdAt": "2026-11-22T10:00:05Z",
+     *           "data": {
+     *             "paymentId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *             "amount": 15000,
+     *             "currency": "TRY"
+     *           }
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     EventList: {
       items: components['schemas']['WebhookEvent'][]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "exportId": "exp_0123456789abcdefghjkmnpq",
+     *       "status": "queued",
+     *       "format": "csv",
+     *       "downloadUrl": "downloadUrl",
+     *       "rowCount": 1,
+     *       "filters": {
+     *         "storeId": "storeId",
+     *         "status": "pending",
+     *         "from": "2026-11-28T10:00:00.000Z",
+     *         "to": "2026-11-28T10:00:00.000Z",
+     *         "amountMin": 15000,
+     *         "amountMax": 15000,
+     *         "customerId": "customerId",
+     *         "paymentId": "paymentId"
+     *       },
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "completedAt": "2026-11-22T10:00:00Z",
+     *       "expiresAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     Export: {
       completedAt: string | null
       /**
@@ -2762,6 +3057,19 @@ export interface components {
       rowCount: number
       status: 'queued' | 'processing' | 'ready' | 'failed' | 'expired'
     }
+    /**
+     * @example {
+     *       "bin": "bin",
+     *       "program": "program",
+     *       "options": [
+     *         {
+     *           "installmentCount": 1,
+     *           "totalAmount": 15000,
+     *           "installmentAmount": 15000
+     *         }
+     *       ]
+     *     }
+     */
     InstallmentOptions: {
       bin: string
       options: {
@@ -2863,6 +3171,21 @@ export interface components {
       url: string
       viewedAt: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "id",
+     *           "storeId": "storeId",
+     *           "status": "draft",
+     *           "amountMinor": 123456,
+     *           "currency": "TRY",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     InvoiceList: {
       items: {
         /**
@@ -2885,18 +3208,47 @@ export interface components {
     }
     /** @enum {string} */
     InvoiceStatus: 'draft' | 'sent' | 'activated' | 'viewed' | 'paid' | 'expired' | 'cancelled'
+    /**
+     * @example {
+     *       "apiKeyId": "apiKeyId",
+     *       "publicKey": "publicKey",
+     *       "secretKey": "secretKey"
+     *     }
+     */
     IssuedApiKey: {
       apiKeyId: string
       publicKey: string
       /** @description shown once */
       secretKey: string
     }
+    /**
+     * @example {
+     *       "status": "none",
+     *       "decidedAt": "2026-11-22T10:00:00Z",
+     *       "sessionId": "sessionId",
+     *       "subjectId": "subjectId"
+     *     }
+     */
     KycStatus: {
       decidedAt: string | null
       sessionId: string | null
       status: 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired'
       subjectId: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "accountType": "buyer_pending",
+     *           "direction": "DEBIT",
+     *           "amount": 15000,
+     *           "currency": "TRY",
+     *           "ownerType": "platform",
+     *           "ownerId": "ownerId"
+     *         }
+     *       ]
+     *     }
+     */
     LedgerLegList: {
       items: {
         /** @example buyer_pending */
@@ -3022,6 +3374,60 @@ export interface components {
       /** @description keyed hash of the card number, stable per merchant (not across merchants) */
       fingerprint: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *           "merchantId": "mrc_01jd8x0a1b2c3d4e5f6g7h8j9k",
+     *           "storeId": "sto_01jd8x0b1c2d3e4f5g6h7j8k9m",
+     *           "transactionId": "SIP-1042",
+     *           "method": "card",
+     *           "status": "captured",
+     *           "amount": 15000,
+     *           "capturedAmount": 15000,
+     *           "currency": "TRY",
+     *           "commission": 435,
+     *           "netAmount": 14565,
+     *           "captures": [
+     *             {
+     *               "id": "cap_01jd8x5s3n5m8s0u2w4x6z8b0c",
+     *               "amount": 15000,
+     *               "createdAt": "2026-11-22T10:00:05Z"
+     *             }
+     *           ],
+     *           "cardMask": "450803******4318",
+     *           "cardBrand": "visa",
+     *           "cardType": "credit",
+     *           "bin": "45080300",
+     *           "installmentCount": 1,
+     *           "threeDSecure": false,
+     *           "authCode": "123456",
+     *           "declineCode": null,
+     *           "card": {
+     *             "fingerprint": "fp_3b1f0c9e5a7d2b4c"
+     *           },
+     *           "risk": {
+     *             "decision": "allow",
+     *             "score": 12,
+     *             "reasons": [],
+     *             "ruleIds": []
+     *           },
+     *           "failureCode": null,
+     *           "refundAmount": 0,
+     *           "refundableAmount": 15000,
+     *           "customerId": null,
+     *           "metadata": {
+     *             "orderId": "SIP-1042"
+     *           },
+     *           "paymentLinkId": null,
+     *           "createdAt": "2026-11-22T10:00:00Z",
+     *           "completedAt": "2026-11-22T10:00:05Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     PaymentList: {
       items: components['schemas']['Payment'][]
       /** @description pass as cursor, with the same filters, for the next page; null on the last */
@@ -3098,6 +3504,23 @@ export interface components {
       status: components['schemas']['PayoutStatus']
       submerchantId: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "balanceTransactionId": "balanceTransactionId",
+     *           "type": "type",
+     *           "sourceId": "sourceId",
+     *           "amountMinor": 15000,
+     *           "feeMinor": 15000,
+     *           "netMinor": 1,
+     *           "settledMinor": 1,
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     PayoutBalanceTransactionList: {
       items: {
         /** @description gross: net + fee */
@@ -3121,10 +3544,49 @@ export interface components {
     }
     /** @enum {string} */
     PayoutDraftStatus: 'draft' | 'approved' | 'cancelled'
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "payoutId": "0b7e5a52-9c1d-4f3e-8a6b-2d4c6e8f0a1b",
+     *           "status": "paid",
+     *           "submerchantId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+     *           "draftId": null,
+     *           "ownerType": "submerchant",
+     *           "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+     *           "kind": "submerchant",
+     *           "rail": "fast",
+     *           "arrivalDate": null,
+     *           "bankAccountLast4": "1326",
+     *           "amountMinor": 250000,
+     *           "currency": "TRY",
+     *           "holderName": "Mehmet Kaya",
+     *           "destMasked": "TR33 **** **** **** **** 1326",
+     *           "clientReference": "HAKEDIS-2026-11",
+     *           "failureCode": null,
+     *           "metadata": {},
+     *           "createdAt": "2026-11-26T07:00:00Z",
+     *           "processingAt": "2026-11-26T07:00:02Z",
+     *           "paidAt": "2026-11-26T07:00:09Z",
+     *           "failedAt": null
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     PayoutList: {
       items: components['schemas']['Payout'][]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "interval": "daily",
+     *       "anchor": "anchor",
+     *       "minimumMinor": 1,
+     *       "nextRunDate": "2026-11-28",
+     *       "updatedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     PayoutSchedule: {
       anchor: string | null
       /** @description `manual`: no automatic payouts (the balance accrues) */
@@ -3135,6 +3597,21 @@ export interface components {
     }
     /** @enum {string} */
     PayoutStatus: 'pending' | 'processing' | 'paid' | 'failed'
+    /**
+     * @example {
+     *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+     *       "owner": "merchant",
+     *       "provider": "provider",
+     *       "bank": "bank",
+     *       "name": "Ayşe Yılmaz",
+     *       "environment": "environment",
+     *       "installmentPrograms": [
+     *         "installmentPrograms"
+     *       ],
+     *       "enabled": false,
+     *       "createdAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     PosAccount: {
       bank: string
       /**
@@ -3151,6 +3628,28 @@ export interface components {
       owner: 'merchant' | 'platform'
       provider: string
     }
+    /**
+     * @example {
+     *       "publicHash": "publicHash",
+     *       "merchantName": "Ayşe Yılmaz",
+     *       "status": "draft",
+     *       "amountMinor": 123456,
+     *       "currency": "TRY",
+     *       "lineItems": [
+     *         {
+     *           "name": "Ayşe Yılmaz",
+     *           "qty": 1,
+     *           "unitPriceMinor": 123456,
+     *           "lineTotalMinor": 123456
+     *         }
+     *       ],
+     *       "buyerName": "Ayşe Yılmaz",
+     *       "dueDate": "2026-11-22T10:00:00Z",
+     *       "expiresAt": "2026-11-22T10:00:00Z",
+     *       "notes": "notes",
+     *       "paidAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     PublicInvoiceView: {
       /**
        * @description kuruş
@@ -3211,11 +3710,42 @@ export interface components {
       refundId: string
       status: components['schemas']['RefundStatus']
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "refundId": "rfn_01jd9b2c3d4e5f6g7h8j9k0m1n",
+     *           "status": "completed",
+     *           "amount": 5000,
+     *           "reason": "customer request",
+     *           "bankRefundId": "RF-778812",
+     *           "metadata": {},
+     *           "createdAt": "2026-11-23T08:30:00Z",
+     *           "completedAt": "2026-11-23T08:30:01Z"
+     *         }
+     *       ]
+     *     }
+     */
     RefundList: {
       items: components['schemas']['Refund'][]
     }
     /** @enum {string} */
     RefundStatus: 'pending' | 'completed' | 'failed'
+    /**
+     * @example {
+     *       "reportId": "rpt_0123456789abcdefghjkmnpq",
+     *       "type": "balance_summary",
+     *       "status": "queued",
+     *       "format": "csv",
+     *       "from": "2026-11-22T10:00:00Z",
+     *       "to": "2026-11-22T10:00:00Z",
+     *       "downloadUrl": "downloadUrl",
+     *       "rowCount": 1,
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "completedAt": "2026-11-22T10:00:00Z",
+     *       "expiresAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     Report: {
       completedAt: string | null
       /**
@@ -3288,6 +3818,30 @@ export interface components {
       status: number
       submerchantId: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "req_0123456789abcdefghjkmnpq",
+     *           "requestId": "0b6c1e9e-9d1c-4c47-9d0e-2f1f7f0c8a11",
+     *           "method": "POST",
+     *           "path": "/v1/payments/pay_0123456789abcdefghjkmnpq/refund",
+     *           "route": "/v1/payments/:id/refund",
+     *           "status": 409,
+     *           "errorCode": "SVC-PAY-3203",
+     *           "reason": null,
+     *           "durationMs": 12,
+     *           "apiKeyId": "key_0123456789abcdefghjkmnpq",
+     *           "keyPrefix": "pk_demo_ab12",
+     *           "mode": "demo",
+     *           "submerchantId": null,
+     *           "idempotencyKey": "4f1c2c0e-5d8f-4e39-9a3a-7a9d2b7f6e10",
+     *           "createdAt": "2026-11-27T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     RequestLogList: {
       items: components['schemas']['RequestLog'][]
       nextCursor: string | null
@@ -3316,6 +3870,16 @@ export interface components {
       /** @description signals and weights: docs/risk.md */
       score: number
     }
+    /**
+     * @example {
+     *       "evaluated": 1,
+     *       "matched": 1,
+     *       "matchedAmount": 15000,
+     *       "samplePaymentIds": [
+     *         "samplePaymentIds"
+     *       ]
+     *     }
+     */
     RiskBacktest: {
       /** @description card payments of the last 30 days with stored facts */
       evaluated: number
@@ -3325,6 +3889,15 @@ export interface components {
       /** @description up to 10, newest first */
       samplePaymentIds: string[]
     }
+    /**
+     * @example {
+     *       "id": "rli_0123456789abcdefghjkmnpq",
+     *       "list": "card_fingerprint",
+     *       "value": "value",
+     *       "note": "note",
+     *       "createdAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     RiskListItem: {
       /**
        * Format: date-time
@@ -3338,6 +3911,24 @@ export interface components {
       note: string | null
       value: string
     }
+    /**
+     * @example {
+     *       "id": "rule_0123456789abcdefghjkmnpq",
+     *       "name": "Ayşe Yılmaz",
+     *       "action": "block",
+     *       "condition": {
+     *         "==": [
+     *           {
+     *             "var": "card.brand"
+     *           },
+     *           "visa"
+     *         ]
+     *       },
+     *       "enabled": false,
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "updatedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     RiskRule: {
       action: 'block' | 'review' | 'require_3ds'
       condition: unknown
@@ -3356,6 +3947,29 @@ export interface components {
        */
       updatedAt: string
     }
+    /**
+     * @example {
+     *       "rules": [
+     *         {
+     *           "condition": {
+     *             "==": [
+     *               {
+     *                 "var": "card.brand"
+     *               },
+     *               "visa"
+     *             ]
+     *           },
+     *           "posAccountIds": [
+     *             "posAccountIds"
+     *           ]
+     *         }
+     *       ],
+     *       "default": [
+     *         "default"
+     *       ],
+     *       "updatedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     Routing: {
       default: string[]
       rules: {
@@ -3431,6 +4045,20 @@ export interface components {
       testClockId: string | null
       trialEndAt: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "cycleNumber": 1,
+     *           "paymentId": "paymentId",
+     *           "status": "captured",
+     *           "amountMinor": 14900,
+     *           "chargedAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     SubscriptionChargeList: {
       /** @description Every charge attempt, newest first; dunning retries are separate items. */
       items: {
@@ -3450,6 +4078,24 @@ export interface components {
       }[]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "id",
+     *           "storeId": "storeId",
+     *           "status": "trialing",
+     *           "amountMinor": 14900,
+     *           "currency": "TRY",
+     *           "intervalCount": 1,
+     *           "intervalUnit": "day",
+     *           "nextChargeAt": "2026-11-22T10:00:00Z",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     SubscriptionList: {
       items: {
         /**
@@ -3473,6 +4119,21 @@ export interface components {
       }[]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "publicHash": "publicHash",
+     *       "merchantName": "Ayşe Yılmaz",
+     *       "status": "trialing",
+     *       "amountMinor": 14900,
+     *       "currency": "TRY",
+     *       "intervalCount": 1,
+     *       "intervalUnit": "day",
+     *       "cardLast4": "cardLast4",
+     *       "cardBrand": "cardBrand",
+     *       "nextChargeAt": "2026-11-22T10:00:00Z",
+     *       "cancelAtPeriodEnd": false
+     *     }
+     */
     SubscriptionPortalView: {
       /**
        * @description kuruş per cycle
@@ -3519,6 +4180,19 @@ export interface components {
       /** @description `advancing` while an advance runs; another advance or delete is then 409. */
       status: 'ready' | 'advancing'
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "clk_01jd8z1a2b3c4d5e6f7g8h9j0k",
+     *           "name": "yearly renewal test",
+     *           "frozenTime": "2027-01-01T00:00:00Z",
+     *           "status": "ready",
+     *           "createdAt": "2026-11-27T10:00:00Z"
+     *         }
+     *       ]
+     *     }
+     */
     TestClockList: {
       items: components['schemas']['TestClock'][]
     }
@@ -3569,6 +4243,46 @@ export interface components {
       storeId: string
       transactionId: string
     }
+    /**
+     * @example {
+     *       "id": "id",
+     *       "storeId": "storeId",
+     *       "transactionId": "transactionId",
+     *       "method": "card",
+     *       "status": "pending",
+     *       "amount": 15000,
+     *       "currency": "TRY",
+     *       "commission": 1,
+     *       "netAmount": 15000,
+     *       "customerId": "customerId",
+     *       "refundAmount": 15000,
+     *       "refunds": [
+     *         {
+     *           "refundId": "refundId",
+     *           "amount": 15000,
+     *           "status": "pending",
+     *           "reason": "reason",
+     *           "createdAt": "2026-11-22T10:00:00Z",
+     *           "completedAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "refundsCount": 1,
+     *       "chargebacks": [
+     *         {
+     *           "chargebackId": "chargebackId",
+     *           "amount": 15000,
+     *           "status": "received",
+     *           "reasonCode": "reasonCode",
+     *           "receivedAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "chargebacksCount": 1,
+     *       "chargebackOpenAmount": 15000,
+     *       "chargebackTotalAmount": 15000,
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "completedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     TransactionDetail: {
       amount: number
       chargebackOpenAmount: number
@@ -3618,6 +4332,25 @@ export interface components {
       storeId: string
       transactionId: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *           "storeId": "sto_01jd8x0b1c2d3e4f5g6h7j8k9m",
+     *           "transactionId": "SIP-1042",
+     *           "status": "captured",
+     *           "method": "card",
+     *           "amount": 15000,
+     *           "currency": "TRY",
+     *           "refundsCount": 0,
+     *           "chargebacksCount": 0,
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     TransactionList: {
       items: components['schemas']['Transaction'][]
       nextCursor: string | null
@@ -3650,6 +4383,28 @@ export interface components {
       status: 'pending' | 'delivered' | 'failed'
       url: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "id",
+     *           "eventId": "eventId",
+     *           "eventType": "eventType",
+     *           "endpointId": "endpointId",
+     *           "url": "url",
+     *           "status": "pending",
+     *           "attemptCount": 1,
+     *           "nextAttemptAt": "2026-11-22T10:00:00Z",
+     *           "lastAttemptAt": "2026-11-22T10:00:00Z",
+     *           "lastStatusCode": 1,
+     *           "lastError": "lastError",
+     *           "deliveredAt": "2026-11-22T10:00:00Z",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     WebhookDeliveryList: {
       items: components['schemas']['WebhookDelivery'][]
       nextCursor: string | null
@@ -3702,6 +4457,15 @@ export interface components {
       /** @example payment.captured */
       type: string
     }
+    /**
+     * @example {
+     *       "subjectScope": "merchant",
+     *       "merchantId": "merchantId",
+     *       "apiKeyId": "apiKeyId",
+     *       "storeId": "storeId",
+     *       "submerchantId": "submerchantId"
+     *     }
+     */
     Whoami: {
       apiKeyId: string
       merchantId: string
@@ -3758,6 +4522,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "storeId": "storeId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': {
             merchantId: string
             publicKey: string
@@ -3815,6 +4587,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           commission?: {
             fixedMinor?: number
@@ -3833,6 +4610,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "storeId": "storeId",
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey",
+           *       "dashboard": {
+           *         "email": "email",
+           *         "password": "password"
+           *       }
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             dashboard: {
@@ -3904,6 +4694,22 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "name": "Ayşe Yılmaz",
+           *       "kycStatus": "none",
+           *       "kycDecidedAt": "2026-11-22T10:00:00Z",
+           *       "pricing": {
+           *         "rateBpsByInstallment": [
+           *           1
+           *         ],
+           *         "fixedMinor": 1
+           *       },
+           *       "settlementDelaySeconds": 1,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /**
              * Format: date-time
@@ -3979,6 +4785,22 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "apiKeyId": "apiKeyId",
+           *           "publicKey": "publicKey",
+           *           "storeId": "storeId",
+           *           "submerchantId": "submerchantId",
+           *           "subjectScope": "subjectScope",
+           *           "status": "status",
+           *           "expiresAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: {
               apiKeyId: string
@@ -4114,6 +4936,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey",
+           *       "previousKeyExpiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             /**
@@ -4178,6 +5008,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "status": "none"
+         *     }
+         */
         'application/json': {
           status: 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired'
         }
@@ -4190,6 +5025,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "status": "status",
+           *       "decidedAt": "decidedAt"
+           *     }
+           */
           'application/json': {
             decidedAt: string | null
             merchantId: string
@@ -4248,6 +5090,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           name?: string
         }
@@ -4260,6 +5103,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "storeId": "storeId",
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             publicKey: string
@@ -4320,6 +5171,13 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz",
+         *       "iban": "iban",
+         *       "holderName": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           holderName: string
           iban: string
@@ -4339,6 +5197,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "submerchantId": "submerchantId",
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             publicKey: string
@@ -4403,6 +5269,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *           "owner": "merchant",
+           *           "provider": "provider",
+           *           "bank": "bank",
+           *           "name": "Ayşe Yılmaz",
+           *           "environment": "environment",
+           *           "installmentPrograms": [
+           *             "installmentPrograms"
+           *           ],
+           *           "enabled": false,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['PosAccount'][]
           }
@@ -4475,6 +5360,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "provider": "provider",
+         *       "name": "Ayşe Yılmaz",
+         *       "environment": "test",
+         *       "credentials": {}
+         *     }
+         */
         'application/json': {
           /** @description est_v3: which EST bank */
           bank?: string
@@ -4504,6 +5397,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -4582,6 +5490,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -4730,6 +5653,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials?: {
@@ -4749,6 +5677,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -4825,6 +5768,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "subjectScope": "merchant",
+           *       "merchantId": "merchantId",
+           *       "apiKeyId": "apiKeyId",
+           *       "storeId": "storeId",
+           *       "submerchantId": "submerchantId"
+           *     }
+           */
           'application/json': components['schemas']['Whoami']
         }
       }
@@ -4920,6 +5872,26 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "btx_0123456789abcdefghjkmnpq",
+           *           "type": "charge",
+           *           "amount": 15000,
+           *           "fee": 15000,
+           *           "net": 1,
+           *           "currency": "TRY",
+           *           "status": "pending",
+           *           "availableOn": "2026-11-22T10:00:00Z",
+           *           "sourceId": "sourceId",
+           *           "payoutId": "payoutId",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['BalanceTransactionList']
         }
       }
@@ -4996,6 +5968,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "ownerType": "merchant",
+           *           "ownerId": "ownerId",
+           *           "reserveMinor": 1,
+           *           "availableMinor": 1,
+           *           "payoutPendingMinor": 1,
+           *           "currency": "TRY"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: {
               /** @description payable now */
@@ -5088,6 +6074,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "ibanMasked": "ibanMasked",
+           *       "last4": "last4",
+           *       "holderName": "Ayşe Yılmaz",
+           *       "payoutsHeldUntil": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['BankAccount']
         }
       }
@@ -5164,6 +6159,12 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "iban": "iban",
+         *       "holderName": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           /** @description the account holder as the bank knows it: 2–140 characters, letters, digits, spaces and . , ' & ( ) / - */
           holderName: string
@@ -5179,6 +6180,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "ibanMasked": "ibanMasked",
+           *       "last4": "last4",
+           *       "holderName": "Ayşe Yılmaz",
+           *       "payoutsHeldUntil": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['BankAccount']
         }
       }
@@ -5257,6 +6267,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "bin": "bin",
+           *       "brand": "brand",
+           *       "funding": "funding",
+           *       "bank": "bank",
+           *       "program": "program",
+           *       "country": "country"
+           *     }
+           */
           'application/json': components['schemas']['BinInfo']
         }
       }
@@ -5333,6 +6353,15 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "cardNumber": "cardNumber",
+         *       "expMonth": 12,
+         *       "expYear": 2030,
+         *       "cvc": "cvc",
+         *       "holderName": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': components['schemas']['TokenizeCard']
       }
     }
@@ -5343,6 +6372,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "cardToken": "tok_0123456789abcdefghjkmnpq",
+           *       "last4": "last4",
+           *       "bin": "bin",
+           *       "brand": "visa",
+           *       "cardType": "credit",
+           *       "expMonth": 1,
+           *       "expYear": 1,
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['CardToken']
         }
       }
@@ -5429,6 +6472,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "externalId": "order-1001",
+           *           "email": "email",
+           *           "name": "Ayşe Yılmaz",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['CustomerList']
         }
       }
@@ -5505,6 +6562,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "externalId": "order-1001"
+         *     }
+         */
         'application/json': components['schemas']['CreateCustomer']
       }
     }
@@ -5704,6 +6766,7 @@ export interface operations {
     /** @description Only the fields sent change; null clears email, phone or name. */
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': components['schemas']['UpdateCustomer']
       }
     }
@@ -5890,6 +6953,27 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "cuc_0123456789abcdefghjkmnpq",
+           *           "customerId": "customerId",
+           *           "cardToken": "cardToken",
+           *           "last4": "last4",
+           *           "brand": "brand",
+           *           "expMonth": 1,
+           *           "expYear": 1,
+           *           "isDefault": false,
+           *           "card": {
+           *             "fingerprint": "fingerprint"
+           *           },
+           *           "expired": false,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['CustomerCardList']
         }
       }
@@ -5968,6 +7052,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "cardToken": "tok_0123456789abcdefghjkmnpq"
+         *     }
+         */
         'application/json': components['schemas']['AttachCard']
       }
     }
@@ -5978,6 +7067,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "cuc_0123456789abcdefghjkmnpq",
+           *       "customerId": "customerId",
+           *       "cardToken": "cardToken",
+           *       "last4": "last4",
+           *       "brand": "brand",
+           *       "expMonth": 1,
+           *       "expYear": 1,
+           *       "isDefault": false,
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "expired": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "bin": "bin"
+           *     }
+           */
           'application/json': components['schemas']['CustomerCard']
         }
       }
@@ -5987,6 +7094,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "cuc_0123456789abcdefghjkmnpq",
+           *       "customerId": "customerId",
+           *       "cardToken": "cardToken",
+           *       "last4": "last4",
+           *       "brand": "brand",
+           *       "expMonth": 1,
+           *       "expYear": 1,
+           *       "isDefault": false,
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "expired": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "bin": "bin"
+           *     }
+           */
           'application/json': components['schemas']['CustomerCard']
         }
       }
@@ -6148,6 +7273,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "cardToken": "cardToken",
+           *       "customerId": "customerId",
+           *       "last4": "last4",
+           *       "brand": "brand",
+           *       "expMonth": 1,
+           *       "expYear": 1
+           *     }
+           */
           'application/json': components['schemas']['DefaultCard']
         }
       }
@@ -6218,6 +7353,12 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "email",
+         *       "password": "password"
+         *     }
+         */
         'application/json': {
           email: string
           password: string
@@ -6231,6 +7372,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "token": "token",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json':
             | components['schemas']['DashboardSession']
             | components['schemas']['DashboardTwoFactorChallenge']
@@ -6303,6 +7450,12 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "challengeToken": "challengeToken",
+         *       "code": "code"
+         *     }
+         */
         'application/json': {
           challengeToken: string
           /** @description the 6-digit code of the authenticator app */
@@ -6317,6 +7470,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "token": "token",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['DashboardSession']
         }
       }
@@ -6393,6 +7552,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "userId": "userId",
+           *       "merchantId": "merchantId",
+           *       "email": "email"
+           *     }
+           */
           'application/json': {
             email: string
             merchantId: string
@@ -6467,6 +7633,13 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz",
+         *       "iban": "iban",
+         *       "holderName": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           holderName: string
           iban: string
@@ -6486,6 +7659,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "submerchantId": "submerchantId",
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             publicKey: string
@@ -6573,6 +7754,26 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "evt_01jd8x5r0a1b2c3d4e5f6g7h8j",
+           *           "type": "payment.captured",
+           *           "resourceType": "payment",
+           *           "resourceId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *           "sequence": 2,
+           *           "createdAt": "2026-11-22T10:00:05Z",
+           *           "data": {
+           *             "paymentId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *             "amount": 15000,
+           *             "currency": "TRY"
+           *           }
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['EventList']
         }
       }
@@ -6760,6 +7961,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "purpose": "dispute_evidence",
+           *       "size": 1,
+           *       "type": "pdf",
+           *       "sha256": "sha256",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /**
              * Format: date-time
@@ -6849,6 +8060,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "purpose": "dispute_evidence",
+           *       "size": 1,
+           *       "type": "pdf",
+           *       "sha256": "sha256",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /**
              * Format: date-time
@@ -7020,6 +8241,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "bin": "bin",
+           *       "program": "program",
+           *       "options": [
+           *         {
+           *           "installmentCount": 1,
+           *           "totalAmount": 15000,
+           *           "installmentAmount": 15000
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['InstallmentOptions']
         }
       }
@@ -7099,6 +8333,23 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "bin": "bin",
+           *       "brand": "brand",
+           *       "cardType": "cardType",
+           *       "bank": "bank",
+           *       "options": [
+           *         {
+           *           "installmentCount": 1,
+           *           "installmentAmount": 15000,
+           *           "firstInstallmentAmount": 15000,
+           *           "totalAmount": 15000,
+           *           "commission": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             bank: string
             bin: string
@@ -7192,6 +8443,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "storeId": "storeId",
+           *           "status": "draft",
+           *           "amountMinor": 123456,
+           *           "currency": "TRY",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['InvoiceList']
         }
       }
@@ -7268,6 +8534,21 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "storeId": "storeId",
+         *       "amountMinor": 15000,
+         *       "currency": "TRY",
+         *       "lineItems": [
+         *         {
+         *           "name": "Ayşe Yılmaz",
+         *           "qty": 1,
+         *           "unitPriceMinor": 1,
+         *           "lineTotalMinor": 15000
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           /** @description kuruş; must equal the sum of the line totals */
           amountMinor: number
@@ -7538,6 +8819,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -7548,6 +8830,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "draft",
+           *       "activatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             activatedAt: string | null
             id: string
@@ -7630,6 +8919,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -7640,6 +8930,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "draft",
+           *       "cancelledAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             cancelledAt: string | null
             id: string
@@ -7800,6 +9097,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -7810,6 +9108,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "draft",
+           *       "sentAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             id: string
             sentAt: string | null
@@ -7890,6 +9195,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "none",
+           *       "decidedAt": "2026-11-22T10:00:00Z",
+           *       "sessionId": "sessionId",
+           *       "subjectId": "subjectId"
+           *     }
+           */
           'application/json': components['schemas']['KycStatus']
         }
       }
@@ -7974,6 +9287,30 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "req_0123456789abcdefghjkmnpq",
+           *           "requestId": "0b6c1e9e-9d1c-4c47-9d0e-2f1f7f0c8a11",
+           *           "method": "POST",
+           *           "path": "/v1/payments/pay_0123456789abcdefghjkmnpq/refund",
+           *           "route": "/v1/payments/:id/refund",
+           *           "status": 409,
+           *           "errorCode": "SVC-PAY-3203",
+           *           "reason": null,
+           *           "durationMs": 12,
+           *           "apiKeyId": "key_0123456789abcdefghjkmnpq",
+           *           "keyPrefix": "pk_demo_ab12",
+           *           "mode": "demo",
+           *           "submerchantId": null,
+           *           "idempotencyKey": "4f1c2c0e-5d8f-4e39-9a3a-7a9d2b7f6e10",
+           *           "createdAt": "2026-11-27T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['RequestLogList']
         }
       }
@@ -8053,6 +9390,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "plink_0123456789abcdefghjkmnpq",
+           *           "storeId": "storeId",
+           *           "url": "url",
+           *           "qrUrl": "qrUrl",
+           *           "active": false,
+           *           "status": "active",
+           *           "amount": 15000,
+           *           "currency": "TRY",
+           *           "description": "description",
+           *           "maxPayments": 1,
+           *           "paymentsCount": 1,
+           *           "expiresAt": "2026-11-22T10:00:00Z",
+           *           "metadata": {},
+           *           "installments": false,
+           *           "collect": {
+           *             "email": false,
+           *             "phone": false,
+           *             "name": false
+           *           },
+           *           "returnUrl": "returnUrl",
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "deactivatedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': {
             items: {
               /** @description true while the link takes payments (status active) */
@@ -8170,6 +9538,13 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "storeId": "storeId",
+         *       "amount": 15000,
+         *       "description": "description"
+         *     }
+         */
         'application/json': {
           /**
            * @description kuruş, 100..10,000,000,000
@@ -8204,6 +9579,32 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "plink_0123456789abcdefghjkmnpq",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "qrUrl": "qrUrl",
+           *       "active": false,
+           *       "status": "active",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "description": "description",
+           *       "maxPayments": 1,
+           *       "paymentsCount": 1,
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "metadata": {},
+           *       "installments": false,
+           *       "collect": {
+           *         "email": false,
+           *         "phone": false,
+           *         "name": false
+           *       },
+           *       "returnUrl": "returnUrl",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "deactivatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /** @description true while the link takes payments (status active) */
             active: boolean
@@ -8320,6 +9721,32 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "plink_0123456789abcdefghjkmnpq",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "qrUrl": "qrUrl",
+           *       "active": false,
+           *       "status": "active",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "description": "description",
+           *       "maxPayments": 1,
+           *       "paymentsCount": 1,
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "metadata": {},
+           *       "installments": false,
+           *       "collect": {
+           *         "email": false,
+           *         "phone": false,
+           *         "name": false
+           *       },
+           *       "returnUrl": "returnUrl",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "deactivatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /** @description true while the link takes payments (status active) */
             active: boolean
@@ -8436,6 +9863,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -8446,6 +9874,32 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "plink_0123456789abcdefghjkmnpq",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "qrUrl": "qrUrl",
+           *       "active": false,
+           *       "status": "active",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "description": "description",
+           *       "maxPayments": 1,
+           *       "paymentsCount": 1,
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "metadata": {},
+           *       "installments": false,
+           *       "collect": {
+           *         "email": false,
+           *         "phone": false,
+           *         "name": false
+           *       },
+           *       "returnUrl": "returnUrl",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "deactivatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /** @description true while the link takes payments (status active) */
             active: boolean
@@ -8577,6 +10031,60 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *           "merchantId": "mrc_01jd8x0a1b2c3d4e5f6g7h8j9k",
+           *           "storeId": "sto_01jd8x0b1c2d3e4f5g6h7j8k9m",
+           *           "transactionId": "SIP-1042",
+           *           "method": "card",
+           *           "status": "captured",
+           *           "amount": 15000,
+           *           "capturedAmount": 15000,
+           *           "currency": "TRY",
+           *           "commission": 435,
+           *           "netAmount": 14565,
+           *           "captures": [
+           *             {
+           *               "id": "cap_01jd8x5s3n5m8s0u2w4x6z8b0c",
+           *               "amount": 15000,
+           *               "createdAt": "2026-11-22T10:00:05Z"
+           *             }
+           *           ],
+           *           "cardMask": "450803******4318",
+           *           "cardBrand": "visa",
+           *           "cardType": "credit",
+           *           "bin": "45080300",
+           *           "installmentCount": 1,
+           *           "threeDSecure": false,
+           *           "authCode": "123456",
+           *           "declineCode": null,
+           *           "card": {
+           *             "fingerprint": "fp_3b1f0c9e5a7d2b4c"
+           *           },
+           *           "risk": {
+           *             "decision": "allow",
+           *             "score": 12,
+           *             "reasons": [],
+           *             "ruleIds": []
+           *           },
+           *           "failureCode": null,
+           *           "refundAmount": 0,
+           *           "refundableAmount": 15000,
+           *           "customerId": null,
+           *           "metadata": {
+           *             "orderId": "SIP-1042"
+           *           },
+           *           "paymentLinkId": null,
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "completedAt": "2026-11-22T10:00:05Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['PaymentList']
         }
       }
@@ -8782,6 +10290,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           /** @description Merged into the payment's metadata: a key with a value is added or replaced, a key set to "" is removed. */
           metadata: {
@@ -8924,6 +10437,12 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "pares": "pares",
+         *       "correlationId": "correlationId"
+         *     }
+         */
         'application/json': {
           correlationId: string
           pares: string
@@ -8937,6 +10456,18 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "authCode": "authCode",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             amount: number
             authCode: string | null
@@ -8959,6 +10490,18 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "authCode": "authCode",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             amount: number
             authCode: string | null
@@ -9059,6 +10602,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description kuruş; omitted = the whole uncaptured remainder; more than it is 400 */
           amount?: number
@@ -9077,6 +10621,26 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "capturedAmount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "refundableAmount": 15000,
+           *       "captures": [
+           *         {
+           *           "id": "id",
+           *           "amount": 15000,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /** @description the authorized amount */
             amount: number
@@ -9174,6 +10738,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "cbk_01jd9a1b2c3d4e5f6g7h8j9k0m",
+           *           "paymentId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *           "amount": 15000,
+           *           "status": "received",
+           *           "reasonCode": "4837",
+           *           "bankChargebackId": "CB-2026-000123",
+           *           "receivedAt": "2026-11-25T09:00:00Z",
+           *           "resolvedAt": null,
+           *           "evidenceDueBy": "2026-12-09T09:00:00Z",
+           *           "resolution": null,
+           *           "evidenceSubmittedAt": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['ChargebackList']
         }
       }
@@ -9253,6 +10836,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -9263,6 +10847,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "chargebackId": "chargebackId",
+           *       "status": "received",
+           *       "resolution": "accepted",
+           *       "resolvedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             chargebackId: string
             resolution: 'accepted' | 'reversed' | 'won' | 'lost' | 'expired' | null
@@ -9347,6 +10939,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           customerCommunication?: string
           fileIds?: string[]
@@ -9365,6 +10958,26 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "chargebackId": "chargebackId",
+           *       "paymentId": "paymentId",
+           *       "status": "received",
+           *       "evidenceDueBy": "2026-11-22T10:00:00Z",
+           *       "evidence": {
+           *         "productDescription": "productDescription",
+           *         "customerCommunication": "customerCommunication",
+           *         "shippingTrackingNumber": "shippingTrackingNumber",
+           *         "refundPolicy": "refundPolicy",
+           *         "uncategorizedText": "uncategorizedText",
+           *         "fileIds": [
+           *           "fileIds"
+           *         ]
+           *       },
+           *       "evidenceFileId": "evidenceFileId",
+           *       "submittedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             chargebackId: string
             evidence: {
@@ -9463,6 +11076,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -9473,6 +11087,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "chargebackId": "chargebackId",
+           *       "status": "received",
+           *       "resolution": "accepted",
+           *       "resolvedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             chargebackId: string
             resolution: 'accepted' | 'reversed' | 'won' | 'lost' | 'expired' | null
@@ -9556,6 +11178,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "status": "status"
+           *     }
+           */
           'application/json': {
             paymentId: string
             status: string
@@ -9601,6 +11229,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description kuruş; omitted = the whole refundableAmount */
           amount?: number
@@ -9620,6 +11249,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "status": "pending",
+           *       "refundAmount": 15000,
+           *       "refundableAmount": 15000,
+           *       "lastRefund": {
+           *         "refundId": "rfn_01jd9b2c3d4e5f6g7h8j9k0m1n",
+           *         "status": "completed",
+           *         "amount": 5000,
+           *         "reason": "customer request",
+           *         "bankRefundId": "RF-778812",
+           *         "metadata": {},
+           *         "createdAt": "2026-11-23T08:30:00Z",
+           *         "completedAt": "2026-11-23T08:30:01Z"
+           *       }
+           *     }
+           */
           'application/json': {
             lastRefund: components['schemas']['Refund']
             paymentId: string
@@ -9635,6 +11282,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "status": "pending",
+           *       "refundAmount": 15000,
+           *       "refundableAmount": 15000,
+           *       "lastRefund": {
+           *         "refundId": "rfn_01jd9b2c3d4e5f6g7h8j9k0m1n",
+           *         "status": "completed",
+           *         "amount": 5000,
+           *         "reason": "customer request",
+           *         "bankRefundId": "RF-778812",
+           *         "metadata": {},
+           *         "createdAt": "2026-11-23T08:30:00Z",
+           *         "completedAt": "2026-11-23T08:30:01Z"
+           *       }
+           *     }
+           */
           'application/json': {
             lastRefund: components['schemas']['Refund']
             paymentId: string
@@ -9719,6 +11384,22 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "refundId": "rfn_01jd9b2c3d4e5f6g7h8j9k0m1n",
+           *           "status": "completed",
+           *           "amount": 5000,
+           *           "reason": "customer request",
+           *           "bankRefundId": "RF-778812",
+           *           "metadata": {},
+           *           "createdAt": "2026-11-23T08:30:00Z",
+           *           "completedAt": "2026-11-23T08:30:01Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['RefundList']
         }
       }
@@ -9797,6 +11478,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           reason?: string
         }
@@ -9809,6 +11491,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "capturedAmount": 15000
+           *     }
+           */
           'application/json': {
             amount: number
             /** @description what stays captured: 0 after a void, the captures after a partially captured payment’s remainder is released */
@@ -9896,6 +11587,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "transactionId": "transactionId",
+         *       "amount": 15000,
+         *       "currency": "TRY",
+         *       "cardToken": "tok_0123456789abcdefghjkmnpq"
+         *     }
+         */
         'application/json': {
           /** @description kuruş; must equal the session amount */
           amount: number
@@ -9927,6 +11626,42 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "transactionId": "transactionId",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "cardMask": "cardMask",
+           *       "cardBrand": "cardBrand",
+           *       "cardType": "cardType",
+           *       "installmentCount": 1,
+           *       "threeDSecure": false,
+           *       "authCode": "authCode",
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "risk": {
+           *         "decision": "allow",
+           *         "score": 1,
+           *         "reasons": [
+           *           "reasons"
+           *         ],
+           *         "ruleIds": [
+           *           "ruleIds"
+           *         ]
+           *       },
+           *       "failureCode": "failureCode",
+           *       "correlationId": "correlationId",
+           *       "challengeUrl": "challengeUrl",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Charge']
         }
       }
@@ -9936,6 +11671,42 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "transactionId": "transactionId",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "cardMask": "cardMask",
+           *       "cardBrand": "cardBrand",
+           *       "cardType": "cardType",
+           *       "installmentCount": 1,
+           *       "threeDSecure": false,
+           *       "authCode": "authCode",
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "risk": {
+           *         "decision": "allow",
+           *         "score": 1,
+           *         "reasons": [
+           *           "reasons"
+           *         ],
+           *         "ruleIds": [
+           *           "ruleIds"
+           *         ]
+           *       },
+           *       "failureCode": "failureCode",
+           *       "correlationId": "correlationId",
+           *       "challengeUrl": "challengeUrl",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Charge']
         }
       }
@@ -9945,6 +11716,42 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "transactionId": "transactionId",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "cardMask": "cardMask",
+           *       "cardBrand": "cardBrand",
+           *       "cardType": "cardType",
+           *       "installmentCount": 1,
+           *       "threeDSecure": false,
+           *       "authCode": "authCode",
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "risk": {
+           *         "decision": "allow",
+           *         "score": 1,
+           *         "reasons": [
+           *           "reasons"
+           *         ],
+           *         "ruleIds": [
+           *           "ruleIds"
+           *         ]
+           *       },
+           *       "failureCode": "failureCode",
+           *       "correlationId": "correlationId",
+           *       "challengeUrl": "challengeUrl",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Charge']
         }
       }
@@ -10030,6 +11837,13 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "transactionId": "transactionId",
+         *       "currency": "TRY",
+         *       "returnUrl": "https://shop.example.com/orders/1001"
+         *     }
+         */
         'application/json': {
           /** @description kuruş */
           amount?: number
@@ -10066,6 +11880,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10",
+           *       "checkoutUrl": "checkoutUrl",
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "merchantId": "merchantId",
+           *       "transactionId": "transactionId",
+           *       "mode": "mode",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "status": "active",
+           *       "metadata": {}
+           *     }
+           */
           'application/json': components['schemas']['CheckoutSession']
         }
       }
@@ -10075,6 +11903,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10",
+           *       "checkoutUrl": "checkoutUrl",
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "merchantId": "merchantId",
+           *       "transactionId": "transactionId",
+           *       "mode": "mode",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "status": "active",
+           *       "metadata": {}
+           *     }
+           */
           'application/json': components['schemas']['CheckoutSession']
         }
       }
@@ -10151,6 +11993,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "storeId": "storeId",
+         *       "rows": [
+         *         {}
+         *       ]
+         *     }
+         */
         'application/json': {
           rows: {
             /** @description kuruş, an integer > 0 */
@@ -10174,6 +12024,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "draftId": "draftId",
+           *       "storeId": "storeId",
+           *       "status": "draft",
+           *       "rowCount": 1,
+           *       "validCount": 1,
+           *       "invalidCount": 1,
+           *       "validTotalMinor": 15000,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "approvedAt": "2026-11-22T10:00:00Z",
+           *       "cancelledAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             approvedAt: string | null
             cancelledAt: string | null
@@ -10268,6 +12132,33 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "draftId": "draftId",
+           *       "storeId": "storeId",
+           *       "status": "draft",
+           *       "rowCount": 1,
+           *       "validCount": 1,
+           *       "invalidCount": 1,
+           *       "validTotalMinor": 15000,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "approvedAt": "2026-11-22T10:00:00Z",
+           *       "cancelledAt": "2026-11-22T10:00:00Z",
+           *       "rows": [
+           *         {
+           *           "index": 1,
+           *           "valid": false,
+           *           "errors": [
+           *             "errors"
+           *           ],
+           *           "rail": "rail",
+           *           "holderName": "Ayşe Yılmaz",
+           *           "amountMinor": 15000,
+           *           "destMasked": "destMasked"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             approvedAt: string | null
             cancelledAt: string | null
@@ -10372,6 +12263,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -10382,6 +12274,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "draftId": "draftId",
+           *       "status": "approved",
+           *       "payoutIds": [
+           *         "6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10"
+           *       ],
+           *       "payoutCount": 1
+           *     }
+           */
           'application/json': {
             draftId: string
             payoutCount: number
@@ -10466,6 +12368,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -10476,6 +12379,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "draftId": "draftId",
+           *       "storeId": "storeId",
+           *       "status": "draft",
+           *       "rowCount": 1,
+           *       "validCount": 1,
+           *       "invalidCount": 1,
+           *       "validTotalMinor": 15000,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "approvedAt": "2026-11-22T10:00:00Z",
+           *       "cancelledAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             approvedAt: string | null
             cancelledAt: string | null
@@ -10568,6 +12485,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "interval": "daily",
+           *       "anchor": "anchor",
+           *       "minimumMinor": 1,
+           *       "nextRunDate": "2026-11-28",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PayoutSchedule']
         }
       }
@@ -10644,6 +12570,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "interval": "daily"
+         *     }
+         */
         'application/json': {
           anchor?: (string | number) | null
           /** @description `manual`: no automatic payouts (the balance accrues) */
@@ -10660,6 +12591,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "interval": "daily",
+           *       "anchor": "anchor",
+           *       "minimumMinor": 1,
+           *       "nextRunDate": "2026-11-28",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PayoutSchedule']
         }
       }
@@ -10746,6 +12686,36 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "payoutId": "0b7e5a52-9c1d-4f3e-8a6b-2d4c6e8f0a1b",
+           *           "status": "paid",
+           *           "submerchantId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+           *           "draftId": null,
+           *           "ownerType": "submerchant",
+           *           "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+           *           "kind": "submerchant",
+           *           "rail": "fast",
+           *           "arrivalDate": null,
+           *           "bankAccountLast4": "1326",
+           *           "amountMinor": 250000,
+           *           "currency": "TRY",
+           *           "holderName": "Mehmet Kaya",
+           *           "destMasked": "TR33 **** **** **** **** 1326",
+           *           "clientReference": "HAKEDIS-2026-11",
+           *           "failureCode": null,
+           *           "metadata": {},
+           *           "createdAt": "2026-11-26T07:00:00Z",
+           *           "processingAt": "2026-11-26T07:00:02Z",
+           *           "paidAt": "2026-11-26T07:00:09Z",
+           *           "failedAt": null
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['PayoutList']
         }
       }
@@ -10822,6 +12792,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "submerchantId": "submerchantId",
+         *       "rail": "fast",
+         *       "amountMinor": 15000,
+         *       "currency": "TRY"
+         *     }
+         */
         'application/json': {
           /** @description kuruş */
           amountMinor: number
@@ -11056,6 +13034,23 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "balanceTransactionId": "balanceTransactionId",
+           *           "type": "type",
+           *           "sourceId": "sourceId",
+           *           "amountMinor": 15000,
+           *           "feeMinor": 15000,
+           *           "netMinor": 1,
+           *           "settledMinor": 1,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['PayoutBalanceTransactionList']
         }
       }
@@ -11132,6 +13127,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *           "owner": "merchant",
+           *           "provider": "provider",
+           *           "bank": "bank",
+           *           "name": "Ayşe Yılmaz",
+           *           "environment": "environment",
+           *           "installmentPrograms": [
+           *             "installmentPrograms"
+           *           ],
+           *           "enabled": false,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['PosAccount'][]
           }
@@ -11210,6 +13224,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "provider": "provider",
+         *       "name": "Ayşe Yılmaz",
+         *       "environment": "test",
+         *       "credentials": {}
+         *     }
+         */
         'application/json': {
           /** @description est_v3: which EST bank */
           bank?: string
@@ -11239,6 +13261,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -11317,6 +13354,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -11477,6 +13529,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials?: {
@@ -11496,6 +13553,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -11574,6 +13646,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "publicHash": "publicHash",
+           *       "merchantName": "Ayşe Yılmaz",
+           *       "status": "draft",
+           *       "amountMinor": 123456,
+           *       "currency": "TRY",
+           *       "lineItems": [
+           *         {
+           *           "name": "Ayşe Yılmaz",
+           *           "qty": 1,
+           *           "unitPriceMinor": 123456,
+           *           "lineTotalMinor": 123456
+           *         }
+           *       ],
+           *       "buyerName": "Ayşe Yılmaz",
+           *       "dueDate": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "notes": "notes",
+           *       "paidAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PublicInvoiceView']
         }
       }
@@ -11637,6 +13731,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -11647,6 +13742,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "checkoutUrl": "checkoutUrl",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             checkoutUrl: string
             /**
@@ -11793,6 +13895,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "mode": "payment",
+           *       "status": "active",
+           *       "merchantName": "Ayşe Yılmaz",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "description": "description",
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "installmentEnabled": false,
+           *       "saveCardAvailable": false,
+           *       "qrPayload": "qrPayload",
+           *       "paymentId": "paymentId",
+           *       "paymentStatus": "paymentStatus",
+           *       "redirectUrl": "redirectUrl"
+           *     }
+           */
           'application/json': {
             amount: number | null
             /** @enum {string} */
@@ -11861,6 +13981,17 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "card": {
+         *         "number": "number",
+         *         "expMonth": 1,
+         *         "expYear": 1,
+         *         "cvc": "cvc",
+         *         "holderName": "Ayşe Yılmaz"
+         *       }
+         *     }
+         */
         'application/json': {
           card: {
             cvc: string
@@ -11879,6 +14010,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "status": "card_updated",
+           *       "redirectUrl": "redirectUrl",
+           *       "card": {
+           *         "brand": "brand",
+           *         "last4": "last4",
+           *         "expMonth": 1,
+           *         "expYear": 1
+           *       }
+           *     }
+           */
           'application/json': {
             card: {
               brand: string
@@ -11953,6 +14097,22 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "bin": "bin",
+           *       "brand": "brand",
+           *       "cardType": "cardType",
+           *       "bank": "bank",
+           *       "options": [
+           *         {
+           *           "installmentCount": 1,
+           *           "installmentAmount": 15000,
+           *           "firstInstallmentAmount": 15000,
+           *           "totalAmount": 15000
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             bank: string
             bin: string
@@ -12021,6 +14181,17 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "card": {
+         *         "number": "number",
+         *         "expMonth": 1,
+         *         "expYear": 1,
+         *         "cvc": "cvc",
+         *         "holderName": "Ayşe Yılmaz"
+         *       }
+         *     }
+         */
         'application/json': {
           card: {
             cvc: string
@@ -12041,6 +14212,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "paymentId": "paymentId",
+           *       "status": "status",
+           *       "redirectUrl": "redirectUrl",
+           *       "challengeUrl": "challengeUrl"
+           *     }
+           */
           'application/json': {
             challengeUrl: string | null
             paymentId: string
@@ -12056,6 +14236,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "paymentId": "paymentId",
+           *       "status": "status",
+           *       "redirectUrl": "redirectUrl",
+           *       "challengeUrl": "challengeUrl"
+           *     }
+           */
           'application/json': {
             challengeUrl: string | null
             paymentId: string
@@ -12140,6 +14329,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "publicHash": "publicHash",
+           *       "merchantName": "Ayşe Yılmaz",
+           *       "status": "trialing",
+           *       "amountMinor": 14900,
+           *       "currency": "TRY",
+           *       "intervalCount": 1,
+           *       "intervalUnit": "day",
+           *       "cardLast4": "cardLast4",
+           *       "cardBrand": "cardBrand",
+           *       "nextChargeAt": "2026-11-22T10:00:00Z",
+           *       "cancelAtPeriodEnd": false
+           *     }
+           */
           'application/json': components['schemas']['SubscriptionPortalView']
         }
       }
@@ -12194,6 +14398,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @default true */
           atPeriodEnd?: boolean
@@ -12207,6 +14412,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "publicHash": "publicHash",
+           *       "status": "trialing",
+           *       "cancelAtPeriodEnd": false
+           *     }
+           */
           'application/json': {
             cancelAtPeriodEnd: boolean
             publicHash: string
@@ -12265,6 +14477,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -12275,6 +14488,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "checkoutUrl": "checkoutUrl",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             checkoutUrl: string
             /**
@@ -12370,6 +14590,18 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "token": "token",
+           *       "expiresAt": "2026-11-28T10:00:00.000Z",
+           *       "card": {
+           *         "brand": "brand",
+           *         "last4": "last4",
+           *         "expMonth": 1,
+           *         "expYear": 1
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['BrowserToken']
         }
       }
@@ -12446,6 +14678,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "balance_summary",
+         *       "from": "2026-11-28T10:00:00.000Z",
+         *       "to": "2026-11-28T10:00:00.000Z",
+         *       "format": "csv"
+         *     }
+         */
         'application/json': {
           format: 'csv' | 'pdf'
           /**
@@ -12469,6 +14709,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "reportId": "rpt_0123456789abcdefghjkmnpq",
+           *       "type": "balance_summary",
+           *       "status": "queued",
+           *       "format": "csv",
+           *       "from": "2026-11-22T10:00:00Z",
+           *       "to": "2026-11-22T10:00:00Z",
+           *       "downloadUrl": "downloadUrl",
+           *       "rowCount": 1,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Report']
         }
       }
@@ -12547,6 +14802,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "reportId": "rpt_0123456789abcdefghjkmnpq",
+           *       "type": "balance_summary",
+           *       "status": "queued",
+           *       "format": "csv",
+           *       "from": "2026-11-22T10:00:00Z",
+           *       "to": "2026-11-22T10:00:00Z",
+           *       "downloadUrl": "downloadUrl",
+           *       "rowCount": 1,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Report']
         }
       }
@@ -12706,6 +14976,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "rev_0123456789abcdefghjkmnpq",
+           *           "paymentId": "paymentId",
+           *           "status": "open",
+           *           "closedReason": "approved",
+           *           "reasons": [
+           *             "reasons"
+           *           ],
+           *           "paymentStatus": "paymentStatus",
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "closedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': {
             items: components['schemas']['Review'][]
             nextCursor: string | null
@@ -12787,6 +15076,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rev_0123456789abcdefghjkmnpq",
+           *       "paymentId": "paymentId",
+           *       "status": "open",
+           *       "closedReason": "approved",
+           *       "reasons": [
+           *         "reasons"
+           *       ],
+           *       "paymentStatus": "paymentStatus",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "closedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Review']
         }
       }
@@ -12865,6 +15168,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -12875,6 +15179,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rev_0123456789abcdefghjkmnpq",
+           *       "paymentId": "paymentId",
+           *       "status": "open",
+           *       "closedReason": "approved",
+           *       "reasons": [
+           *         "reasons"
+           *       ],
+           *       "paymentStatus": "paymentStatus",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "closedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Review']
         }
       }
@@ -12953,6 +15271,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -12963,6 +15282,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rev_0123456789abcdefghjkmnpq",
+           *       "paymentId": "paymentId",
+           *       "status": "open",
+           *       "closedReason": "approved",
+           *       "reasons": [
+           *         "reasons"
+           *       ],
+           *       "paymentStatus": "paymentStatus",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "closedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Review']
         }
       }
@@ -13048,6 +15381,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "rli_0123456789abcdefghjkmnpq",
+           *           "list": "card_fingerprint",
+           *           "value": "value",
+           *           "note": "note",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': {
             items: components['schemas']['RiskListItem'][]
             nextCursor: string | null
@@ -13133,6 +15480,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "value": "value"
+         *     }
+         */
         'application/json': {
           note?: string
           /** @description card_fingerprint: a card.fingerprint; email: an address (compared lowercased); ip: IPv4 or IPv6; bin: 6 digits; customer_id: cus_… */
@@ -13147,6 +15499,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rli_0123456789abcdefghjkmnpq",
+           *       "list": "card_fingerprint",
+           *       "value": "value",
+           *       "note": "note",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['RiskListItem']
         }
       }
@@ -13310,6 +15671,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "rule_0123456789abcdefghjkmnpq",
+           *           "name": "Ayşe Yılmaz",
+           *           "action": "block",
+           *           "condition": {
+           *             "==": [
+           *               {
+           *                 "var": "card.brand"
+           *               },
+           *               "visa"
+           *             ]
+           *           },
+           *           "enabled": false,
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "updatedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['RiskRule'][]
           }
@@ -13388,6 +15771,20 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz",
+         *       "action": "block",
+         *       "condition": {
+         *         ">=": [
+         *           {
+         *             "var": "amount"
+         *           },
+         *           500000
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           action: 'block' | 'review' | 'require_3ds'
           /**
@@ -13417,6 +15814,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rule_0123456789abcdefghjkmnpq",
+           *       "name": "Ayşe Yılmaz",
+           *       "action": "block",
+           *       "condition": {
+           *         "==": [
+           *           {
+           *             "var": "card.brand"
+           *           },
+           *           "visa"
+           *         ]
+           *       },
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['RiskRule']
         }
       }
@@ -13495,6 +15910,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rule_0123456789abcdefghjkmnpq",
+           *       "name": "Ayşe Yılmaz",
+           *       "action": "block",
+           *       "condition": {
+           *         "==": [
+           *           {
+           *             "var": "card.brand"
+           *           },
+           *           "visa"
+           *         ]
+           *       },
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['RiskRule']
         }
       }
@@ -13655,6 +16088,18 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "condition": {
+         *         ">=": [
+         *           {
+         *             "var": "amount"
+         *           },
+         *           500000
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           /**
            * @description a JSON Logic operation over the facts of docs/risk.md, e.g. {">": [{"var": "velocity.cardAttempts1h"}, 3]}; an unknown operator or fact is 400
@@ -13682,6 +16127,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rule_0123456789abcdefghjkmnpq",
+           *       "name": "Ayşe Yılmaz",
+           *       "action": "block",
+           *       "condition": {
+           *         "==": [
+           *           {
+           *             "var": "card.brand"
+           *           },
+           *           "visa"
+           *         ]
+           *       },
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['RiskRule']
         }
       }
@@ -13758,6 +16221,18 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "condition": {
+         *         ">=": [
+         *           {
+         *             "var": "amount"
+         *           },
+         *           500000
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           /**
            * @description a JSON Logic operation over the facts of docs/risk.md, e.g. {">": [{"var": "velocity.cardAttempts1h"}, 3]}; an unknown operator or fact is 400
@@ -13783,6 +16258,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "evaluated": 1,
+           *       "matched": 1,
+           *       "matchedAmount": 15000,
+           *       "samplePaymentIds": [
+           *         "samplePaymentIds"
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['RiskBacktest']
         }
       }
@@ -13859,6 +16344,29 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "rules": [
+           *         {
+           *           "condition": {
+           *             "==": [
+           *               {
+           *                 "var": "card.brand"
+           *               },
+           *               "visa"
+           *             ]
+           *           },
+           *           "posAccountIds": [
+           *             "posAccountIds"
+           *           ]
+           *         }
+           *       ],
+           *       "default": [
+           *         "default"
+           *       ],
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Routing']
         }
       }
@@ -13935,6 +16443,28 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "rules": [
+         *         {
+         *           "condition": {
+         *             "==": [
+         *               {
+         *                 "var": "card.brand"
+         *               },
+         *               "visa"
+         *             ]
+         *           },
+         *           "posAccountIds": [
+         *             "posAccountIds"
+         *           ]
+         *         }
+         *       ],
+         *       "default": [
+         *         "default"
+         *       ]
+         *     }
+         */
         'application/json': {
           default: string[]
           rules: {
@@ -13952,6 +16482,29 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "rules": [
+           *         {
+           *           "condition": {
+           *             "==": [
+           *               {
+           *                 "var": "card.brand"
+           *               },
+           *               "visa"
+           *             ]
+           *           },
+           *           "posAccountIds": [
+           *             "posAccountIds"
+           *           ]
+           *         }
+           *       ],
+           *       "default": [
+           *         "default"
+           *       ],
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Routing']
         }
       }
@@ -14028,6 +16581,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "status": "none"
+         *     }
+         */
         'application/json': {
           status: 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired'
         }
@@ -14040,6 +16598,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "status": "none",
+           *       "decidedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             decidedAt: string | null
             merchantId: string
@@ -14122,6 +16687,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "otp": "otp"
+         *     }
+         */
         'application/json': {
           otp: string
         }
@@ -14134,6 +16704,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "pares": "pares",
+           *       "correlationId": "correlationId"
+           *     }
+           */
           'application/json': {
             correlationId: string
             pares: string
@@ -14215,6 +16791,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           amount?: number
           reasonCode?: string
@@ -14319,6 +16896,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -14329,6 +16907,11 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "ran": {}
+           *     }
+           */
           'application/json': {
             ran: {
               [key: string]: number
@@ -14411,6 +16994,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -14421,6 +17005,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "sessionId": "sessionId",
+           *       "method": "method",
+           *       "status": "status",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             amount: number
             commission: number
@@ -14441,6 +17038,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "sessionId": "sessionId",
+           *       "method": "method",
+           *       "status": "status",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             amount: number
             commission: number
@@ -14530,6 +17140,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -14644,6 +17255,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "clk_01jd8z1a2b3c4d5e6f7g8h9j0k",
+           *           "name": "yearly renewal test",
+           *           "frozenTime": "2027-01-01T00:00:00Z",
+           *           "status": "ready",
+           *           "createdAt": "2026-11-27T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['TestClockList']
         }
       }
@@ -14720,6 +17344,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozenTime": "2026-11-28T10:00:00.000Z"
+         *     }
+         */
         'application/json': {
           /**
            * Format: date-time
@@ -14993,6 +17622,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozenTime": "2026-11-28T10:00:00.000Z"
+         *     }
+         */
         'application/json': {
           /**
            * Format: date-time
@@ -15280,6 +17914,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "apiKeyId": "apiKeyId",
+           *           "publicKey": "publicKey",
+           *           "storeId": "storeId",
+           *           "subjectScope": "subjectScope",
+           *           "status": "active",
+           *           "expiresAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['ApiKey'][]
           }
@@ -15354,6 +18003,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -15364,6 +18014,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': components['schemas']['IssuedApiKey']
         }
       }
@@ -15514,6 +18171,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -15524,6 +18182,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey",
+           *       "previousKeyExpiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             /**
@@ -15612,6 +18278,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "storeId": "storeId",
+           *           "url": "url",
+           *           "events": [
+           *             "events"
+           *           ],
+           *           "status": "enabled",
+           *           "disabledAt": "2026-11-22T10:00:00Z",
+           *           "previousSecretExpiresAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['WebhookEndpoint'][]
           }
@@ -15686,6 +18370,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "url"
+         *     }
+         */
         'application/json': {
           /** @description Event types to receive; omit for all */
           events?: string[]
@@ -15701,6 +18390,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "events": [
+           *         "events"
+           *       ],
+           *       "status": "enabled",
+           *       "disabledAt": "2026-11-22T10:00:00Z",
+           *       "previousSecretExpiresAt": "2026-11-22T10:00:00Z",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "secret": "whsec_0123456789abcdefghjkmnpq"
+           *     }
+           */
           'application/json': components['schemas']['CreatedWebhookEndpoint']
         }
       }
@@ -15851,6 +18555,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -15861,6 +18566,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "events": [
+           *         "events"
+           *       ],
+           *       "status": "enabled",
+           *       "disabledAt": "2026-11-22T10:00:00Z",
+           *       "previousSecretExpiresAt": "2026-11-22T10:00:00Z",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint']
         }
       }
@@ -15934,6 +18653,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -15944,6 +18664,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "secret": "secret",
+           *       "previousSecretExpiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             id: string
             /**
@@ -16031,6 +18758,11 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "secret": "secret"
+           *     }
+           */
           'application/json': {
             /** @description signs deliveries to sessions' callbackUrl for this store */
             secret: string
@@ -16119,6 +18851,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "eventId": "eventId",
+           *           "eventType": "eventType",
+           *           "endpointId": "endpointId",
+           *           "url": "url",
+           *           "status": "pending",
+           *           "attemptCount": 1,
+           *           "nextAttemptAt": "2026-11-22T10:00:00Z",
+           *           "lastAttemptAt": "2026-11-22T10:00:00Z",
+           *           "lastStatusCode": 1,
+           *           "lastError": "lastError",
+           *           "deliveredAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDeliveryList']
         }
       }
@@ -16192,6 +18946,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -16202,6 +18957,23 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "eventId": "eventId",
+           *       "eventType": "eventType",
+           *       "endpointId": "endpointId",
+           *       "url": "url",
+           *       "status": "pending",
+           *       "attemptCount": 1,
+           *       "nextAttemptAt": "2026-11-22T10:00:00Z",
+           *       "lastAttemptAt": "2026-11-22T10:00:00Z",
+           *       "lastStatusCode": 1,
+           *       "lastError": "lastError",
+           *       "deliveredAt": "2026-11-22T10:00:00Z",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery']
         }
       }
@@ -16289,6 +19061,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "storeId": "storeId",
+           *           "status": "trialing",
+           *           "amountMinor": 14900,
+           *           "currency": "TRY",
+           *           "intervalCount": 1,
+           *           "intervalUnit": "day",
+           *           "nextChargeAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['SubscriptionList']
         }
       }
@@ -16365,6 +19155,16 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "storeId": "storeId",
+         *       "customerId": "customerId",
+         *       "amountMinor": 15000,
+         *       "currency": "TRY",
+         *       "intervalCount": 1,
+         *       "intervalUnit": "day"
+         *     }
+         */
         'application/json': {
           /** @description kuruş */
           amountMinor: number
@@ -16400,6 +19200,33 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "merchantId": "merchantId",
+           *       "storeId": "storeId",
+           *       "customerId": "customerId",
+           *       "status": "trialing",
+           *       "amountMinor": 14900,
+           *       "currency": "TRY",
+           *       "intervalCount": 1,
+           *       "intervalUnit": "day",
+           *       "cycleNumber": 1,
+           *       "nextChargeAt": "2026-11-22T10:00:00Z",
+           *       "cardLast4": "cardLast4",
+           *       "cardBrand": "cardBrand",
+           *       "cancelAtPeriodEnd": false,
+           *       "trialEndAt": "2026-11-22T10:00:00Z",
+           *       "description": "description",
+           *       "generateInvoices": false,
+           *       "metadata": {},
+           *       "failedAttempts": 1,
+           *       "cancelledAt": "2026-11-22T10:00:00Z",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "testClockId": "testClockId",
+           *       "publicHash": "publicHash"
+           *     }
+           */
           'application/json': components['schemas']['CreatedSubscription']
         }
       }
@@ -16584,6 +19411,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "atPeriodEnd": false
+         *     }
+         */
         'application/json': {
           /** @description false = now; true = at nextChargeAt, no charge */
           atPeriodEnd: boolean
@@ -16598,6 +19430,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "trialing",
+           *       "cancelAtPeriodEnd": false
+           *     }
+           */
           'application/json': {
             cancelAtPeriodEnd: boolean
             id: string
@@ -16680,6 +19519,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -16690,6 +19530,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "queuing",
+           *       "subscriptionId": "subscriptionId",
+           *       "expectedAt": "2026-11-22T10:00:00Z",
+           *       "checkAt": "checkAt"
+           *     }
+           */
           'application/json': {
             /** @description the retrieval path to poll until status leaves charging */
             checkAt: string
@@ -16782,6 +19630,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "cycleNumber": 1,
+           *           "paymentId": "paymentId",
+           *           "status": "captured",
+           *           "amountMinor": 14900,
+           *           "chargedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['SubscriptionChargeList']
         }
       }
@@ -16860,6 +19722,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -16870,6 +19733,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "trialing"
+           *     }
+           */
           'application/json': {
             id: string
             status: components['schemas']['SubscriptionStatus']
@@ -16951,6 +19820,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -16961,6 +19831,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "trialing"
+           *     }
+           */
           'application/json': {
             id: string
             status: components['schemas']['SubscriptionStatus']
@@ -17042,6 +19918,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -17052,6 +19929,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "trialing",
+           *       "nextChargeAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             id: string
             nextChargeAt: string | null
@@ -17149,6 +20033,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *           "storeId": "sto_01jd8x0b1c2d3e4f5g6h7j8k9m",
+           *           "transactionId": "SIP-1042",
+           *           "status": "captured",
+           *           "method": "card",
+           *           "amount": 15000,
+           *           "currency": "TRY",
+           *           "refundsCount": 0,
+           *           "chargebacksCount": 0,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['TransactionList']
         }
       }
@@ -17227,6 +20130,46 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "storeId": "storeId",
+           *       "transactionId": "transactionId",
+           *       "method": "card",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "customerId": "customerId",
+           *       "refundAmount": 15000,
+           *       "refunds": [
+           *         {
+           *           "refundId": "refundId",
+           *           "amount": 15000,
+           *           "status": "pending",
+           *           "reason": "reason",
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "completedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "refundsCount": 1,
+           *       "chargebacks": [
+           *         {
+           *           "chargebackId": "chargebackId",
+           *           "amount": 15000,
+           *           "status": "received",
+           *           "reasonCode": "reasonCode",
+           *           "receivedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "chargebacksCount": 1,
+           *       "chargebackOpenAmount": 15000,
+           *       "chargebackTotalAmount": 15000,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['TransactionDetail']
         }
       }
@@ -17305,6 +20248,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "accountType": "buyer_pending",
+           *           "direction": "DEBIT",
+           *           "amount": 15000,
+           *           "currency": "TRY",
+           *           "ownerType": "platform",
+           *           "ownerId": "ownerId"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['LedgerLegList']
         }
       }
@@ -17388,6 +20345,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "op": "detokenize",
+           *           "cardToken": "cardToken",
+           *           "callerService": "callerService",
+           *           "result": "ok",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['CardAccessList']
         }
       }
@@ -17464,6 +20435,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "format": "csv"
+         *     }
+         */
         'application/json': {
           filters?: {
             /** @description kuruş, inclusive */
@@ -17496,6 +20472,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "exportId": "exp_0123456789abcdefghjkmnpq",
+           *       "status": "queued",
+           *       "format": "csv",
+           *       "downloadUrl": "downloadUrl",
+           *       "rowCount": 1,
+           *       "filters": {
+           *         "storeId": "storeId",
+           *         "status": "pending",
+           *         "from": "2026-11-28T10:00:00.000Z",
+           *         "to": "2026-11-28T10:00:00.000Z",
+           *         "amountMin": 15000,
+           *         "amountMax": 15000,
+           *         "customerId": "customerId",
+           *         "paymentId": "paymentId"
+           *       },
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Export']
         }
       }
@@ -17574,6 +20572,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "exportId": "exp_0123456789abcdefghjkmnpq",
+           *       "status": "queued",
+           *       "format": "csv",
+           *       "downloadUrl": "downloadUrl",
+           *       "rowCount": 1,
+           *       "filters": {
+           *         "storeId": "storeId",
+           *         "status": "pending",
+           *         "from": "2026-11-28T10:00:00.000Z",
+           *         "to": "2026-11-28T10:00:00.000Z",
+           *         "amountMin": 15000,
+           *         "amountMax": 15000,
+           *         "customerId": "customerId",
+           *         "paymentId": "paymentId"
+           *       },
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Export']
         }
       }
