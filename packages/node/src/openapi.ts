@@ -16689,7 +16689,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "otp": "otp"
+         *       "otp": "123456"
          *     }
          */
         'application/json': {

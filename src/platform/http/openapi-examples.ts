@@ -61,9 +61,11 @@ function stringExample(schema: Json, name: string | undefined): string {
       ? 'TRY'
       : name && /^(externalId|orderId|reference)$/.test(name)
         ? 'order-1001'
-        : name && /name/i.test(name)
-          ? 'Ayşe Yılmaz'
-          : (name ?? 'text')
+        : name === 'otp'
+          ? '123456'
+          : name && /name/i.test(name)
+            ? 'Ayşe Yılmaz'
+            : (name ?? 'text')
   while (text.length < min) text += 'x'
   return text.slice(0, max)
 }
