@@ -97,6 +97,8 @@ test('demo: Try it signs in the browser with the demo keys and gets a 2xx', asyn
   const keys = await fetch(`${h.url}/docs/try-it/keys`)
   assert.equal(keys.status, 200)
   assert.equal(keys.headers.get('cache-control'), 'no-store')
+  // No CORS: another site's script cannot read the demo keys from a browser.
+  assert.equal(keys.headers.get('access-control-allow-origin'), null)
   const demo = (await keys.json()) as { publicKey: string; secretKey: string }
   assert.match(demo.publicKey, /^pk_demo_/)
 
