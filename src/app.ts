@@ -7,7 +7,6 @@ import Fastify, {
   type FastifyPluginAsync,
 } from 'fastify'
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { Config } from './config.ts'
 import type { Db, Deps } from './database.ts'
 import type { Clock } from './platform/clock.ts'
@@ -27,6 +26,7 @@ import { BODY_LIMIT_BYTES, installRawJsonParser } from './platform/http/raw-body
 import { trustProxyOption } from './platform/http/trust-proxy.ts'
 import { installValidators } from './platform/http/validation.ts'
 import { openapiTransforms } from './platform/http/openapi.ts'
+import { apiReferenceRoutes } from './pages/api-reference.ts'
 import type { Logger } from './platform/logger.ts'
 import { createMetrics, installMetrics, type Metrics } from './platform/metrics.ts'
 import { installLoadShedding } from './platform/http/load-shedding.ts'
@@ -45,6 +45,7 @@ import {
   MERCHANT_CHANGES_CHANNEL,
   forgetMerchant,
   merchantsRoutes,
+  revealDemoCredentials,
   setMerchantCachesLive,
 } from './modules/merchants/index.ts'
 import { dashboardApi, dashboardPagesRoutes } from './modules/dashboard/index.ts'
@@ -269,7 +270,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
       security: [{ apiKey: [], signature: [], timestamp: [] }],
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
+  // The reference page (pages/api-reference.ts): Try it with the demo keys in the sandbox only.
+  await app.register(
+    apiReferenceRoutes({
+      env: config.env,
+      demoKeys: () => revealDemoCredentials(deps),
+    }),
+  )
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 
   installMetrics(app, metrics, config)

@@ -2335,10 +2335,39 @@ export interface components {
         | 'payout_failure'
         | 'adjustment'
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "btx_0123456789abcdefghjkmnpq",
+     *           "type": "charge",
+     *           "amount": 15000,
+     *           "fee": 15000,
+     *           "net": 1,
+     *           "currency": "TRY",
+     *           "status": "pending",
+     *           "availableOn": "2026-11-22T10:00:00Z",
+     *           "sourceId": "sourceId",
+     *           "payoutId": "payoutId",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     BalanceTransactionList: {
       items: components['schemas']['BalanceTransaction'][]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "ibanMasked": "ibanMasked",
+     *       "last4": "last4",
+     *       "holderName": "Ayşe Yılmaz",
+     *       "payoutsHeldUntil": "2026-11-22T10:00:00Z",
+     *       "updatedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     BankAccount: {
       holderName: string
       /** @description first and last four characters; the IBAN is never echoed */
@@ -2351,6 +2380,16 @@ export interface components {
        */
       updatedAt: string
     }
+    /**
+     * @example {
+     *       "bin": "bin",
+     *       "brand": "brand",
+     *       "funding": "funding",
+     *       "bank": "bank",
+     *       "program": "program",
+     *       "country": "country"
+     *     }
+     */
     BinInfo: {
       bank: string | null
       bin: string
@@ -2359,6 +2398,18 @@ export interface components {
       funding: string
       program: string
     }
+    /**
+     * @example {
+     *       "token": "token",
+     *       "expiresAt": "2026-11-28T10:00:00.000Z",
+     *       "card": {
+     *         "brand": "brand",
+     *         "last4": "last4",
+     *         "expMonth": 1,
+     *         "expYear": 1
+     *       }
+     *     }
+     */
     BrowserToken: {
       card: {
         brand: string
@@ -2382,6 +2433,20 @@ export interface components {
       /** @description cap_… */
       id: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "op": "detokenize",
+     *           "cardToken": "cardToken",
+     *           "callerService": "callerService",
+     *           "result": "ok",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     CardAccessList: {
       items: {
         callerService: string
@@ -2401,6 +2466,20 @@ export interface components {
       /** @description keyed hash of the card number: equal for the same card within a merchant, not comparable across merchants */
       fingerprint: string
     }
+    /**
+     * @example {
+     *       "cardToken": "tok_0123456789abcdefghjkmnpq",
+     *       "last4": "last4",
+     *       "bin": "bin",
+     *       "brand": "visa",
+     *       "cardType": "credit",
+     *       "expMonth": 1,
+     *       "expYear": 1,
+     *       "card": {
+     *         "fingerprint": "fingerprint"
+     *       }
+     *     }
+     */
     CardToken: {
       bin: string
       brand: 'visa' | 'mastercard' | 'troy' | 'amex' | 'unknown'
@@ -2412,6 +2491,42 @@ export interface components {
       expYear: number
       last4: string
     }
+    /**
+     * @example {
+     *       "paymentId": "paymentId",
+     *       "transactionId": "transactionId",
+     *       "status": "pending",
+     *       "amount": 15000,
+     *       "currency": "TRY",
+     *       "commission": 1,
+     *       "netAmount": 15000,
+     *       "cardMask": "cardMask",
+     *       "cardBrand": "cardBrand",
+     *       "cardType": "cardType",
+     *       "installmentCount": 1,
+     *       "threeDSecure": false,
+     *       "authCode": "authCode",
+     *       "card": {
+     *         "fingerprint": "fingerprint"
+     *       },
+     *       "risk": {
+     *         "decision": "allow",
+     *         "score": 1,
+     *         "reasons": [
+     *           "reasons"
+     *         ],
+     *         "ruleIds": [
+     *           "ruleIds"
+     *         ]
+     *       },
+     *       "failureCode": "failureCode",
+     *       "correlationId": "correlationId",
+     *       "challengeUrl": "challengeUrl",
+     *       "metadata": {},
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "completedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     Charge: {
       /** @description kuruş */
       amount: number
@@ -2485,11 +2600,44 @@ export interface components {
       resolvedAt: string | null
       status: components['schemas']['ChargebackStatus']
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "cbk_01jd9a1b2c3d4e5f6g7h8j9k0m",
+     *           "paymentId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *           "amount": 15000,
+     *           "status": "received",
+     *           "reasonCode": "4837",
+     *           "bankChargebackId": "CB-2026-000123",
+     *           "receivedAt": "2026-11-25T09:00:00Z",
+     *           "resolvedAt": null,
+     *           "evidenceDueBy": "2026-12-09T09:00:00Z",
+     *           "resolution": null,
+     *           "evidenceSubmittedAt": null
+     *         }
+     *       ]
+     *     }
+     */
     ChargebackList: {
       items: components['schemas']['Chargeback'][]
     }
     /** @enum {string} */
     ChargebackStatus: 'received' | 'under_review' | 'accepted' | 'reversed'
+    /**
+     * @example {
+     *       "sessionId": "6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10",
+     *       "checkoutUrl": "checkoutUrl",
+     *       "expiresAt": "2026-11-22T10:00:00Z",
+     *       "merchantId": "merchantId",
+     *       "transactionId": "transactionId",
+     *       "mode": "mode",
+     *       "amount": 15000,
+     *       "currency": "TRY",
+     *       "status": "active",
+     *       "metadata": {}
+     *     }
+     */
     CheckoutSession: {
       amount: number | null
       checkoutUrl: string
@@ -2527,6 +2675,33 @@ export interface components {
       /** @description Sandbox: a test clock. The customer's card charges live at the clock's time: an authorization expires only when the clock is advanced past it. Fixed for the customer's life. */
       testClockId?: string
     }
+    /**
+     * @example {
+     *       "id": "id",
+     *       "merchantId": "merchantId",
+     *       "storeId": "storeId",
+     *       "customerId": "customerId",
+     *       "status": "trialing",
+     *       "amountMinor": 14900,
+     *       "currency": "TRY",
+     *       "intervalCount": 1,
+     *       "intervalUnit": "day",
+     *       "cycleNumber": 1,
+     *       "nextChargeAt": "2026-11-22T10:00:00Z",
+     *       "cardLast4": "cardLast4",
+     *       "cardBrand": "cardBrand",
+     *       "cancelAtPeriodEnd": false,
+     *       "trialEndAt": "2026-11-22T10:00:00Z",
+     *       "description": "description",
+     *       "generateInvoices": false,
+     *       "metadata": {},
+     *       "failedAttempts": 1,
+     *       "cancelledAt": "2026-11-22T10:00:00Z",
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "testClockId": "testClockId",
+     *       "publicHash": "publicHash"
+     *     }
+     */
     CreatedSubscription: {
       /**
        * @description kuruş per cycle
@@ -2567,6 +2742,21 @@ export interface components {
       testClockId: string | null
       trialEndAt: string | null
     }
+    /**
+     * @example {
+     *       "id": "id",
+     *       "storeId": "storeId",
+     *       "url": "url",
+     *       "events": [
+     *         "events"
+     *       ],
+     *       "status": "enabled",
+     *       "disabledAt": "2026-11-22T10:00:00Z",
+     *       "previousSecretExpiresAt": "2026-11-22T10:00:00Z",
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "secret": "whsec_0123456789abcdefghjkmnpq"
+     *     }
+     */
     CreatedWebhookEndpoint: {
       /**
        * Format: date-time
@@ -2622,6 +2812,24 @@ export interface components {
        */
       updatedAt: string
     }
+    /**
+     * @example {
+     *       "id": "cuc_0123456789abcdefghjkmnpq",
+     *       "customerId": "customerId",
+     *       "cardToken": "cardToken",
+     *       "last4": "last4",
+     *       "brand": "brand",
+     *       "expMonth": 1,
+     *       "expYear": 1,
+     *       "isDefault": false,
+     *       "card": {
+     *         "fingerprint": "fingerprint"
+     *       },
+     *       "expired": false,
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "bin": "bin"
+     *     }
+     */
     CustomerCard: {
       bin: string
       brand: string
@@ -2645,6 +2853,27 @@ export interface components {
       isDefault: boolean
       last4: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "cuc_0123456789abcdefghjkmnpq",
+     *           "customerId": "customerId",
+     *           "cardToken": "cardToken",
+     *           "last4": "last4",
+     *           "brand": "brand",
+     *           "expMonth": 1,
+     *           "expYear": 1,
+     *           "isDefault": false,
+     *           "card": {
+     *             "fingerprint": "fingerprint"
+     *           },
+     *           "expired": false,
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ]
+     *     }
+     */
     CustomerCardList: {
       items: components['schemas']['CustomerCardReference'][]
     }
@@ -2670,6 +2899,20 @@ export interface components {
       isDefault: boolean
       last4: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "id",
+     *           "externalId": "order-1001",
+     *           "email": "email",
+     *           "name": "Ayşe Yılmaz",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     CustomerList: {
       items: {
         /**
@@ -2704,6 +2947,16 @@ export interface components {
       /** @enum {boolean} */
       twoFactorRequired: true
     }
+    /**
+     * @example {
+     *       "cardToken": "cardToken",
+     *       "customerId": "customerId",
+     *       "last4": "last4",
+     *       "brand": "brand",
+     *       "expMonth": 1,
+     *       "expYear": 1
+     *     }
+     */
     DefaultCard: {
       brand: string
       cardToken: string
@@ -2738,10 +2991,52 @@ export interface components {
       /** Format: uuid */
       requestId: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "evt_01jd8x5r0a1b2c3d4e5f6g7h8j",
+     *           "type": "payment.captured",
+     *           "resourceType": "payment",
+     *           "resourceId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *           "sequence": 2,
+     *           "createdAt": "2026-11-22T10:00:05Z",
+     *           "data": {
+     *             "paymentId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *             "amount": 15000,
+     *             "currency": "TRY"
+     *           }
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     EventList: {
       items: components['schemas']['WebhookEvent'][]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "exportId": "exp_0123456789abcdefghjkmnpq",
+     *       "status": "queued",
+     *       "format": "csv",
+     *       "downloadUrl": "downloadUrl",
+     *       "rowCount": 1,
+     *       "filters": {
+     *         "storeId": "storeId",
+     *         "status": "pending",
+     *         "from": "2026-11-28T10:00:00.000Z",
+     *         "to": "2026-11-28T10:00:00.000Z",
+     *         "amountMin": 15000,
+     *         "amountMax": 15000,
+     *         "customerId": "customerId",
+     *         "paymentId": "paymentId"
+     *       },
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "completedAt": "2026-11-22T10:00:00Z",
+     *       "expiresAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     Export: {
       completedAt: string | null
       /**
@@ -2779,6 +3074,19 @@ export interface components {
       rowCount: number
       status: 'queued' | 'processing' | 'ready' | 'failed' | 'expired'
     }
+    /**
+     * @example {
+     *       "bin": "bin",
+     *       "program": "program",
+     *       "options": [
+     *         {
+     *           "installmentCount": 1,
+     *           "totalAmount": 15000,
+     *           "installmentAmount": 15000
+     *         }
+     *       ]
+     *     }
+     */
     InstallmentOptions: {
       bin: string
       options: {
@@ -2880,6 +3188,21 @@ export interface components {
       url: string
       viewedAt: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "id",
+     *           "storeId": "storeId",
+     *           "status": "draft",
+     *           "amountMinor": 123456,
+     *           "currency": "TRY",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     InvoiceList: {
       items: {
         /**
@@ -2902,18 +3225,47 @@ export interface components {
     }
     /** @enum {string} */
     InvoiceStatus: 'draft' | 'sent' | 'activated' | 'viewed' | 'paid' | 'expired' | 'cancelled'
+    /**
+     * @example {
+     *       "apiKeyId": "apiKeyId",
+     *       "publicKey": "publicKey",
+     *       "secretKey": "secretKey"
+     *     }
+     */
     IssuedApiKey: {
       apiKeyId: string
       publicKey: string
       /** @description shown once */
       secretKey: string
     }
+    /**
+     * @example {
+     *       "status": "none",
+     *       "decidedAt": "2026-11-22T10:00:00Z",
+     *       "sessionId": "sessionId",
+     *       "subjectId": "subjectId"
+     *     }
+     */
     KycStatus: {
       decidedAt: string | null
       sessionId: string | null
       status: 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired'
       subjectId: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "accountType": "buyer_pending",
+     *           "direction": "DEBIT",
+     *           "amount": 15000,
+     *           "currency": "TRY",
+     *           "ownerType": "platform",
+     *           "ownerId": "ownerId"
+     *         }
+     *       ]
+     *     }
+     */
     LedgerLegList: {
       items: {
         /** @example buyer_pending */
@@ -3043,6 +3395,60 @@ export interface components {
       /** @description keyed hash of the card number, stable per merchant (not across merchants) */
       fingerprint: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *           "merchantId": "mrc_01jd8x0a1b2c3d4e5f6g7h8j9k",
+     *           "storeId": "sto_01jd8x0b1c2d3e4f5g6h7j8k9m",
+     *           "transactionId": "SIP-1042",
+     *           "method": "card",
+     *           "status": "captured",
+     *           "amount": 15000,
+     *           "capturedAmount": 15000,
+     *           "currency": "TRY",
+     *           "commission": 435,
+     *           "netAmount": 14565,
+     *           "captures": [
+     *             {
+     *               "id": "cap_01jd8x5s3n5m8s0u2w4x6z8b0c",
+     *               "amount": 15000,
+     *               "createdAt": "2026-11-22T10:00:05Z"
+     *             }
+     *           ],
+     *           "cardMask": "450803******4318",
+     *           "cardBrand": "visa",
+     *           "cardType": "credit",
+     *           "bin": "45080300",
+     *           "installmentCount": 1,
+     *           "threeDSecure": false,
+     *           "authCode": "123456",
+     *           "declineCode": null,
+     *           "card": {
+     *             "fingerprint": "fp_3b1f0c9e5a7d2b4c"
+     *           },
+     *           "risk": {
+     *             "decision": "allow",
+     *             "score": 12,
+     *             "reasons": [],
+     *             "ruleIds": []
+     *           },
+     *           "failureCode": null,
+     *           "refundAmount": 0,
+     *           "refundableAmount": 15000,
+     *           "customerId": null,
+     *           "metadata": {
+     *             "orderId": "SIP-1042"
+     *           },
+     *           "paymentLinkId": null,
+     *           "createdAt": "2026-11-22T10:00:00Z",
+     *           "completedAt": "2026-11-22T10:00:05Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     PaymentList: {
       items: components['schemas']['Payment'][]
       /** @description pass as cursor, with the same filters, for the next page; null on the last */
@@ -3119,6 +3525,23 @@ export interface components {
       status: components['schemas']['PayoutStatus']
       submerchantId: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "balanceTransactionId": "balanceTransactionId",
+     *           "type": "type",
+     *           "sourceId": "sourceId",
+     *           "amountMinor": 15000,
+     *           "feeMinor": 15000,
+     *           "netMinor": 1,
+     *           "settledMinor": 1,
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     PayoutBalanceTransactionList: {
       items: {
         /** @description gross: net + fee */
@@ -3142,10 +3565,49 @@ export interface components {
     }
     /** @enum {string} */
     PayoutDraftStatus: 'draft' | 'approved' | 'cancelled'
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "payoutId": "0b7e5a52-9c1d-4f3e-8a6b-2d4c6e8f0a1b",
+     *           "status": "paid",
+     *           "submerchantId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+     *           "draftId": null,
+     *           "ownerType": "submerchant",
+     *           "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+     *           "kind": "submerchant",
+     *           "rail": "fast",
+     *           "arrivalDate": null,
+     *           "bankAccountLast4": "1326",
+     *           "amountMinor": 250000,
+     *           "currency": "TRY",
+     *           "holderName": "Mehmet Kaya",
+     *           "destMasked": "TR33 **** **** **** **** 1326",
+     *           "clientReference": "HAKEDIS-2026-11",
+     *           "failureCode": null,
+     *           "metadata": {},
+     *           "createdAt": "2026-11-26T07:00:00Z",
+     *           "processingAt": "2026-11-26T07:00:02Z",
+     *           "paidAt": "2026-11-26T07:00:09Z",
+     *           "failedAt": null
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     PayoutList: {
       items: components['schemas']['Payout'][]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "interval": "daily",
+     *       "anchor": "anchor",
+     *       "minimumMinor": 1,
+     *       "nextRunDate": "2026-11-28",
+     *       "updatedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     PayoutSchedule: {
       anchor: string | null
       /** @description `manual`: no automatic payouts (the balance accrues) */
@@ -3156,6 +3618,21 @@ export interface components {
     }
     /** @enum {string} */
     PayoutStatus: 'pending' | 'processing' | 'paid' | 'failed'
+    /**
+     * @example {
+     *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+     *       "owner": "merchant",
+     *       "provider": "provider",
+     *       "bank": "bank",
+     *       "name": "Ayşe Yılmaz",
+     *       "environment": "environment",
+     *       "installmentPrograms": [
+     *         "installmentPrograms"
+     *       ],
+     *       "enabled": false,
+     *       "createdAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     PosAccount: {
       bank: string
       /**
@@ -3172,6 +3649,28 @@ export interface components {
       owner: 'merchant' | 'platform'
       provider: string
     }
+    /**
+     * @example {
+     *       "publicHash": "publicHash",
+     *       "merchantName": "Ayşe Yılmaz",
+     *       "status": "draft",
+     *       "amountMinor": 123456,
+     *       "currency": "TRY",
+     *       "lineItems": [
+     *         {
+     *           "name": "Ayşe Yılmaz",
+     *           "qty": 1,
+     *           "unitPriceMinor": 123456,
+     *           "lineTotalMinor": 123456
+     *         }
+     *       ],
+     *       "buyerName": "Ayşe Yılmaz",
+     *       "dueDate": "2026-11-22T10:00:00Z",
+     *       "expiresAt": "2026-11-22T10:00:00Z",
+     *       "notes": "notes",
+     *       "paidAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     PublicInvoiceView: {
       /**
        * @description kuruş
@@ -3232,11 +3731,42 @@ export interface components {
       refundId: string
       status: components['schemas']['RefundStatus']
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "refundId": "rfn_01jd9b2c3d4e5f6g7h8j9k0m1n",
+     *           "status": "completed",
+     *           "amount": 5000,
+     *           "reason": "customer request",
+     *           "bankRefundId": "RF-778812",
+     *           "metadata": {},
+     *           "createdAt": "2026-11-23T08:30:00Z",
+     *           "completedAt": "2026-11-23T08:30:01Z"
+     *         }
+     *       ]
+     *     }
+     */
     RefundList: {
       items: components['schemas']['Refund'][]
     }
     /** @enum {string} */
     RefundStatus: 'pending' | 'completed' | 'failed'
+    /**
+     * @example {
+     *       "reportId": "rpt_0123456789abcdefghjkmnpq",
+     *       "type": "balance_summary",
+     *       "status": "queued",
+     *       "format": "csv",
+     *       "from": "2026-11-22T10:00:00Z",
+     *       "to": "2026-11-22T10:00:00Z",
+     *       "downloadUrl": "downloadUrl",
+     *       "rowCount": 1,
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "completedAt": "2026-11-22T10:00:00Z",
+     *       "expiresAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     Report: {
       completedAt: string | null
       /**
@@ -3309,6 +3839,30 @@ export interface components {
       status: number
       submerchantId: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "req_0123456789abcdefghjkmnpq",
+     *           "requestId": "0b6c1e9e-9d1c-4c47-9d0e-2f1f7f0c8a11",
+     *           "method": "POST",
+     *           "path": "/v1/payments/pay_0123456789abcdefghjkmnpq/refund",
+     *           "route": "/v1/payments/:id/refund",
+     *           "status": 409,
+     *           "errorCode": "SVC-PAY-3203",
+     *           "reason": null,
+     *           "durationMs": 12,
+     *           "apiKeyId": "key_0123456789abcdefghjkmnpq",
+     *           "keyPrefix": "pk_demo_ab12",
+     *           "mode": "demo",
+     *           "submerchantId": null,
+     *           "idempotencyKey": "4f1c2c0e-5d8f-4e39-9a3a-7a9d2b7f6e10",
+     *           "createdAt": "2026-11-27T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     RequestLogList: {
       items: components['schemas']['RequestLog'][]
       nextCursor: string | null
@@ -3337,6 +3891,16 @@ export interface components {
       /** @description signals and weights: docs/risk.md */
       score: number
     }
+    /**
+     * @example {
+     *       "evaluated": 1,
+     *       "matched": 1,
+     *       "matchedAmount": 15000,
+     *       "samplePaymentIds": [
+     *         "samplePaymentIds"
+     *       ]
+     *     }
+     */
     RiskBacktest: {
       /** @description card payments of the last 30 days with stored facts */
       evaluated: number
@@ -3346,6 +3910,15 @@ export interface components {
       /** @description up to 10, newest first */
       samplePaymentIds: string[]
     }
+    /**
+     * @example {
+     *       "id": "rli_0123456789abcdefghjkmnpq",
+     *       "list": "card_fingerprint",
+     *       "value": "value",
+     *       "note": "note",
+     *       "createdAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     RiskListItem: {
       /**
        * Format: date-time
@@ -3359,6 +3932,24 @@ export interface components {
       note: string | null
       value: string
     }
+    /**
+     * @example {
+     *       "id": "rule_0123456789abcdefghjkmnpq",
+     *       "name": "Ayşe Yılmaz",
+     *       "action": "block",
+     *       "condition": {
+     *         "==": [
+     *           {
+     *             "var": "card.brand"
+     *           },
+     *           "visa"
+     *         ]
+     *       },
+     *       "enabled": false,
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "updatedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     RiskRule: {
       action: 'block' | 'review' | 'require_3ds'
       condition: unknown
@@ -3377,6 +3968,29 @@ export interface components {
        */
       updatedAt: string
     }
+    /**
+     * @example {
+     *       "rules": [
+     *         {
+     *           "condition": {
+     *             "==": [
+     *               {
+     *                 "var": "card.brand"
+     *               },
+     *               "visa"
+     *             ]
+     *           },
+     *           "posAccountIds": [
+     *             "posAccountIds"
+     *           ]
+     *         }
+     *       ],
+     *       "default": [
+     *         "default"
+     *       ],
+     *       "updatedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     Routing: {
       default: string[]
       rules: {
@@ -3452,6 +4066,20 @@ export interface components {
       testClockId: string | null
       trialEndAt: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "cycleNumber": 1,
+     *           "paymentId": "paymentId",
+     *           "status": "captured",
+     *           "amountMinor": 14900,
+     *           "chargedAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     SubscriptionChargeList: {
       /** @description Every charge attempt, newest first; dunning retries are separate items. */
       items: {
@@ -3471,6 +4099,24 @@ export interface components {
       }[]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "id",
+     *           "storeId": "storeId",
+     *           "status": "trialing",
+     *           "amountMinor": 14900,
+     *           "currency": "TRY",
+     *           "intervalCount": 1,
+     *           "intervalUnit": "day",
+     *           "nextChargeAt": "2026-11-22T10:00:00Z",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     SubscriptionList: {
       items: {
         /**
@@ -3494,6 +4140,21 @@ export interface components {
       }[]
       nextCursor: string | null
     }
+    /**
+     * @example {
+     *       "publicHash": "publicHash",
+     *       "merchantName": "Ayşe Yılmaz",
+     *       "status": "trialing",
+     *       "amountMinor": 14900,
+     *       "currency": "TRY",
+     *       "intervalCount": 1,
+     *       "intervalUnit": "day",
+     *       "cardLast4": "cardLast4",
+     *       "cardBrand": "cardBrand",
+     *       "nextChargeAt": "2026-11-22T10:00:00Z",
+     *       "cancelAtPeriodEnd": false
+     *     }
+     */
     SubscriptionPortalView: {
       /**
        * @description kuruş per cycle
@@ -3540,6 +4201,19 @@ export interface components {
       /** @description `advancing` while an advance runs; another advance or delete is then 409. */
       status: 'ready' | 'advancing'
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "clk_01jd8z1a2b3c4d5e6f7g8h9j0k",
+     *           "name": "yearly renewal test",
+     *           "frozenTime": "2027-01-01T00:00:00Z",
+     *           "status": "ready",
+     *           "createdAt": "2026-11-27T10:00:00Z"
+     *         }
+     *       ]
+     *     }
+     */
     TestClockList: {
       items: components['schemas']['TestClock'][]
     }
@@ -3590,6 +4264,46 @@ export interface components {
       storeId: string
       transactionId: string
     }
+    /**
+     * @example {
+     *       "id": "id",
+     *       "storeId": "storeId",
+     *       "transactionId": "transactionId",
+     *       "method": "card",
+     *       "status": "pending",
+     *       "amount": 15000,
+     *       "currency": "TRY",
+     *       "commission": 1,
+     *       "netAmount": 15000,
+     *       "customerId": "customerId",
+     *       "refundAmount": 15000,
+     *       "refunds": [
+     *         {
+     *           "refundId": "refundId",
+     *           "amount": 15000,
+     *           "status": "pending",
+     *           "reason": "reason",
+     *           "createdAt": "2026-11-22T10:00:00Z",
+     *           "completedAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "refundsCount": 1,
+     *       "chargebacks": [
+     *         {
+     *           "chargebackId": "chargebackId",
+     *           "amount": 15000,
+     *           "status": "received",
+     *           "reasonCode": "reasonCode",
+     *           "receivedAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "chargebacksCount": 1,
+     *       "chargebackOpenAmount": 15000,
+     *       "chargebackTotalAmount": 15000,
+     *       "createdAt": "2026-11-22T10:00:00Z",
+     *       "completedAt": "2026-11-22T10:00:00Z"
+     *     }
+     */
     TransactionDetail: {
       amount: number
       chargebackOpenAmount: number
@@ -3639,6 +4353,25 @@ export interface components {
       storeId: string
       transactionId: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+     *           "storeId": "sto_01jd8x0b1c2d3e4f5g6h7j8k9m",
+     *           "transactionId": "SIP-1042",
+     *           "status": "captured",
+     *           "method": "card",
+     *           "amount": 15000,
+     *           "currency": "TRY",
+     *           "refundsCount": 0,
+     *           "chargebacksCount": 0,
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     TransactionList: {
       items: components['schemas']['Transaction'][]
       nextCursor: string | null
@@ -3671,6 +4404,28 @@ export interface components {
       status: 'pending' | 'delivered' | 'failed'
       url: string
     }
+    /**
+     * @example {
+     *       "items": [
+     *         {
+     *           "id": "id",
+     *           "eventId": "eventId",
+     *           "eventType": "eventType",
+     *           "endpointId": "endpointId",
+     *           "url": "url",
+     *           "status": "pending",
+     *           "attemptCount": 1,
+     *           "nextAttemptAt": "2026-11-22T10:00:00Z",
+     *           "lastAttemptAt": "2026-11-22T10:00:00Z",
+     *           "lastStatusCode": 1,
+     *           "lastError": "lastError",
+     *           "deliveredAt": "2026-11-22T10:00:00Z",
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
     WebhookDeliveryList: {
       items: components['schemas']['WebhookDelivery'][]
       nextCursor: string | null
@@ -3723,6 +4478,15 @@ export interface components {
       /** @example payment.captured */
       type: string
     }
+    /**
+     * @example {
+     *       "subjectScope": "merchant",
+     *       "merchantId": "merchantId",
+     *       "apiKeyId": "apiKeyId",
+     *       "storeId": "storeId",
+     *       "submerchantId": "submerchantId"
+     *     }
+     */
     Whoami: {
       apiKeyId: string
       merchantId: string
@@ -3779,6 +4543,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "storeId": "storeId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': {
             merchantId: string
             publicKey: string
@@ -3836,6 +4608,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           commission?: {
             fixedMinor?: number
@@ -3854,6 +4631,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "storeId": "storeId",
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey",
+           *       "dashboard": {
+           *         "email": "email",
+           *         "password": "password"
+           *       }
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             dashboard: {
@@ -3925,6 +4715,22 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "name": "Ayşe Yılmaz",
+           *       "kycStatus": "none",
+           *       "kycDecidedAt": "2026-11-22T10:00:00Z",
+           *       "pricing": {
+           *         "rateBpsByInstallment": [
+           *           1
+           *         ],
+           *         "fixedMinor": 1
+           *       },
+           *       "settlementDelaySeconds": 1,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /**
              * Format: date-time
@@ -4000,6 +4806,22 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "apiKeyId": "apiKeyId",
+           *           "publicKey": "publicKey",
+           *           "storeId": "storeId",
+           *           "submerchantId": "submerchantId",
+           *           "subjectScope": "subjectScope",
+           *           "status": "status",
+           *           "expiresAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: {
               apiKeyId: string
@@ -4135,6 +4957,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey",
+           *       "previousKeyExpiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             /**
@@ -4199,6 +5029,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "status": "none"
+         *     }
+         */
         'application/json': {
           status: 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired'
         }
@@ -4211,6 +5046,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "status": "status",
+           *       "decidedAt": "decidedAt"
+           *     }
+           */
           'application/json': {
             decidedAt: string | null
             merchantId: string
@@ -4269,6 +5111,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           name?: string
         }
@@ -4281,6 +5124,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "storeId": "storeId",
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             publicKey: string
@@ -4341,6 +5192,13 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz",
+         *       "iban": "iban",
+         *       "holderName": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           holderName: string
           iban: string
@@ -4360,6 +5218,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "submerchantId": "submerchantId",
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             publicKey: string
@@ -4424,6 +5290,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *           "owner": "merchant",
+           *           "provider": "provider",
+           *           "bank": "bank",
+           *           "name": "Ayşe Yılmaz",
+           *           "environment": "environment",
+           *           "installmentPrograms": [
+           *             "installmentPrograms"
+           *           ],
+           *           "enabled": false,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['PosAccount'][]
           }
@@ -4496,6 +5381,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "provider": "provider",
+         *       "name": "Ayşe Yılmaz",
+         *       "environment": "test",
+         *       "credentials": {}
+         *     }
+         */
         'application/json': {
           /** @description est_v3: which EST bank */
           bank?: string
@@ -4525,6 +5418,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -4603,6 +5511,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -4751,6 +5674,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials?: {
@@ -4770,6 +5698,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -4846,6 +5789,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "subjectScope": "merchant",
+           *       "merchantId": "merchantId",
+           *       "apiKeyId": "apiKeyId",
+           *       "storeId": "storeId",
+           *       "submerchantId": "submerchantId"
+           *     }
+           */
           'application/json': components['schemas']['Whoami']
         }
       }
@@ -4941,6 +5893,26 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "btx_0123456789abcdefghjkmnpq",
+           *           "type": "charge",
+           *           "amount": 15000,
+           *           "fee": 15000,
+           *           "net": 1,
+           *           "currency": "TRY",
+           *           "status": "pending",
+           *           "availableOn": "2026-11-22T10:00:00Z",
+           *           "sourceId": "sourceId",
+           *           "payoutId": "payoutId",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['BalanceTransactionList']
         }
       }
@@ -5017,6 +5989,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "ownerType": "merchant",
+           *           "ownerId": "ownerId",
+           *           "reserveMinor": 1,
+           *           "availableMinor": 1,
+           *           "payoutPendingMinor": 1,
+           *           "currency": "TRY"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: {
               /** @description payable now */
@@ -5109,6 +6095,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "ibanMasked": "ibanMasked",
+           *       "last4": "last4",
+           *       "holderName": "Ayşe Yılmaz",
+           *       "payoutsHeldUntil": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['BankAccount']
         }
       }
@@ -5185,6 +6180,12 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "iban": "iban",
+         *       "holderName": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           /** @description the account holder as the bank knows it: 2–140 characters, letters, digits, spaces and . , ' & ( ) / - */
           holderName: string
@@ -5200,6 +6201,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "ibanMasked": "ibanMasked",
+           *       "last4": "last4",
+           *       "holderName": "Ayşe Yılmaz",
+           *       "payoutsHeldUntil": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['BankAccount']
         }
       }
@@ -5278,6 +6288,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "bin": "bin",
+           *       "brand": "brand",
+           *       "funding": "funding",
+           *       "bank": "bank",
+           *       "program": "program",
+           *       "country": "country"
+           *     }
+           */
           'application/json': components['schemas']['BinInfo']
         }
       }
@@ -5354,6 +6374,15 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "cardNumber": "cardNumber",
+         *       "expMonth": 12,
+         *       "expYear": 2030,
+         *       "cvc": "cvc",
+         *       "holderName": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': components['schemas']['TokenizeCard']
       }
     }
@@ -5364,6 +6393,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "cardToken": "tok_0123456789abcdefghjkmnpq",
+           *       "last4": "last4",
+           *       "bin": "bin",
+           *       "brand": "visa",
+           *       "cardType": "credit",
+           *       "expMonth": 1,
+           *       "expYear": 1,
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['CardToken']
         }
       }
@@ -5450,6 +6493,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "externalId": "order-1001",
+           *           "email": "email",
+           *           "name": "Ayşe Yılmaz",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['CustomerList']
         }
       }
@@ -5526,6 +6583,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "externalId": "order-1001"
+         *     }
+         */
         'application/json': components['schemas']['CreateCustomer']
       }
     }
@@ -5725,6 +6787,7 @@ export interface operations {
     /** @description Only the fields sent change; null clears email, phone or name. */
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': components['schemas']['UpdateCustomer']
       }
     }
@@ -5911,6 +6974,27 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "cuc_0123456789abcdefghjkmnpq",
+           *           "customerId": "customerId",
+           *           "cardToken": "cardToken",
+           *           "last4": "last4",
+           *           "brand": "brand",
+           *           "expMonth": 1,
+           *           "expYear": 1,
+           *           "isDefault": false,
+           *           "card": {
+           *             "fingerprint": "fingerprint"
+           *           },
+           *           "expired": false,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['CustomerCardList']
         }
       }
@@ -5989,6 +7073,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "cardToken": "tok_0123456789abcdefghjkmnpq"
+         *     }
+         */
         'application/json': components['schemas']['AttachCard']
       }
     }
@@ -5999,6 +7088,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "cuc_0123456789abcdefghjkmnpq",
+           *       "customerId": "customerId",
+           *       "cardToken": "cardToken",
+           *       "last4": "last4",
+           *       "brand": "brand",
+           *       "expMonth": 1,
+           *       "expYear": 1,
+           *       "isDefault": false,
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "expired": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "bin": "bin"
+           *     }
+           */
           'application/json': components['schemas']['CustomerCard']
         }
       }
@@ -6008,6 +7115,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "cuc_0123456789abcdefghjkmnpq",
+           *       "customerId": "customerId",
+           *       "cardToken": "cardToken",
+           *       "last4": "last4",
+           *       "brand": "brand",
+           *       "expMonth": 1,
+           *       "expYear": 1,
+           *       "isDefault": false,
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "expired": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "bin": "bin"
+           *     }
+           */
           'application/json': components['schemas']['CustomerCard']
         }
       }
@@ -6169,6 +7294,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "cardToken": "cardToken",
+           *       "customerId": "customerId",
+           *       "last4": "last4",
+           *       "brand": "brand",
+           *       "expMonth": 1,
+           *       "expYear": 1
+           *     }
+           */
           'application/json': components['schemas']['DefaultCard']
         }
       }
@@ -6239,6 +7374,12 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "email": "email",
+         *       "password": "password"
+         *     }
+         */
         'application/json': {
           email: string
           password: string
@@ -6252,6 +7393,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "token": "token",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json':
             | components['schemas']['DashboardSession']
             | components['schemas']['DashboardTwoFactorChallenge']
@@ -6324,6 +7471,12 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "challengeToken": "challengeToken",
+         *       "code": "code"
+         *     }
+         */
         'application/json': {
           challengeToken: string
           /** @description the 6-digit code of the authenticator app */
@@ -6338,6 +7491,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "token": "token",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['DashboardSession']
         }
       }
@@ -6488,6 +7647,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "userId": "userId",
+           *       "merchantId": "merchantId",
+           *       "email": "email"
+           *     }
+           */
           'application/json': {
             email: string
             merchantId: string
@@ -6562,6 +7728,13 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz",
+         *       "iban": "iban",
+         *       "holderName": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           holderName: string
           iban: string
@@ -6581,6 +7754,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "submerchantId": "submerchantId",
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             publicKey: string
@@ -6668,6 +7849,26 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "evt_01jd8x5r0a1b2c3d4e5f6g7h8j",
+           *           "type": "payment.captured",
+           *           "resourceType": "payment",
+           *           "resourceId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *           "sequence": 2,
+           *           "createdAt": "2026-11-22T10:00:05Z",
+           *           "data": {
+           *             "paymentId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *             "amount": 15000,
+           *             "currency": "TRY"
+           *           }
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['EventList']
         }
       }
@@ -6855,6 +8056,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "purpose": "dispute_evidence",
+           *       "size": 1,
+           *       "type": "pdf",
+           *       "sha256": "sha256",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /**
              * Format: date-time
@@ -6944,6 +8155,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "purpose": "dispute_evidence",
+           *       "size": 1,
+           *       "type": "pdf",
+           *       "sha256": "sha256",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /**
              * Format: date-time
@@ -7115,6 +8336,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "bin": "bin",
+           *       "program": "program",
+           *       "options": [
+           *         {
+           *           "installmentCount": 1,
+           *           "totalAmount": 15000,
+           *           "installmentAmount": 15000
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['InstallmentOptions']
         }
       }
@@ -7194,6 +8428,23 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "bin": "bin",
+           *       "brand": "brand",
+           *       "cardType": "cardType",
+           *       "bank": "bank",
+           *       "options": [
+           *         {
+           *           "installmentCount": 1,
+           *           "installmentAmount": 15000,
+           *           "firstInstallmentAmount": 15000,
+           *           "totalAmount": 15000,
+           *           "commission": 1
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             bank: string
             bin: string
@@ -7287,6 +8538,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "storeId": "storeId",
+           *           "status": "draft",
+           *           "amountMinor": 123456,
+           *           "currency": "TRY",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['InvoiceList']
         }
       }
@@ -7363,6 +8629,21 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "storeId": "storeId",
+         *       "amountMinor": 15000,
+         *       "currency": "TRY",
+         *       "lineItems": [
+         *         {
+         *           "name": "Ayşe Yılmaz",
+         *           "qty": 1,
+         *           "unitPriceMinor": 1,
+         *           "lineTotalMinor": 15000
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': {
           /** @description kuruş; must equal the sum of the line totals */
           amountMinor: number
@@ -7633,6 +8914,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -7643,6 +8925,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "draft",
+           *       "activatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             activatedAt: string | null
             id: string
@@ -7725,6 +9014,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -7735,6 +9025,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "draft",
+           *       "cancelledAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             cancelledAt: string | null
             id: string
@@ -7895,6 +9192,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -7905,6 +9203,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "draft",
+           *       "sentAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             id: string
             sentAt: string | null
@@ -7985,6 +9290,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "none",
+           *       "decidedAt": "2026-11-22T10:00:00Z",
+           *       "sessionId": "sessionId",
+           *       "subjectId": "subjectId"
+           *     }
+           */
           'application/json': components['schemas']['KycStatus']
         }
       }
@@ -8069,6 +9382,30 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "req_0123456789abcdefghjkmnpq",
+           *           "requestId": "0b6c1e9e-9d1c-4c47-9d0e-2f1f7f0c8a11",
+           *           "method": "POST",
+           *           "path": "/v1/payments/pay_0123456789abcdefghjkmnpq/refund",
+           *           "route": "/v1/payments/:id/refund",
+           *           "status": 409,
+           *           "errorCode": "SVC-PAY-3203",
+           *           "reason": null,
+           *           "durationMs": 12,
+           *           "apiKeyId": "key_0123456789abcdefghjkmnpq",
+           *           "keyPrefix": "pk_demo_ab12",
+           *           "mode": "demo",
+           *           "submerchantId": null,
+           *           "idempotencyKey": "4f1c2c0e-5d8f-4e39-9a3a-7a9d2b7f6e10",
+           *           "createdAt": "2026-11-27T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['RequestLogList']
         }
       }
@@ -8148,6 +9485,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "plink_0123456789abcdefghjkmnpq",
+           *           "storeId": "storeId",
+           *           "url": "url",
+           *           "qrUrl": "qrUrl",
+           *           "active": false,
+           *           "status": "active",
+           *           "amount": 15000,
+           *           "currency": "TRY",
+           *           "description": "description",
+           *           "maxPayments": 1,
+           *           "paymentsCount": 1,
+           *           "expiresAt": "2026-11-22T10:00:00Z",
+           *           "metadata": {},
+           *           "installments": false,
+           *           "collect": {
+           *             "email": false,
+           *             "phone": false,
+           *             "name": false
+           *           },
+           *           "returnUrl": "returnUrl",
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "deactivatedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': {
             items: {
               /** @description true while the link takes payments (status active) */
@@ -8265,6 +9633,13 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "storeId": "storeId",
+         *       "amount": 15000,
+         *       "description": "description"
+         *     }
+         */
         'application/json': {
           /**
            * @description kuruş, 100..10,000,000,000
@@ -8299,6 +9674,32 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "plink_0123456789abcdefghjkmnpq",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "qrUrl": "qrUrl",
+           *       "active": false,
+           *       "status": "active",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "description": "description",
+           *       "maxPayments": 1,
+           *       "paymentsCount": 1,
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "metadata": {},
+           *       "installments": false,
+           *       "collect": {
+           *         "email": false,
+           *         "phone": false,
+           *         "name": false
+           *       },
+           *       "returnUrl": "returnUrl",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "deactivatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /** @description true while the link takes payments (status active) */
             active: boolean
@@ -8415,6 +9816,32 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "plink_0123456789abcdefghjkmnpq",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "qrUrl": "qrUrl",
+           *       "active": false,
+           *       "status": "active",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "description": "description",
+           *       "maxPayments": 1,
+           *       "paymentsCount": 1,
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "metadata": {},
+           *       "installments": false,
+           *       "collect": {
+           *         "email": false,
+           *         "phone": false,
+           *         "name": false
+           *       },
+           *       "returnUrl": "returnUrl",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "deactivatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /** @description true while the link takes payments (status active) */
             active: boolean
@@ -8531,6 +9958,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -8541,6 +9969,32 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "plink_0123456789abcdefghjkmnpq",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "qrUrl": "qrUrl",
+           *       "active": false,
+           *       "status": "active",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "description": "description",
+           *       "maxPayments": 1,
+           *       "paymentsCount": 1,
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "metadata": {},
+           *       "installments": false,
+           *       "collect": {
+           *         "email": false,
+           *         "phone": false,
+           *         "name": false
+           *       },
+           *       "returnUrl": "returnUrl",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "deactivatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /** @description true while the link takes payments (status active) */
             active: boolean
@@ -8672,6 +10126,60 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *           "merchantId": "mrc_01jd8x0a1b2c3d4e5f6g7h8j9k",
+           *           "storeId": "sto_01jd8x0b1c2d3e4f5g6h7j8k9m",
+           *           "transactionId": "SIP-1042",
+           *           "method": "card",
+           *           "status": "captured",
+           *           "amount": 15000,
+           *           "capturedAmount": 15000,
+           *           "currency": "TRY",
+           *           "commission": 435,
+           *           "netAmount": 14565,
+           *           "captures": [
+           *             {
+           *               "id": "cap_01jd8x5s3n5m8s0u2w4x6z8b0c",
+           *               "amount": 15000,
+           *               "createdAt": "2026-11-22T10:00:05Z"
+           *             }
+           *           ],
+           *           "cardMask": "450803******4318",
+           *           "cardBrand": "visa",
+           *           "cardType": "credit",
+           *           "bin": "45080300",
+           *           "installmentCount": 1,
+           *           "threeDSecure": false,
+           *           "authCode": "123456",
+           *           "declineCode": null,
+           *           "card": {
+           *             "fingerprint": "fp_3b1f0c9e5a7d2b4c"
+           *           },
+           *           "risk": {
+           *             "decision": "allow",
+           *             "score": 12,
+           *             "reasons": [],
+           *             "ruleIds": []
+           *           },
+           *           "failureCode": null,
+           *           "refundAmount": 0,
+           *           "refundableAmount": 15000,
+           *           "customerId": null,
+           *           "metadata": {
+           *             "orderId": "SIP-1042"
+           *           },
+           *           "paymentLinkId": null,
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "completedAt": "2026-11-22T10:00:05Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['PaymentList']
         }
       }
@@ -8879,6 +10387,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "metadata": {}
+         *     }
+         */
         'application/json': {
           /** @description Merged into the payment's metadata: a key with a value is added or replaced, a key set to "" is removed. */
           metadata: {
@@ -9023,6 +10536,12 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "pares": "pares",
+         *       "correlationId": "correlationId"
+         *     }
+         */
         'application/json': {
           correlationId: string
           pares: string
@@ -9036,6 +10555,18 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "authCode": "authCode",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             amount: number
             authCode: string | null
@@ -9058,6 +10589,18 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "authCode": "authCode",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             amount: number
             authCode: string | null
@@ -9158,6 +10701,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description kuruş; omitted = the whole uncaptured remainder; more than it is 400 */
           amount?: number
@@ -9176,6 +10720,26 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "capturedAmount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "refundableAmount": 15000,
+           *       "captures": [
+           *         {
+           *           "id": "id",
+           *           "amount": 15000,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             /** @description the authorized amount */
             amount: number
@@ -9273,6 +10837,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "cbk_01jd9a1b2c3d4e5f6g7h8j9k0m",
+           *           "paymentId": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *           "amount": 15000,
+           *           "status": "received",
+           *           "reasonCode": "4837",
+           *           "bankChargebackId": "CB-2026-000123",
+           *           "receivedAt": "2026-11-25T09:00:00Z",
+           *           "resolvedAt": null,
+           *           "evidenceDueBy": "2026-12-09T09:00:00Z",
+           *           "resolution": null,
+           *           "evidenceSubmittedAt": null
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['ChargebackList']
         }
       }
@@ -9352,6 +10935,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -9362,6 +10946,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "chargebackId": "chargebackId",
+           *       "status": "received",
+           *       "resolution": "accepted",
+           *       "resolvedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             chargebackId: string
             resolution: 'accepted' | 'reversed' | 'won' | 'lost' | 'expired' | null
@@ -9446,6 +11038,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           customerCommunication?: string
           fileIds?: string[]
@@ -9464,6 +11057,26 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "chargebackId": "chargebackId",
+           *       "paymentId": "paymentId",
+           *       "status": "received",
+           *       "evidenceDueBy": "2026-11-22T10:00:00Z",
+           *       "evidence": {
+           *         "productDescription": "productDescription",
+           *         "customerCommunication": "customerCommunication",
+           *         "shippingTrackingNumber": "shippingTrackingNumber",
+           *         "refundPolicy": "refundPolicy",
+           *         "uncategorizedText": "uncategorizedText",
+           *         "fileIds": [
+           *           "fileIds"
+           *         ]
+           *       },
+           *       "evidenceFileId": "evidenceFileId",
+           *       "submittedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             chargebackId: string
             evidence: {
@@ -9562,6 +11175,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -9572,6 +11186,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "chargebackId": "chargebackId",
+           *       "status": "received",
+           *       "resolution": "accepted",
+           *       "resolvedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             chargebackId: string
             resolution: 'accepted' | 'reversed' | 'won' | 'lost' | 'expired' | null
@@ -9655,6 +11277,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "status": "status"
+           *     }
+           */
           'application/json': {
             paymentId: string
             status: string
@@ -9700,6 +11328,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @description kuruş; omitted = the whole refundableAmount */
           amount?: number
@@ -9719,6 +11348,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "status": "pending",
+           *       "refundAmount": 15000,
+           *       "refundableAmount": 15000,
+           *       "lastRefund": {
+           *         "refundId": "rfn_01jd9b2c3d4e5f6g7h8j9k0m1n",
+           *         "status": "completed",
+           *         "amount": 5000,
+           *         "reason": "customer request",
+           *         "bankRefundId": "RF-778812",
+           *         "metadata": {},
+           *         "createdAt": "2026-11-23T08:30:00Z",
+           *         "completedAt": "2026-11-23T08:30:01Z"
+           *       }
+           *     }
+           */
           'application/json': {
             lastRefund: components['schemas']['Refund']
             paymentId: string
@@ -9734,6 +11381,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "status": "pending",
+           *       "refundAmount": 15000,
+           *       "refundableAmount": 15000,
+           *       "lastRefund": {
+           *         "refundId": "rfn_01jd9b2c3d4e5f6g7h8j9k0m1n",
+           *         "status": "completed",
+           *         "amount": 5000,
+           *         "reason": "customer request",
+           *         "bankRefundId": "RF-778812",
+           *         "metadata": {},
+           *         "createdAt": "2026-11-23T08:30:00Z",
+           *         "completedAt": "2026-11-23T08:30:01Z"
+           *       }
+           *     }
+           */
           'application/json': {
             lastRefund: components['schemas']['Refund']
             paymentId: string
@@ -9818,6 +11483,22 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "refundId": "rfn_01jd9b2c3d4e5f6g7h8j9k0m1n",
+           *           "status": "completed",
+           *           "amount": 5000,
+           *           "reason": "customer request",
+           *           "bankRefundId": "RF-778812",
+           *           "metadata": {},
+           *           "createdAt": "2026-11-23T08:30:00Z",
+           *           "completedAt": "2026-11-23T08:30:01Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['RefundList']
         }
       }
@@ -9896,6 +11577,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           reason?: string
         }
@@ -9908,6 +11590,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "capturedAmount": 15000
+           *     }
+           */
           'application/json': {
             amount: number
             /** @description what stays captured: 0 after a void, the captures after a partially captured payment’s remainder is released */
@@ -9995,6 +11686,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "transactionId": "transactionId",
+         *       "amount": 15000,
+         *       "currency": "TRY",
+         *       "cardToken": "tok_0123456789abcdefghjkmnpq"
+         *     }
+         */
         'application/json': {
           /** @description kuruş; must equal the session amount */
           amount: number
@@ -10026,6 +11725,42 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "transactionId": "transactionId",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "cardMask": "cardMask",
+           *       "cardBrand": "cardBrand",
+           *       "cardType": "cardType",
+           *       "installmentCount": 1,
+           *       "threeDSecure": false,
+           *       "authCode": "authCode",
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "risk": {
+           *         "decision": "allow",
+           *         "score": 1,
+           *         "reasons": [
+           *           "reasons"
+           *         ],
+           *         "ruleIds": [
+           *           "ruleIds"
+           *         ]
+           *       },
+           *       "failureCode": "failureCode",
+           *       "correlationId": "correlationId",
+           *       "challengeUrl": "challengeUrl",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Charge']
         }
       }
@@ -10035,6 +11770,42 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "transactionId": "transactionId",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "cardMask": "cardMask",
+           *       "cardBrand": "cardBrand",
+           *       "cardType": "cardType",
+           *       "installmentCount": 1,
+           *       "threeDSecure": false,
+           *       "authCode": "authCode",
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "risk": {
+           *         "decision": "allow",
+           *         "score": 1,
+           *         "reasons": [
+           *           "reasons"
+           *         ],
+           *         "ruleIds": [
+           *           "ruleIds"
+           *         ]
+           *       },
+           *       "failureCode": "failureCode",
+           *       "correlationId": "correlationId",
+           *       "challengeUrl": "challengeUrl",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Charge']
         }
       }
@@ -10044,6 +11815,42 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "transactionId": "transactionId",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "cardMask": "cardMask",
+           *       "cardBrand": "cardBrand",
+           *       "cardType": "cardType",
+           *       "installmentCount": 1,
+           *       "threeDSecure": false,
+           *       "authCode": "authCode",
+           *       "card": {
+           *         "fingerprint": "fingerprint"
+           *       },
+           *       "risk": {
+           *         "decision": "allow",
+           *         "score": 1,
+           *         "reasons": [
+           *           "reasons"
+           *         ],
+           *         "ruleIds": [
+           *           "ruleIds"
+           *         ]
+           *       },
+           *       "failureCode": "failureCode",
+           *       "correlationId": "correlationId",
+           *       "challengeUrl": "challengeUrl",
+           *       "metadata": {},
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Charge']
         }
       }
@@ -10129,6 +11936,13 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "transactionId": "transactionId",
+         *       "currency": "TRY",
+         *       "returnUrl": "https://shop.example.com/orders/1001"
+         *     }
+         */
         'application/json': {
           /** @description kuruş */
           amount?: number
@@ -10165,6 +11979,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10",
+           *       "checkoutUrl": "checkoutUrl",
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "merchantId": "merchantId",
+           *       "transactionId": "transactionId",
+           *       "mode": "mode",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "status": "active",
+           *       "metadata": {}
+           *     }
+           */
           'application/json': components['schemas']['CheckoutSession']
         }
       }
@@ -10174,6 +12002,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10",
+           *       "checkoutUrl": "checkoutUrl",
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "merchantId": "merchantId",
+           *       "transactionId": "transactionId",
+           *       "mode": "mode",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "status": "active",
+           *       "metadata": {}
+           *     }
+           */
           'application/json': components['schemas']['CheckoutSession']
         }
       }
@@ -10250,6 +12092,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "storeId": "storeId",
+         *       "rows": [
+         *         {}
+         *       ]
+         *     }
+         */
         'application/json': {
           rows: {
             /** @description kuruş, an integer > 0 */
@@ -10273,6 +12123,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "draftId": "draftId",
+           *       "storeId": "storeId",
+           *       "status": "draft",
+           *       "rowCount": 1,
+           *       "validCount": 1,
+           *       "invalidCount": 1,
+           *       "validTotalMinor": 15000,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "approvedAt": "2026-11-22T10:00:00Z",
+           *       "cancelledAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             approvedAt: string | null
             cancelledAt: string | null
@@ -10367,6 +12231,33 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "draftId": "draftId",
+           *       "storeId": "storeId",
+           *       "status": "draft",
+           *       "rowCount": 1,
+           *       "validCount": 1,
+           *       "invalidCount": 1,
+           *       "validTotalMinor": 15000,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "approvedAt": "2026-11-22T10:00:00Z",
+           *       "cancelledAt": "2026-11-22T10:00:00Z",
+           *       "rows": [
+           *         {
+           *           "index": 1,
+           *           "valid": false,
+           *           "errors": [
+           *             "errors"
+           *           ],
+           *           "rail": "rail",
+           *           "holderName": "Ayşe Yılmaz",
+           *           "amountMinor": 15000,
+           *           "destMasked": "destMasked"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             approvedAt: string | null
             cancelledAt: string | null
@@ -10471,6 +12362,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -10481,6 +12373,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "draftId": "draftId",
+           *       "status": "approved",
+           *       "payoutIds": [
+           *         "6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10"
+           *       ],
+           *       "payoutCount": 1
+           *     }
+           */
           'application/json': {
             draftId: string
             payoutCount: number
@@ -10565,6 +12467,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -10575,6 +12478,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "draftId": "draftId",
+           *       "storeId": "storeId",
+           *       "status": "draft",
+           *       "rowCount": 1,
+           *       "validCount": 1,
+           *       "invalidCount": 1,
+           *       "validTotalMinor": 15000,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "approvedAt": "2026-11-22T10:00:00Z",
+           *       "cancelledAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             approvedAt: string | null
             cancelledAt: string | null
@@ -10667,6 +12584,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "interval": "daily",
+           *       "anchor": "anchor",
+           *       "minimumMinor": 1,
+           *       "nextRunDate": "2026-11-28",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PayoutSchedule']
         }
       }
@@ -10743,6 +12669,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "interval": "daily"
+         *     }
+         */
         'application/json': {
           anchor?: (string | number) | null
           /** @description `manual`: no automatic payouts (the balance accrues) */
@@ -10759,6 +12690,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "interval": "daily",
+           *       "anchor": "anchor",
+           *       "minimumMinor": 1,
+           *       "nextRunDate": "2026-11-28",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PayoutSchedule']
         }
       }
@@ -10845,6 +12785,36 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "payoutId": "0b7e5a52-9c1d-4f3e-8a6b-2d4c6e8f0a1b",
+           *           "status": "paid",
+           *           "submerchantId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+           *           "draftId": null,
+           *           "ownerType": "submerchant",
+           *           "ownerId": "sbj_01jd8y1a2b3c4d5e6f7g8h9j0k",
+           *           "kind": "submerchant",
+           *           "rail": "fast",
+           *           "arrivalDate": null,
+           *           "bankAccountLast4": "1326",
+           *           "amountMinor": 250000,
+           *           "currency": "TRY",
+           *           "holderName": "Mehmet Kaya",
+           *           "destMasked": "TR33 **** **** **** **** 1326",
+           *           "clientReference": "HAKEDIS-2026-11",
+           *           "failureCode": null,
+           *           "metadata": {},
+           *           "createdAt": "2026-11-26T07:00:00Z",
+           *           "processingAt": "2026-11-26T07:00:02Z",
+           *           "paidAt": "2026-11-26T07:00:09Z",
+           *           "failedAt": null
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['PayoutList']
         }
       }
@@ -10921,6 +12891,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "submerchantId": "submerchantId",
+         *       "rail": "fast",
+         *       "amountMinor": 15000,
+         *       "currency": "TRY"
+         *     }
+         */
         'application/json': {
           /** @description kuruş */
           amountMinor: number
@@ -11155,6 +13133,23 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "balanceTransactionId": "balanceTransactionId",
+           *           "type": "type",
+           *           "sourceId": "sourceId",
+           *           "amountMinor": 15000,
+           *           "feeMinor": 15000,
+           *           "netMinor": 1,
+           *           "settledMinor": 1,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['PayoutBalanceTransactionList']
         }
       }
@@ -11231,6 +13226,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *           "owner": "merchant",
+           *           "provider": "provider",
+           *           "bank": "bank",
+           *           "name": "Ayşe Yılmaz",
+           *           "environment": "environment",
+           *           "installmentPrograms": [
+           *             "installmentPrograms"
+           *           ],
+           *           "enabled": false,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['PosAccount'][]
           }
@@ -11309,6 +13323,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "provider": "provider",
+         *       "name": "Ayşe Yılmaz",
+         *       "environment": "test",
+         *       "credentials": {}
+         *     }
+         */
         'application/json': {
           /** @description est_v3: which EST bank */
           bank?: string
@@ -11338,6 +13360,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -11416,6 +13453,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -11576,6 +13628,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz"
+         *     }
+         */
         'application/json': {
           /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials?: {
@@ -11595,6 +13652,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "pos_0h4k8m2q6t9w3y7b1d5f8j2n",
+           *       "owner": "merchant",
+           *       "provider": "provider",
+           *       "bank": "bank",
+           *       "name": "Ayşe Yılmaz",
+           *       "environment": "environment",
+           *       "installmentPrograms": [
+           *         "installmentPrograms"
+           *       ],
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PosAccount']
         }
       }
@@ -11673,6 +13745,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "publicHash": "publicHash",
+           *       "merchantName": "Ayşe Yılmaz",
+           *       "status": "draft",
+           *       "amountMinor": 123456,
+           *       "currency": "TRY",
+           *       "lineItems": [
+           *         {
+           *           "name": "Ayşe Yılmaz",
+           *           "qty": 1,
+           *           "unitPriceMinor": 123456,
+           *           "lineTotalMinor": 123456
+           *         }
+           *       ],
+           *       "buyerName": "Ayşe Yılmaz",
+           *       "dueDate": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "notes": "notes",
+           *       "paidAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['PublicInvoiceView']
         }
       }
@@ -11736,6 +13830,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -11746,6 +13841,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "checkoutUrl": "checkoutUrl",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             checkoutUrl: string
             /**
@@ -11892,6 +13994,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "mode": "payment",
+           *       "status": "active",
+           *       "merchantName": "Ayşe Yılmaz",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "description": "description",
+           *       "expiresAt": "2026-11-22T10:00:00Z",
+           *       "installmentEnabled": false,
+           *       "saveCardAvailable": false,
+           *       "qrPayload": "qrPayload",
+           *       "paymentId": "paymentId",
+           *       "paymentStatus": "paymentStatus",
+           *       "redirectUrl": "redirectUrl"
+           *     }
+           */
           'application/json': {
             amount: number | null
             /** @enum {string} */
@@ -11960,6 +14080,17 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "card": {
+         *         "number": "number",
+         *         "expMonth": 1,
+         *         "expYear": 1,
+         *         "cvc": "cvc",
+         *         "holderName": "Ayşe Yılmaz"
+         *       }
+         *     }
+         */
         'application/json': {
           card: {
             cvc: string
@@ -11978,6 +14109,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "status": "card_updated",
+           *       "redirectUrl": "redirectUrl",
+           *       "card": {
+           *         "brand": "brand",
+           *         "last4": "last4",
+           *         "expMonth": 1,
+           *         "expYear": 1
+           *       }
+           *     }
+           */
           'application/json': {
             card: {
               brand: string
@@ -12052,6 +14196,22 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "bin": "bin",
+           *       "brand": "brand",
+           *       "cardType": "cardType",
+           *       "bank": "bank",
+           *       "options": [
+           *         {
+           *           "installmentCount": 1,
+           *           "installmentAmount": 15000,
+           *           "firstInstallmentAmount": 15000,
+           *           "totalAmount": 15000
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             bank: string
             bin: string
@@ -12120,6 +14280,17 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "card": {
+         *         "number": "number",
+         *         "expMonth": 1,
+         *         "expYear": 1,
+         *         "cvc": "cvc",
+         *         "holderName": "Ayşe Yılmaz"
+         *       }
+         *     }
+         */
         'application/json': {
           card: {
             cvc: string
@@ -12140,6 +14311,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "paymentId": "paymentId",
+           *       "status": "status",
+           *       "redirectUrl": "redirectUrl",
+           *       "challengeUrl": "challengeUrl"
+           *     }
+           */
           'application/json': {
             challengeUrl: string | null
             paymentId: string
@@ -12155,6 +14335,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "paymentId": "paymentId",
+           *       "status": "status",
+           *       "redirectUrl": "redirectUrl",
+           *       "challengeUrl": "challengeUrl"
+           *     }
+           */
           'application/json': {
             challengeUrl: string | null
             paymentId: string
@@ -12239,6 +14428,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "publicHash": "publicHash",
+           *       "merchantName": "Ayşe Yılmaz",
+           *       "status": "trialing",
+           *       "amountMinor": 14900,
+           *       "currency": "TRY",
+           *       "intervalCount": 1,
+           *       "intervalUnit": "day",
+           *       "cardLast4": "cardLast4",
+           *       "cardBrand": "cardBrand",
+           *       "nextChargeAt": "2026-11-22T10:00:00Z",
+           *       "cancelAtPeriodEnd": false
+           *     }
+           */
           'application/json': components['schemas']['SubscriptionPortalView']
         }
       }
@@ -12293,6 +14497,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           /** @default true */
           atPeriodEnd?: boolean
@@ -12306,6 +14511,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "publicHash": "publicHash",
+           *       "status": "trialing",
+           *       "cancelAtPeriodEnd": false
+           *     }
+           */
           'application/json': {
             cancelAtPeriodEnd: boolean
             publicHash: string
@@ -12364,6 +14576,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -12374,6 +14587,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "sessionId": "sessionId",
+           *       "checkoutUrl": "checkoutUrl",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             checkoutUrl: string
             /**
@@ -12469,6 +14689,18 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "token": "token",
+           *       "expiresAt": "2026-11-28T10:00:00.000Z",
+           *       "card": {
+           *         "brand": "brand",
+           *         "last4": "last4",
+           *         "expMonth": 1,
+           *         "expYear": 1
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['BrowserToken']
         }
       }
@@ -12545,6 +14777,14 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "type": "balance_summary",
+         *       "from": "2026-11-28T10:00:00.000Z",
+         *       "to": "2026-11-28T10:00:00.000Z",
+         *       "format": "csv"
+         *     }
+         */
         'application/json': {
           format: 'csv' | 'pdf'
           /**
@@ -12568,6 +14808,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "reportId": "rpt_0123456789abcdefghjkmnpq",
+           *       "type": "balance_summary",
+           *       "status": "queued",
+           *       "format": "csv",
+           *       "from": "2026-11-22T10:00:00Z",
+           *       "to": "2026-11-22T10:00:00Z",
+           *       "downloadUrl": "downloadUrl",
+           *       "rowCount": 1,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Report']
         }
       }
@@ -12646,6 +14901,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "reportId": "rpt_0123456789abcdefghjkmnpq",
+           *       "type": "balance_summary",
+           *       "status": "queued",
+           *       "format": "csv",
+           *       "from": "2026-11-22T10:00:00Z",
+           *       "to": "2026-11-22T10:00:00Z",
+           *       "downloadUrl": "downloadUrl",
+           *       "rowCount": 1,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Report']
         }
       }
@@ -12805,6 +15075,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "rev_0123456789abcdefghjkmnpq",
+           *           "paymentId": "paymentId",
+           *           "status": "open",
+           *           "closedReason": "approved",
+           *           "reasons": [
+           *             "reasons"
+           *           ],
+           *           "paymentStatus": "paymentStatus",
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "closedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': {
             items: components['schemas']['Review'][]
             nextCursor: string | null
@@ -12886,6 +15175,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rev_0123456789abcdefghjkmnpq",
+           *       "paymentId": "paymentId",
+           *       "status": "open",
+           *       "closedReason": "approved",
+           *       "reasons": [
+           *         "reasons"
+           *       ],
+           *       "paymentStatus": "paymentStatus",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "closedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Review']
         }
       }
@@ -12964,6 +15267,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -12974,6 +15278,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rev_0123456789abcdefghjkmnpq",
+           *       "paymentId": "paymentId",
+           *       "status": "open",
+           *       "closedReason": "approved",
+           *       "reasons": [
+           *         "reasons"
+           *       ],
+           *       "paymentStatus": "paymentStatus",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "closedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Review']
         }
       }
@@ -13052,6 +15370,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -13062,6 +15381,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rev_0123456789abcdefghjkmnpq",
+           *       "paymentId": "paymentId",
+           *       "status": "open",
+           *       "closedReason": "approved",
+           *       "reasons": [
+           *         "reasons"
+           *       ],
+           *       "paymentStatus": "paymentStatus",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "closedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Review']
         }
       }
@@ -13147,6 +15480,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "rli_0123456789abcdefghjkmnpq",
+           *           "list": "card_fingerprint",
+           *           "value": "value",
+           *           "note": "note",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': {
             items: components['schemas']['RiskListItem'][]
             nextCursor: string | null
@@ -13232,6 +15579,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "value": "value"
+         *     }
+         */
         'application/json': {
           note?: string
           /** @description card_fingerprint: a card.fingerprint; email: an address (compared lowercased); ip: IPv4 or IPv6; bin: 6 digits; customer_id: cus_… */
@@ -13246,6 +15598,15 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rli_0123456789abcdefghjkmnpq",
+           *       "list": "card_fingerprint",
+           *       "value": "value",
+           *       "note": "note",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['RiskListItem']
         }
       }
@@ -13409,6 +15770,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "rule_0123456789abcdefghjkmnpq",
+           *           "name": "Ayşe Yılmaz",
+           *           "action": "block",
+           *           "condition": {
+           *             "==": [
+           *               {
+           *                 "var": "card.brand"
+           *               },
+           *               "visa"
+           *             ]
+           *           },
+           *           "enabled": false,
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "updatedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['RiskRule'][]
           }
@@ -13487,6 +15870,20 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Ayşe Yılmaz",
+         *       "action": "block",
+         *       "condition": {
+         *         ">=": [
+         *           {
+         *             "var": "amount"
+         *           },
+         *           500000
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           action: 'block' | 'review' | 'require_3ds'
           /**
@@ -13516,6 +15913,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rule_0123456789abcdefghjkmnpq",
+           *       "name": "Ayşe Yılmaz",
+           *       "action": "block",
+           *       "condition": {
+           *         "==": [
+           *           {
+           *             "var": "card.brand"
+           *           },
+           *           "visa"
+           *         ]
+           *       },
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['RiskRule']
         }
       }
@@ -13594,6 +16009,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rule_0123456789abcdefghjkmnpq",
+           *       "name": "Ayşe Yılmaz",
+           *       "action": "block",
+           *       "condition": {
+           *         "==": [
+           *           {
+           *             "var": "card.brand"
+           *           },
+           *           "visa"
+           *         ]
+           *       },
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['RiskRule']
         }
       }
@@ -13754,6 +16187,18 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "condition": {
+         *         ">=": [
+         *           {
+         *             "var": "amount"
+         *           },
+         *           500000
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           /**
            * @description a JSON Logic operation over the facts of docs/risk.md, e.g. {">": [{"var": "velocity.cardAttempts1h"}, 3]}; an unknown operator or fact is 400
@@ -13781,6 +16226,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "rule_0123456789abcdefghjkmnpq",
+           *       "name": "Ayşe Yılmaz",
+           *       "action": "block",
+           *       "condition": {
+           *         "==": [
+           *           {
+           *             "var": "card.brand"
+           *           },
+           *           "visa"
+           *         ]
+           *       },
+           *       "enabled": false,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['RiskRule']
         }
       }
@@ -13857,6 +16320,18 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "condition": {
+         *         ">=": [
+         *           {
+         *             "var": "amount"
+         *           },
+         *           500000
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           /**
            * @description a JSON Logic operation over the facts of docs/risk.md, e.g. {">": [{"var": "velocity.cardAttempts1h"}, 3]}; an unknown operator or fact is 400
@@ -13882,6 +16357,16 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "evaluated": 1,
+           *       "matched": 1,
+           *       "matchedAmount": 15000,
+           *       "samplePaymentIds": [
+           *         "samplePaymentIds"
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['RiskBacktest']
         }
       }
@@ -13958,6 +16443,29 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "rules": [
+           *         {
+           *           "condition": {
+           *             "==": [
+           *               {
+           *                 "var": "card.brand"
+           *               },
+           *               "visa"
+           *             ]
+           *           },
+           *           "posAccountIds": [
+           *             "posAccountIds"
+           *           ]
+           *         }
+           *       ],
+           *       "default": [
+           *         "default"
+           *       ],
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Routing']
         }
       }
@@ -14034,6 +16542,28 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "rules": [
+         *         {
+         *           "condition": {
+         *             "==": [
+         *               {
+         *                 "var": "card.brand"
+         *               },
+         *               "visa"
+         *             ]
+         *           },
+         *           "posAccountIds": [
+         *             "posAccountIds"
+         *           ]
+         *         }
+         *       ],
+         *       "default": [
+         *         "default"
+         *       ]
+         *     }
+         */
         'application/json': {
           default: string[]
           rules: {
@@ -14051,6 +16581,29 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "rules": [
+           *         {
+           *           "condition": {
+           *             "==": [
+           *               {
+           *                 "var": "card.brand"
+           *               },
+           *               "visa"
+           *             ]
+           *           },
+           *           "posAccountIds": [
+           *             "posAccountIds"
+           *           ]
+           *         }
+           *       ],
+           *       "default": [
+           *         "default"
+           *       ],
+           *       "updatedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Routing']
         }
       }
@@ -14127,6 +16680,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "status": "none"
+         *     }
+         */
         'application/json': {
           status: 'none' | 'pending' | 'approved' | 'rejected' | 'suspended' | 'expired'
         }
@@ -14139,6 +16697,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "merchantId": "merchantId",
+           *       "status": "none",
+           *       "decidedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             decidedAt: string | null
             merchantId: string
@@ -14221,6 +16786,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "otp": "123456"
+         *     }
+         */
         'application/json': {
           otp: string
         }
@@ -14233,6 +16803,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "pares": "pares",
+           *       "correlationId": "correlationId"
+           *     }
+           */
           'application/json': {
             correlationId: string
             pares: string
@@ -14314,6 +16890,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': {
           amount?: number
           reasonCode?: string
@@ -14418,6 +16995,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -14428,6 +17006,11 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "ran": {}
+           *     }
+           */
           'application/json': {
             ran: {
               [key: string]: number
@@ -14510,6 +17093,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -14520,6 +17104,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "sessionId": "sessionId",
+           *       "method": "method",
+           *       "status": "status",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             amount: number
             commission: number
@@ -14540,6 +17137,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "paymentId": "paymentId",
+           *       "sessionId": "sessionId",
+           *       "method": "method",
+           *       "status": "status",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             amount: number
             commission: number
@@ -14629,6 +17239,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -14743,6 +17354,19 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "clk_01jd8z1a2b3c4d5e6f7g8h9j0k",
+           *           "name": "yearly renewal test",
+           *           "frozenTime": "2027-01-01T00:00:00Z",
+           *           "status": "ready",
+           *           "createdAt": "2026-11-27T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['TestClockList']
         }
       }
@@ -14819,6 +17443,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozenTime": "2026-11-28T10:00:00.000Z"
+         *     }
+         */
         'application/json': {
           /**
            * Format: date-time
@@ -15092,6 +17721,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "frozenTime": "2026-11-28T10:00:00.000Z"
+         *     }
+         */
         'application/json': {
           /**
            * Format: date-time
@@ -15379,6 +18013,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "apiKeyId": "apiKeyId",
+           *           "publicKey": "publicKey",
+           *           "storeId": "storeId",
+           *           "subjectScope": "subjectScope",
+           *           "status": "active",
+           *           "expiresAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['ApiKey'][]
           }
@@ -15453,6 +18102,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -15463,6 +18113,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey"
+           *     }
+           */
           'application/json': components['schemas']['IssuedApiKey']
         }
       }
@@ -15613,6 +18270,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -15623,6 +18281,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "apiKeyId": "apiKeyId",
+           *       "publicKey": "publicKey",
+           *       "secretKey": "secretKey",
+           *       "previousKeyExpiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             apiKeyId: string
             /**
@@ -15711,6 +18377,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "storeId": "storeId",
+           *           "url": "url",
+           *           "events": [
+           *             "events"
+           *           ],
+           *           "status": "enabled",
+           *           "disabledAt": "2026-11-22T10:00:00Z",
+           *           "previousSecretExpiresAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['WebhookEndpoint'][]
           }
@@ -15785,6 +18469,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "url"
+         *     }
+         */
         'application/json': {
           /** @description Event types to receive; omit for all */
           events?: string[]
@@ -15800,6 +18489,21 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "events": [
+           *         "events"
+           *       ],
+           *       "status": "enabled",
+           *       "disabledAt": "2026-11-22T10:00:00Z",
+           *       "previousSecretExpiresAt": "2026-11-22T10:00:00Z",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "secret": "whsec_0123456789abcdefghjkmnpq"
+           *     }
+           */
           'application/json': components['schemas']['CreatedWebhookEndpoint']
         }
       }
@@ -15950,6 +18654,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -15960,6 +18665,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "storeId": "storeId",
+           *       "url": "url",
+           *       "events": [
+           *         "events"
+           *       ],
+           *       "status": "enabled",
+           *       "disabledAt": "2026-11-22T10:00:00Z",
+           *       "previousSecretExpiresAt": "2026-11-22T10:00:00Z",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint']
         }
       }
@@ -16033,6 +18752,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -16043,6 +18763,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "secret": "secret",
+           *       "previousSecretExpiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             id: string
             /**
@@ -16130,6 +18857,11 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "secret": "secret"
+           *     }
+           */
           'application/json': {
             /** @description signs deliveries to sessions' callbackUrl for this store */
             secret: string
@@ -16218,6 +18950,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "eventId": "eventId",
+           *           "eventType": "eventType",
+           *           "endpointId": "endpointId",
+           *           "url": "url",
+           *           "status": "pending",
+           *           "attemptCount": 1,
+           *           "nextAttemptAt": "2026-11-22T10:00:00Z",
+           *           "lastAttemptAt": "2026-11-22T10:00:00Z",
+           *           "lastStatusCode": 1,
+           *           "lastError": "lastError",
+           *           "deliveredAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDeliveryList']
         }
       }
@@ -16291,6 +19045,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -16301,6 +19056,23 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "eventId": "eventId",
+           *       "eventType": "eventType",
+           *       "endpointId": "endpointId",
+           *       "url": "url",
+           *       "status": "pending",
+           *       "attemptCount": 1,
+           *       "nextAttemptAt": "2026-11-22T10:00:00Z",
+           *       "lastAttemptAt": "2026-11-22T10:00:00Z",
+           *       "lastStatusCode": 1,
+           *       "lastError": "lastError",
+           *       "deliveredAt": "2026-11-22T10:00:00Z",
+           *       "createdAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery']
         }
       }
@@ -16388,6 +19160,24 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "id",
+           *           "storeId": "storeId",
+           *           "status": "trialing",
+           *           "amountMinor": 14900,
+           *           "currency": "TRY",
+           *           "intervalCount": 1,
+           *           "intervalUnit": "day",
+           *           "nextChargeAt": "2026-11-22T10:00:00Z",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['SubscriptionList']
         }
       }
@@ -16464,6 +19254,16 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "storeId": "storeId",
+         *       "customerId": "customerId",
+         *       "amountMinor": 15000,
+         *       "currency": "TRY",
+         *       "intervalCount": 1,
+         *       "intervalUnit": "day"
+         *     }
+         */
         'application/json': {
           /** @description kuruş */
           amountMinor: number
@@ -16499,6 +19299,33 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "merchantId": "merchantId",
+           *       "storeId": "storeId",
+           *       "customerId": "customerId",
+           *       "status": "trialing",
+           *       "amountMinor": 14900,
+           *       "currency": "TRY",
+           *       "intervalCount": 1,
+           *       "intervalUnit": "day",
+           *       "cycleNumber": 1,
+           *       "nextChargeAt": "2026-11-22T10:00:00Z",
+           *       "cardLast4": "cardLast4",
+           *       "cardBrand": "cardBrand",
+           *       "cancelAtPeriodEnd": false,
+           *       "trialEndAt": "2026-11-22T10:00:00Z",
+           *       "description": "description",
+           *       "generateInvoices": false,
+           *       "metadata": {},
+           *       "failedAttempts": 1,
+           *       "cancelledAt": "2026-11-22T10:00:00Z",
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "testClockId": "testClockId",
+           *       "publicHash": "publicHash"
+           *     }
+           */
           'application/json': components['schemas']['CreatedSubscription']
         }
       }
@@ -16683,6 +19510,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "atPeriodEnd": false
+         *     }
+         */
         'application/json': {
           /** @description false = now; true = at nextChargeAt, no charge */
           atPeriodEnd: boolean
@@ -16697,6 +19529,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "trialing",
+           *       "cancelAtPeriodEnd": false
+           *     }
+           */
           'application/json': {
             cancelAtPeriodEnd: boolean
             id: string
@@ -16779,6 +19618,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -16789,6 +19629,14 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "queuing",
+           *       "subscriptionId": "subscriptionId",
+           *       "expectedAt": "2026-11-22T10:00:00Z",
+           *       "checkAt": "checkAt"
+           *     }
+           */
           'application/json': {
             /** @description the retrieval path to poll until status leaves charging */
             checkAt: string
@@ -16881,6 +19729,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "cycleNumber": 1,
+           *           "paymentId": "paymentId",
+           *           "status": "captured",
+           *           "amountMinor": 14900,
+           *           "chargedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['SubscriptionChargeList']
         }
       }
@@ -16959,6 +19821,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -16969,6 +19832,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "trialing"
+           *     }
+           */
           'application/json': {
             id: string
             status: components['schemas']['SubscriptionStatus']
@@ -17050,6 +19919,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -17060,6 +19930,12 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "trialing"
+           *     }
+           */
           'application/json': {
             id: string
             status: components['schemas']['SubscriptionStatus']
@@ -17141,6 +20017,7 @@ export interface operations {
     }
     requestBody?: {
       content: {
+        /** @example {} */
         'application/json': Record<string, never>
       }
     }
@@ -17151,6 +20028,13 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "status": "trialing",
+           *       "nextChargeAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': {
             id: string
             nextChargeAt: string | null
@@ -17248,6 +20132,25 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "id": "pay_01jd8x5q2m4k7r9t1v3w5y7z9a",
+           *           "storeId": "sto_01jd8x0b1c2d3e4f5g6h7j8k9m",
+           *           "transactionId": "SIP-1042",
+           *           "status": "captured",
+           *           "method": "card",
+           *           "amount": 15000,
+           *           "currency": "TRY",
+           *           "refundsCount": 0,
+           *           "chargebacksCount": 0,
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['TransactionList']
         }
       }
@@ -17326,6 +20229,46 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "id": "id",
+           *       "storeId": "storeId",
+           *       "transactionId": "transactionId",
+           *       "method": "card",
+           *       "status": "pending",
+           *       "amount": 15000,
+           *       "currency": "TRY",
+           *       "commission": 1,
+           *       "netAmount": 15000,
+           *       "customerId": "customerId",
+           *       "refundAmount": 15000,
+           *       "refunds": [
+           *         {
+           *           "refundId": "refundId",
+           *           "amount": 15000,
+           *           "status": "pending",
+           *           "reason": "reason",
+           *           "createdAt": "2026-11-22T10:00:00Z",
+           *           "completedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "refundsCount": 1,
+           *       "chargebacks": [
+           *         {
+           *           "chargebackId": "chargebackId",
+           *           "amount": 15000,
+           *           "status": "received",
+           *           "reasonCode": "reasonCode",
+           *           "receivedAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "chargebacksCount": 1,
+           *       "chargebackOpenAmount": 15000,
+           *       "chargebackTotalAmount": 15000,
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['TransactionDetail']
         }
       }
@@ -17404,6 +20347,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "accountType": "buyer_pending",
+           *           "direction": "DEBIT",
+           *           "amount": 15000,
+           *           "currency": "TRY",
+           *           "ownerType": "platform",
+           *           "ownerId": "ownerId"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['LedgerLegList']
         }
       }
@@ -17487,6 +20444,20 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "op": "detokenize",
+           *           "cardToken": "cardToken",
+           *           "callerService": "callerService",
+           *           "result": "ok",
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
           'application/json': components['schemas']['CardAccessList']
         }
       }
@@ -17563,6 +20534,11 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "format": "csv"
+         *     }
+         */
         'application/json': {
           filters?: {
             /** @description kuruş, inclusive */
@@ -17595,6 +20571,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "exportId": "exp_0123456789abcdefghjkmnpq",
+           *       "status": "queued",
+           *       "format": "csv",
+           *       "downloadUrl": "downloadUrl",
+           *       "rowCount": 1,
+           *       "filters": {
+           *         "storeId": "storeId",
+           *         "status": "pending",
+           *         "from": "2026-11-28T10:00:00.000Z",
+           *         "to": "2026-11-28T10:00:00.000Z",
+           *         "amountMin": 15000,
+           *         "amountMax": 15000,
+           *         "customerId": "customerId",
+           *         "paymentId": "paymentId"
+           *       },
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Export']
         }
       }
@@ -17673,6 +20671,28 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "exportId": "exp_0123456789abcdefghjkmnpq",
+           *       "status": "queued",
+           *       "format": "csv",
+           *       "downloadUrl": "downloadUrl",
+           *       "rowCount": 1,
+           *       "filters": {
+           *         "storeId": "storeId",
+           *         "status": "pending",
+           *         "from": "2026-11-28T10:00:00.000Z",
+           *         "to": "2026-11-28T10:00:00.000Z",
+           *         "amountMin": 15000,
+           *         "amountMax": 15000,
+           *         "customerId": "customerId",
+           *         "paymentId": "paymentId"
+           *       },
+           *       "createdAt": "2026-11-22T10:00:00Z",
+           *       "completedAt": "2026-11-22T10:00:00Z",
+           *       "expiresAt": "2026-11-22T10:00:00Z"
+           *     }
+           */
           'application/json': components['schemas']['Export']
         }
       }

@@ -1,4 +1,5 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger'
+import { exampleOf } from './openapi-examples.ts'
 // The served OpenAPI document (/openapi.json) is @fastify/swagger's rendering of the routes'
 // TypeBox schemas, finished here so that a generated client can trust it (issue 28):
 // - every schema with a `title` becomes a component (`#/components/schemas/<title>`) and each
@@ -9,7 +10,9 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger'
 //   fills it in), and a body none of whose fields is required is optional (a missing body is
 //   `{}`: the preValidation hook in app.ts);
 // - the routes that honour Idempotency-Key (the gateway marks them: `config.idempotencyKey`)
-//   show the header; every operation lists 500 and 503, which any route can answer.
+//   show the header; every operation lists 500 and 503, which any route can answer;
+// - a JSON request body or 2xx answer without an example gets one built from its schema's
+//   annotations (openapi-examples.ts), so the reference and "Try it" show a usable one.
 // scripts/openapi.ts writes the document to a file; `npm run lint` lints it with redocly
 // (redocly.yaml) and test/openapi/ checks it and drives a client generated from it.
 
@@ -188,7 +191,23 @@ function keepExampleOnComponent(media: Json, isError: boolean): void {
   if (isError) delete media['example']
 }
 
-function finishOperation(op: Json): void {
+function hasExample(media: Json, components: Json): boolean {
+  if (media['example'] !== undefined || media['examples'] !== undefined) return true
+  let schema = media['schema']
+  const ref = isObject(schema) ? schema['$ref'] : undefined
+  if (typeof ref === 'string') schema = components[ref.split('/').pop() ?? '']
+  return isObject(schema) && (Array.isArray(schema['examples']) || schema['example'] !== undefined)
+}
+
+/** Gives a JSON body without an example one made from its schema (openapi-examples.ts). */
+function addExample(content: unknown, components: Json, request: boolean): void {
+  const media = isObject(content) ? content['application/json'] : undefined
+  if (!isObject(media) || !isObject(media['schema']) || hasExample(media, components)) return
+  const example = exampleOf(media['schema'], { components, request })
+  if (example !== undefined) media['example'] = example
+}
+
+function finishOperation(op: Json, components: Json): void {
   const parameters = Array.isArray(op['parameters']) ? (op['parameters'] as Json[]) : []
   for (const p of parameters) {
     if (p['in'] === 'query' && isObject(p['schema']) && p['schema']['default'] !== undefined) {
@@ -200,7 +219,10 @@ function finishOperation(op: Json): void {
   }
   delete op['x-kurus-idempotency-key']
   if (parameters.length > 0) op['parameters'] = parameters
-  if (isObject(op['requestBody'])) finishRequestBody(op['requestBody'])
+  if (isObject(op['requestBody'])) {
+    finishRequestBody(op['requestBody'])
+    addExample(op['requestBody']['content'], components, true)
+  }
   const responses = isObject(op['responses']) ? op['responses'] : {}
   for (const [status, response] of Object.entries(responses)) {
     if (!isObject(response)) continue
@@ -208,6 +230,7 @@ function finishOperation(op: Json): void {
       response['description'] = STATUS_TEXT[status] ?? `HTTP ${status}`
     }
     const content = isObject(response['content']) ? response['content'] : {}
+    if (status.startsWith('2')) addExample(content, components, false)
     for (const media of Object.values(content)) {
       if (isObject(media)) keepExampleOnComponent(media, status >= '400')
     }
@@ -222,14 +245,14 @@ export function finishDocument(document: Json): Json {
   // A copy: the document is built from the routes' live schema objects.
   const doc = JSON.parse(JSON.stringify(document)) as Json
   const paths = isObject(doc['paths']) ? doc['paths'] : {}
+  const components = isObject(doc['components']) ? doc['components'] : {}
+  const schemas: Json = isObject(components['schemas']) ? components['schemas'] : {}
   for (const item of Object.values(paths)) {
     if (!isObject(item)) continue
     for (const [method, op] of Object.entries(item)) {
-      if (METHODS.has(method) && isObject(op)) finishOperation(op)
+      if (METHODS.has(method) && isObject(op)) finishOperation(op, schemas)
     }
   }
-  const components = isObject(doc['components']) ? doc['components'] : {}
-  const schemas: Json = isObject(components['schemas']) ? components['schemas'] : {}
   doc['paths'] = hoist(paths, schemas)
   // The shared 500 and 503 name it; every route's 4xx carry it already.
   if (!isObject(schemas['ErrorEnvelope'])) throw new Error('OpenAPI: no ErrorEnvelope in use')
