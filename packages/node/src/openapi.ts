@@ -2069,7 +2069,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Charge the next cycle now (queued; poll the subscription) */
+    /**
+     * Charge the next cycle now (queued; poll the subscription)
+     * @description A retry with the same Idempotency-Key replays the 202 receipt: it never queues a second charge.
+     */
     post: operations['subscriptions.chargeNow']
     delete?: never
     options?: never
@@ -3442,6 +3445,8 @@ export interface components {
      *             "orderId": "SIP-1042"
      *           },
      *           "paymentLinkId": null,
+     *           "subscriptionId": null,
+     *           "subscriptionCycle": null,
      *           "createdAt": "2026-11-22T10:00:00Z",
      *           "completedAt": "2026-11-22T10:00:05Z"
      *         }
@@ -5392,7 +5397,7 @@ export interface operations {
         'application/json': {
           /** @description est_v3: which EST bank */
           bank?: string
-          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials: {
             [key: string]: string
           }
@@ -5680,7 +5685,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials?: {
             [key: string]: string
           }
@@ -10173,6 +10178,8 @@ export interface operations {
            *             "orderId": "SIP-1042"
            *           },
            *           "paymentLinkId": null,
+           *           "subscriptionId": null,
+           *           "subscriptionCycle": null,
            *           "createdAt": "2026-11-22T10:00:00Z",
            *           "completedAt": "2026-11-22T10:00:05Z"
            *         }
@@ -13334,7 +13341,7 @@ export interface operations {
         'application/json': {
           /** @description est_v3: which EST bank */
           bank?: string
-          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials: {
             [key: string]: string
           }
@@ -13634,7 +13641,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials?: {
             [key: string]: string
           }
