@@ -1,3 +1,4 @@
+import { safeEqual } from '../../platform/crypto.ts'
 import { randomBytes, randomInt } from 'node:crypto'
 import { kurusToDecimal, buildXml, parseXml, str, type XmlValue } from './bank-wire.ts'
 import {
@@ -201,9 +202,9 @@ export async function startPosnetSimulator(
   }
 
   function macOk(s: Session, mac: string): boolean {
-    return (
-      mac ===
-      posnetRequestMac(credentials, { orderId: s.xid, amount: s.amount, currency: s.currency })
+    return safeEqual(
+      mac,
+      posnetRequestMac(credentials, { orderId: s.xid, amount: s.amount, currency: s.currency }),
     )
   }
 
