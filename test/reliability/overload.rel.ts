@@ -5,8 +5,9 @@
 // and the in-flight gauge in /metrics returns to 0 at rest.
 // Method: `kurus serve` on PostgreSQL with KURUS_INFLIGHT_MAX=6. The test holds a lock on the
 // payments table from its own connection, so every charge that gets in waits on the database
-// (a slow database, as under a real spike). Waves of real signed charges fill every slot and
-// leave; the lock is released; then the first charge and GET after it must be answered 2xx.
+// (a slow database, as under a real spike). Waves of real signed charges fill every slot (or,
+// while an earlier wave's charges still hold the pool, are shed at once with 503 by the
+// bounded connection wait, issue 37) and leave; the lock is released; then the first charge and GET after it must be answered 2xx.
 // The in-process variant with a test route is test/platform/load-shedding.test.ts.
 import assert from 'node:assert/strict'
 import { connect } from 'node:net'
@@ -83,8 +84,21 @@ test('an overload of leaving clients on a slow database: the process serves agai
         await (await fetch(`${service.url}/metrics`)).text(),
       )?.[1],
     )
-  const waitFull = async (name: string) => {
-    for (let i = 0; i < 500 && (await gauge()) < LIMIT; i++) await delay(10)
+  /**
+   * A wave either fills every slot (its charges wait on the slow database) or, when the
+   * charges of an earlier wave still hold the pool's connections (they carry on after their
+   * clients left), is shed at once by the bounded connection wait: 503 SVC-GW-1005, never a
+   * hang. `answered` counts the wave's clients that got an answer before leaving.
+   */
+  const waitFull = async (name: string, answered: () => string[] = () => []) => {
+    for (let i = 0; i < 500; i++) {
+      if ((await gauge()) >= LIMIT || answered().length === LIMIT) break
+      await delay(10)
+    }
+    if (answered().length === LIMIT) {
+      for (const a of answered()) assert.match(a, /^503 .*SVC-GW-1005/, `${name}: ${a}`)
+      return
+    }
     assert.equal(
       await gauge(),
       LIMIT,
@@ -113,8 +127,9 @@ test('an overload of leaving clients on a slow database: the process serves agai
     ['half a body, then gone', (r) => rawClient(raw(r, r.body.slice(0, 40)))],
   ]
   for (const [i, [name, make]] of waves.entries()) {
+    const before = outcomes.length
     const clients = (prepared[i] ?? []).map(make)
-    await waitFull(name)
+    await waitFull(name, () => outcomes.slice(before))
     await Promise.all(clients.map((c) => c.leave()))
     for (let j = 0; j < 500 && (await gauge()) !== 0; j++) await delay(10)
     assert.equal(await gauge(), 0, `${name}: every slot is back once its client has left`)
