@@ -6,8 +6,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 
 // A throwaway PostgreSQL cluster of a test's own (initdb into a temp dir, pg_ctl on a spare
-// port) for tests that stop and start the server: never the shared one. The same as the
-// reliability suite's in test/reliability/pg-restart.rel.ts.
+// port) for tests that stop and start the server: never the shared one.
 
 function pgBin(): string {
   const root = '/usr/lib/postgresql'
@@ -66,19 +65,23 @@ export class PrivateCluster {
     await admin.end()
   }
 
+  /** fsync off: a throwaway cluster; -m immediate stops lose nothing the OS already has. */
+  private get options(): string {
+    return `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`
+  }
+
+  private ctl(...args: string[]): void {
+    const data = join(this.dir, 'data')
+    this.run('pg_ctl', ['-D', data, '-l', join(this.dir, 'log'), '-o', this.options, ...args])
+  }
+
   start(): void {
-    // fsync off: a throwaway cluster.
-    const options = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`
-    this.run('pg_ctl', [
-      '-D',
-      join(this.dir, 'data'),
-      '-l',
-      join(this.dir, 'log'),
-      '-o',
-      options,
-      '-w',
-      'start',
-    ])
+    this.ctl('-w', 'start')
+  }
+
+  /** A crash and a start in one: `pg_ctl restart -m immediate`. */
+  restart(): void {
+    this.ctl('-m', 'immediate', '-w', 'restart')
   }
 
   stop(mode: 'immediate' | 'fast'): void {
