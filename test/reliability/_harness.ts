@@ -660,3 +660,60 @@ export async function assertInvariants(db: Db, context = ''): Promise<void> {
   assert.deepEqual(problems, [], `invariants broken${context ? ` (${context})` : ''}`)
   assert.ok(books.payments > 0, 'the invariant check saw no payments at all')
 }
+
+/** One signed POST's answer as it came over the wire (exactly-once suites). */
+export interface RawAnswer {
+  status: number
+  text: string
+  requestId: string | null
+  replayed: boolean
+}
+
+/**
+ * A signed POST that keeps the raw bytes of its answer, or null when the connection died with
+ * the process (a fail point's SIGKILL): what the exactly-once suites compare byte for byte.
+ */
+export function rawPoster(baseUrl: string, m: Merchant) {
+  let last = ''
+  const client = new Kurus({
+    publicKey: m.publicKey,
+    secretKey: m.secretKey,
+    baseUrl,
+    fetch: async (input, init) => {
+      const res = await fetch(input, { ...init, signal: AbortSignal.timeout(20_000) })
+      last = await res.clone().text()
+      return res
+    },
+  })
+  return async (path: string, body: unknown, key: string): Promise<RawAnswer | null> => {
+    try {
+      const res = await client.request('POST', path, { body, idempotencyKey: key })
+      return {
+        status: res.status,
+        text: last,
+        requestId: res.requestId,
+        replayed: res.headers.get('idempotent-replayed') === 'true',
+      }
+    } catch {
+      return null
+    }
+  }
+}
+
+/** Restarts the API armed with `spec`, sends the call, lets the fail point kill it, restarts. */
+export async function dieAtFailpoint<T>(
+  service: Service,
+  spec: string,
+  call: () => Promise<T>,
+): Promise<T> {
+  await service.killApi()
+  await service.startApi({ KURUS_FAILPOINTS: spec })
+  const api = service.api
+  assert.ok(api)
+  const first = await call()
+  await exited(api)
+  assert.equal(api.signalCode, 'SIGKILL', `${spec}: the fail point did not fire`)
+  service.api = undefined
+  await service.startApi()
+  return first
+}

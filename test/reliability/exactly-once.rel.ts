@@ -11,17 +11,17 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { setTimeout as delay } from 'node:timers/promises'
-import { Kurus } from '../../sdk/index.ts'
 import { createTestDatabase } from '../helpers/db.ts'
 import { CARDS, openSession, tokenize } from '../helpers/payments.ts'
-import { assertInvariants, exited, newKey, newMerchant, Service } from './_harness.ts'
-
-interface Raw {
-  status: number
-  text: string
-  requestId: string | null
-  replayed: boolean
-}
+import {
+  assertInvariants,
+  dieAtFailpoint,
+  newKey,
+  newMerchant,
+  rawPoster,
+  Service,
+  type RawAnswer,
+} from './_harness.ts'
 
 /** A retry must be answered within this long of the API being back. */
 const RESUME_WITHIN_MS = 10_000
@@ -36,30 +36,7 @@ test('SIGKILL between every phase of a charge and a capture: the retry resumes, 
   })
   await service.startApi()
   const m = await newMerchant(service.url)
-  let last = ''
-  const client = new Kurus({
-    publicKey: m.publicKey,
-    secretKey: m.secretKey,
-    baseUrl: service.url,
-    fetch: async (input, init) => {
-      const res = await fetch(input, { ...init, signal: AbortSignal.timeout(20_000) })
-      last = await res.clone().text()
-      return res
-    },
-  })
-  const post = async (path: string, body: unknown, key: string): Promise<Raw | null> => {
-    try {
-      const res = await client.request('POST', path, { body, idempotencyKey: key })
-      return {
-        status: res.status,
-        text: last,
-        requestId: res.requestId,
-        replayed: res.headers.get('idempotent-replayed') === 'true',
-      }
-    } catch {
-      return null // the connection died with the process
-    }
-  }
+  const post = rawPoster(service.url, m)
   /** Retries (409 in progress, 5xx, no answer) until a final answer; how long it took. */
   const retry = async (path: string, body: unknown, key: string) => {
     const started = Date.now()
@@ -77,19 +54,8 @@ test('SIGKILL between every phase of a charge and a capture: the retry resumes, 
     Number((await query.execute(db.handle.db)).rows[0]?.n)
   const cardToken = await tokenize(m.client, CARDS.frictionless)
 
-  /** Restarts the API armed with `spec`, sends the call and lets the fail point kill it. */
-  const dieAt = async (spec: string, call: () => Promise<Raw | null>) => {
-    await service.killApi()
-    await service.startApi({ KURUS_FAILPOINTS: spec })
-    const api = service.api
-    assert.ok(api)
-    const first = await call()
-    await exited(api)
-    assert.equal(api.signalCode, 'SIGKILL', `${spec}: the fail point did not fire`)
-    service.api = undefined
-    await service.startApi()
-    return first
-  }
+  const dieAt = (spec: string, call: () => Promise<RawAnswer | null>) =>
+    dieAtFailpoint(service, spec, call)
 
   const PHASES = ['after_intent', 'after_acquirer', 'before_commit', 'after_commit']
   const charges = [
