@@ -101,6 +101,11 @@ function startCli(args: string[], env: NodeJS.ProcessEnv) {
         }
         waiters.push(check)
         void exited.then((code) => fail(new Error(`exited ${code}: ${out}`)))
+        // A line that never comes fails with what did come, not a hung file.
+        setTimeout(
+          () => fail(new Error(`no line matching ${pattern} within 90 s: ${out}`)),
+          90_000,
+        ).unref()
         check()
       }),
   }
@@ -257,7 +262,7 @@ test('kurus logs tail prints the requests logged after it starts, filtered by st
   assert.equal(missing.status, 404)
   const line = await json.waitFor(new RegExp(`^\\{.*"${missing.requestId}".*\\}$`, 'm'))
   const logged = JSON.parse(line) as { status: number; path: string; errorCode: string }
-  assert.equal(logged.status, 404)
+  assert.equal(logged.status, 404, line)
   assert.equal(logged.path, `/v1/payments/pay_${'2'.repeat(24)}`)
   assert.match(logged.errorCode, /^SVC-/)
   await plain.waitFor(
