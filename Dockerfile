@@ -26,6 +26,8 @@ COPY bin ./bin
 # The CLI (src/commands.ts, src/merchant-cli.ts) talks to the API through the SDK's sources.
 COPY packages/node/package.json ./packages/node/
 COPY packages/node/src ./packages/node/src
+# The API reference serves the Testing page from it (/docs/testing, src/pages/api-reference.ts).
+COPY docs/testing-cards.md ./docs/
 RUN mkdir -p /var/lib/kurus && chown node:node /var/lib/kurus
 USER node
 EXPOSE 3000

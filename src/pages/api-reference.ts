@@ -1,8 +1,10 @@
-import type { FastifyPluginAsync } from 'fastify'
+import { readFileSync } from 'node:fs'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { AppError } from '../platform/errors.ts'
 import { assetRegistry, CONTENT_TYPES, sendAsset } from '../platform/web/assets.ts'
 import { escapeHtml } from '../platform/web/html.ts'
 import { contentSecurityPolicy, pageSecurityHeaders } from '../platform/web/security.ts'
+import { markdownToHtml } from './markdown.ts'
 
 // The API reference at /docs (issue 38, decision 0038): Swagger UI over /openapi.json in a
 // page of our own — Kuruş's name, logo and colours, our CSP (no inline script), no Swagger or
@@ -10,6 +12,8 @@ import { contentSecurityPolicy, pageSecurityHeaders } from '../platform/web/secu
 // "Try it" exists in the sandbox only: the page fetches the demo merchant's keys from
 // /docs/try-it/keys and signs each request in the browser (api-reference/signing.js). In live
 // neither route exists and the page offers no Try it.
+// The "Testing" page (test cards, 3DS codes, webhooks) is docs/testing-cards.md, which
+// `npm run docs:testing` generates, rendered once at start into the same look at /docs/testing.
 
 const ASSETS = assetRegistry('/docs/assets/', {
   'swagger-ui-bundle.js': {
@@ -44,6 +48,39 @@ export interface ApiReferenceOptions {
   demoKeys: () => Promise<{ publicKey: string; secretKey: string } | undefined>
 }
 
+const TESTING_PAGE = new URL('../../docs/testing-cards.md', import.meta.url)
+
+function header(status: string): string {
+  return `<header class="kr-header">
+<a class="kr-brand" href="/docs"><img src="${escapeHtml(ASSETS.url('logo.svg'))}" alt="" width="32" height="32"><span class="kr-name">Kuruş</span><span class="kr-title">API reference</span></a>
+<nav class="kr-nav"><a href="/docs">Reference</a><a href="/docs/testing">Testing</a><a href="/openapi.json">OpenAPI document</a></nav>
+<div class="kr-status">${status}</div>
+</header>`
+}
+
+function testingPage(live: boolean): string {
+  const status = live
+    ? `<span class="kr-env">Live</span><span class="kr-try-it">These cards work in the sandbox only</span>`
+    : `<span class="kr-env kr-env-demo">Sandbox</span>`
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Testing — Kuruş API reference</title>
+<link rel="icon" type="image/svg+xml" href="${escapeHtml(ASSETS.url('logo.svg'))}">
+<link rel="stylesheet" href="${escapeHtml(ASSETS.url('reference.css'))}">
+</head>
+<body>
+${header(status)}
+<main class="kr-main kr-doc">
+${markdownToHtml(readFileSync(TESTING_PAGE, 'utf8'))}
+</main>
+</body>
+</html>
+`
+}
+
 function referencePage(tryIt: boolean): string {
   const env = tryIt
     ? `<span class="kr-env kr-env-demo">Sandbox</span><span class="kr-try-it" id="kr-try-it">Try it signs with the demo keys</span>`
@@ -59,11 +96,7 @@ function referencePage(tryIt: boolean): string {
 <link rel="stylesheet" href="${escapeHtml(ASSETS.url('reference.css'))}">
 </head>
 <body data-try-it="${tryIt ? 'demo' : 'off'}">
-<header class="kr-header">
-<a class="kr-brand" href="/docs"><img src="${escapeHtml(ASSETS.url('logo.svg'))}" alt="" width="32" height="32"><span class="kr-name">Kuruş</span><span class="kr-title">API reference</span></a>
-<nav class="kr-nav"><a href="/openapi.json">OpenAPI document</a></nav>
-<div class="kr-status">${env}</div>
-</header>
+${header(env)}
 <main id="swagger-ui" class="kr-main"></main>
 <script src="${escapeHtml(ASSETS.url('swagger-ui-bundle.js'))}"></script>
 <script type="module" src="${escapeHtml(ASSETS.url('reference.js'))}"></script>
@@ -76,16 +109,18 @@ export function apiReferenceRoutes(options: ApiReferenceOptions): FastifyPluginA
   const tryIt = options.env === 'demo'
   const page = referencePage(tryIt)
   const live = options.env === 'live'
+  const testing = testingPage(live)
   return async (app) => {
     const hide = { schema: { hide: true } }
-    app.get('/docs', hide, async (_request, reply) =>
+    const sendPage = (reply: FastifyReply, html: string): FastifyReply =>
       reply
         .headers(pageSecurityHeaders({ live }))
         .header('content-security-policy', contentSecurityPolicy())
         .header('cache-control', 'no-cache')
         .type('text/html; charset=utf-8')
-        .send(page),
-    )
+        .send(html)
+    app.get('/docs', hide, async (_request, reply) => sendPage(reply, page))
+    app.get('/docs/testing', hide, async (_request, reply) => sendPage(reply, testing))
     app.get('/docs/', hide, async (_request, reply) => reply.redirect('/docs', 301))
     app.get<{ Params: { name: string }; Querystring: { v?: string } }>(
       '/docs/assets/:name',
