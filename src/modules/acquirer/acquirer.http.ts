@@ -52,6 +52,10 @@ function posAccountRoutes(
           tags,
           ...extra,
           summary: 'Add a bank virtual POS account (credentials are write-only)',
+          description:
+            prefix === '/v1'
+              ? 'A POS account of this merchant at its bank (`provider` `est_v3`, `garanti` or `posnet`; `environment` `test` or `production`); the credentials are checked for the provider, encrypted, and never answered back. A provider without a connector yet, bad credentials or an unknown installment program is 400 SVC-VAL-3001 naming the field. Route payments to it with `PUT /v1/routing`.'
+              : 'Operator token. A platform POS account: every merchant sees it and may route payments to it. The credentials are checked for the provider, encrypted and never answered back; a provider without a connector yet, bad credentials or an unknown installment program is 400 SVC-VAL-3001 naming the field.',
           body: CreatePosAccountBody,
           response: { 201: PosAccountSchema, ...errorResponses },
         },
@@ -72,6 +76,10 @@ function posAccountRoutes(
             prefix === '/v1'
               ? "The merchant's and the platform's POS accounts"
               : "The platform's POS accounts",
+          description:
+            prefix === '/v1'
+              ? "The merchant's own POS accounts and the platform's it may route to, without credentials; deleted accounts are left out. Not paginated."
+              : "Operator token. The platform's POS accounts, without credentials; deleted accounts are left out. Not paginated.",
           response: { 200: PosAccountList, ...errorResponses },
         },
       },
@@ -87,6 +95,10 @@ function posAccountRoutes(
           tags,
           ...extra,
           summary: 'Retrieve a POS account',
+          description:
+            prefix === '/v1'
+              ? "One of the merchant's own POS accounts or a platform one, without credentials; another merchant's or a deleted account is 404 SVC-RES-3301."
+              : "Operator token. One platform POS account, without credentials; a merchant's or a deleted account is 404 SVC-RES-3301.",
           params: PosAccountParams,
           response: { 200: PosAccountSchema, ...errorResponses },
         },
@@ -101,6 +113,10 @@ function posAccountRoutes(
           tags,
           ...extra,
           summary: 'Rename, enable/disable, set programs or replace credentials',
+          description:
+            prefix === '/v1'
+              ? "Only the fields sent change; new credentials are checked for the account's provider and replace the old ones whole (400 SVC-VAL-3001 when invalid). A disabled account takes no new payments. Only the merchant's own accounts: a platform or deleted one is 404 SVC-RES-3301."
+              : "Operator token. Only the fields sent change; new credentials are checked for the account's provider and replace the old ones whole (400 SVC-VAL-3001 when invalid). A disabled account takes no new payments; a deleted one is 404 SVC-RES-3301.",
           params: PosAccountParams,
           body: UpdatePosAccountBody,
           response: { 200: PosAccountSchema, ...errorResponses },
@@ -117,6 +133,10 @@ function posAccountRoutes(
           tags,
           ...extra,
           summary: 'Disable a POS account for good (its payments keep their reference)',
+          description:
+            prefix === '/v1'
+              ? "The account is disabled and hidden for good; payments made through it keep its id. Deleting it again changes nothing. Only the merchant's own accounts (404 SVC-RES-3301 otherwise)."
+              : 'Operator token. The platform account is disabled and hidden for good; payments made through it keep its id. Deleting it again changes nothing.',
           params: PosAccountParams,
           response: { 204: Type.Null(), ...errorResponses },
         },
@@ -143,6 +163,8 @@ export function acquirerRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'routing.get',
           tags,
           summary: "The merchant's POS routing rules and default order",
+          description:
+            "The merchant's routing rules in order, each a condition and the POS accounts to try in order, and the `default` order used when no rule holds; empty lists (and `updatedAt: null`) before any is set.",
           response: { 200: RoutingSchema, ...errorResponses },
         },
       },
@@ -158,6 +180,8 @@ export function acquirerRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'routing.put',
           tags,
           summary: 'Replace the routing: the first rule whose condition holds names the POS order',
+          description:
+            'Replaces the whole routing. For each charge the first rule whose condition (JSON Logic over the card facts, as docs/acquiring.md lists them) holds names the POS accounts to try, in order; else `default`. Every id must be a POS account the merchant can see, once per list; a bad condition, an unknown id, more than 50 rules or 20 accounts in a list is 400 SVC-VAL-3001 with every issue.',
           body: RoutingBody,
           response: { 200: RoutingSchema, ...errorResponses },
         },
@@ -174,6 +198,8 @@ export function acquirerRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'bins.get',
           tags,
           summary: 'Brand, funding, issuing bank and card program of a BIN',
+          description:
+            "What Kuruş knows of the card's BIN (its first 6–8 digits): brand, funding, issuing bank and installment program. Nothing about the request is stored.",
           params: BinParams,
           response: { 200: BinSchema, ...errorResponses },
         },
@@ -187,6 +213,8 @@ export function acquirerRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'installmentOptions.get',
           tags,
           summary: 'The installment counts and totals the merchant can offer for a card',
+          description:
+            "For `bin` and `amount`: the installment counts the merchant can offer for this card — all up to 12 when one of its usable POS accounts takes the card's program, else a single payment (in the sandbox without POS accounts, the sandbox bank's table) — each with the total and per-installment amount. Buyers pay no installment interest.",
           querystring: InstallmentQuery,
           response: { 200: InstallmentOptionsSchema, ...errorResponses },
         },
