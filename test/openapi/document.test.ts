@@ -1,9 +1,10 @@
 // Goal: the served OpenAPI document (/openapi.json) is one a generated client can trust
-// (issue 28): every operation named, summarised, tagged and with its error responses; shared
-// objects as components; pagination and filters optional; and a body the document calls
-// optional really may be left out. Method: read the document from the running app, check each
-// operation, then send every optional-body operation without a body over HTTP (with the
-// caller's real credentials, placeholder ids) and require that validation lets it through.
+// (issue 28): every operation named, summarised, described (issue 38), tagged and with its
+// error responses; shared objects as components; pagination and filters optional; and a body
+// the document calls optional really may be left out. Method: read the document from the
+// running app, check each operation, then send every optional-body operation without a body
+// over HTTP (with the caller's real credentials, placeholder ids) and require that validation
+// lets it through.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Ajv2020 } from 'ajv/dist/2020.js'
@@ -14,6 +15,7 @@ import { classify, exampleOf, fillPath, type JsonSchema } from '../security/_rou
 interface Operation {
   operationId?: string
   summary?: string
+  description?: string
   tags?: string[]
   parameters?: (
     { $ref: string } | { in: string; name: string; required?: boolean; schema?: JsonSchema }
@@ -51,7 +53,7 @@ const SHARED_ERRORS = new Set([
   '#/components/responses/ServiceUnavailable',
 ])
 
-test('every operation has a unique operationId, a summary, a declared tag and its error responses', async (t) => {
+test('every operation has a unique operationId, a summary, a description, a declared tag and its error responses', async (t) => {
   const h = await startTestApp(t)
   const doc = await served(h)
   const ops = operations(doc)
@@ -69,6 +71,8 @@ test('every operation has a unique operationId, a summary, a declared tag and it
     assert.equal(ids.get(id), undefined, `${where}: operationId ${id} also on ${ids.get(id)}`)
     ids.set(id, where)
     assert.ok((op.summary ?? '').length > 0, `${where}: summary`)
+    // What an integrator needs beyond the summary: state, caller, errors (issue 38).
+    assert.ok((op.description ?? '').trim().length > 0, `${where}: description`)
     assert.ok((op.tags ?? []).length > 0, `${where}: tag`)
     for (const tag of op.tags ?? []) assert.ok(declared.has(tag), `${where}: tag ${tag} undeclared`)
     const errors = Object.keys(op.responses).filter((s) => s >= '400')
