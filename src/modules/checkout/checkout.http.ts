@@ -74,7 +74,8 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.sessions.get',
           tags,
           summary: 'A checkout session as the buyer sees it (no signature; the id is the bearer)',
-          description: 'What the checkout page shows: mode, status, the merchant\'s name, amount, currency, description, expiry, whether installments are offered, the QR payload of an active `qr` session, and the payment made so far with the `redirectUrl` back to the merchant. No signature; the session id (a UUID) is the bearer. 404 SVC-RES-3301 for an unknown id.',
+          description:
+            "What the checkout page shows: mode, status, the merchant's name, amount, currency, description, expiry, whether installments are offered, the QR payload of an active `qr` session, and the payment made so far with the `redirectUrl` back to the merchant. No signature; the session id (a UUID) is the bearer. 404 SVC-RES-3301 for an unknown id.",
           security: [],
           params: SessionParams,
           response: { 200: PublicSession, 404: ErrorEnvelope, 429: ErrorEnvelope },
@@ -92,7 +93,8 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.sessions.installments',
           tags,
           summary: "Installment plans for the card's BIN, in buyer terms",
-          description: 'For the card\'s `bin` on an active payment session: the installment counts the buyer may choose, each with the amount per installment and the total, in buyer terms. No signature; the session id is the bearer. A session that is not an active payment session is 409 SVC-STATE-3401.',
+          description:
+            "For the card's `bin` on an active payment session: the installment counts the buyer may choose, each with the amount per installment and the total, in buyer terms. No signature; the session id is the bearer. A session that is not an active payment session is 409 SVC-STATE-3401.",
           security: [],
           params: SessionParams,
           querystring: InstallmentsQuery,
@@ -183,7 +185,8 @@ export function checkoutPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.sessions.saveCard',
           tags,
           summary: "Save the buyer's card as the customer's default (card_update_only sessions)",
-          description: 'On an active `card_update_only` session: tokenizes the card, attaches it as the customer\'s default and completes the session; answers the card\'s brand, last 4 digits and expiry and the `redirectUrl` back to the merchant. No signature; the session id is the bearer. Tokenizations are limited per client IP (429 SVC-GW-1004); another mode or a session no longer active is 409 SVC-STATE-3401; invalid card details are 400 SVC-VAL-3001.',
+          description:
+            "On an active `card_update_only` session: tokenizes the card, attaches it as the customer's default and completes the session; answers the card's brand, last 4 digits and expiry and the `redirectUrl` back to the merchant. No signature; the session id is the bearer. Tokenizations are limited per client IP (429 SVC-GW-1004); another mode or a session no longer active is 409 SVC-STATE-3401; invalid card details are 400 SVC-VAL-3001.",
           security: [],
           params: SessionParams,
           body: CardUpdateBody,
@@ -220,7 +223,8 @@ export function checkoutSandboxRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'sandbox.sessions.qrPay',
           tags: ['sandbox'],
           summary: "Play the buyer's bank paying a qr session",
-          description: 'Sandbox only. Plays the buyer\'s banking app paying an active `qr` session: a captured `qr` payment (201), or the payment it already made (200). A session of another mode or no longer active is 409 SVC-STATE-3401; 404 SVC-RES-3301 for an unknown or another merchant\'s session. Needs KYC `approved`.',
+          description:
+            "Sandbox only. Plays the buyer's banking app paying an active `qr` session: a captured `qr` payment (201), or the payment it already made (200). A session of another mode or no longer active is 409 SVC-STATE-3401; 404 SVC-RES-3301 for an unknown or another merchant's session. Needs KYC `approved`.",
           params: SessionParams,
           body: EmptyBody,
           response: { 200: QrPayResponse, 201: QrPayResponse, ...errorResponses },

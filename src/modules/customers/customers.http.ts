@@ -80,7 +80,8 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'customers.create',
           tags,
           summary: 'Create a customer',
-          description: 'Records `customer.created`. `externalId` and `email` are unique among the merchant\'s customers: a second one is 409 SVC-RES-3302.',
+          description:
+            "Records `customer.created`. `externalId` and `email` are unique among the merchant's customers: a second one is 409 SVC-RES-3302.",
           body: CreateCustomerBody,
           response: { 201: CustomerResponse, ...errorResponses },
         },
@@ -98,7 +99,7 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'customers.get',
           tags,
           summary: 'Retrieve a customer',
-          description: '404 SVC-RES-3301 for an unknown, deleted or another merchant\'s customer.',
+          description: "404 SVC-RES-3301 for an unknown, deleted or another merchant's customer.",
           params: CustomerParams,
           response: { 200: CustomerResponse, ...errorResponses },
         },
@@ -114,7 +115,8 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'customers.update',
           tags,
           summary: 'Update a customer (only the fields sent change)',
-          description: 'Only the fields sent change; records `customer.updated`. Taking another customer\'s `externalId` or `email` is 409 SVC-RES-3302; 404 SVC-RES-3301 for an unknown or deleted customer.',
+          description:
+            "Only the fields sent change; records `customer.updated`. Taking another customer's `externalId` or `email` is 409 SVC-RES-3302; 404 SVC-RES-3301 for an unknown or deleted customer.",
           params: CustomerParams,
           body: UpdateCustomerBody,
           response: { 200: CustomerResponse, ...errorResponses },
@@ -133,7 +135,8 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'customers.list',
           tags,
           summary: 'List customers, newest first',
-          description: 'The merchant\'s customers that are not deleted, newest first, in pages of `limit` with a keyset `nextCursor`; `email` and `phone` filter on an exact value.',
+          description:
+            "The merchant's customers that are not deleted, newest first, in pages of `limit` with a keyset `nextCursor`; `email` and `phone` filter on an exact value.",
           querystring: CustomerListQuery,
           response: { 200: CustomerList, ...errorResponses },
         },
@@ -160,7 +163,8 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'customers.delete',
           tags,
           summary: 'Delete a customer (soft delete; its cards are detached and revoked)',
-          description: 'Soft-deletes the customer: every saved card is detached and its vault token revoked, in one transaction with `customer.deleted` (which lists the detached card ids). The customer then answers 404.',
+          description:
+            'Soft-deletes the customer: every saved card is detached and its vault token revoked, in one transaction with `customer.deleted` (which lists the detached card ids). The customer then answers 404.',
           params: CustomerParams,
           response: { 204: NoContent, ...errorResponses },
         },
@@ -205,7 +209,8 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'customers.cards.list',
           tags,
           summary: "The customer's saved cards, newest first",
-          description: 'The customer\'s attached cards (masked number, brand, expiry, `isDefault`), newest first; not paginated. 404 SVC-RES-3301 for an unknown customer.',
+          description:
+            "The customer's attached cards (masked number, brand, expiry, `isDefault`), newest first; not paginated. 404 SVC-RES-3301 for an unknown customer.",
           params: CustomerParams,
           response: { 200: CustomerCardList, ...errorResponses },
         },
@@ -222,7 +227,8 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'customers.cards.getDefault',
           tags,
           summary: "The customer's default card (404 when there is none)",
-          description: 'The card subscriptions and saved-card charges use. 404 SVC-RES-3301 when the customer is unknown or has no default card.',
+          description:
+            'The card subscriptions and saved-card charges use. 404 SVC-RES-3301 when the customer is unknown or has no default card.',
           params: CustomerParams,
           response: { 200: DefaultCardResponse, ...errorResponses },
         },
@@ -247,7 +253,8 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'customers.cards.detach',
           tags,
           summary: 'Detach a saved card and revoke its token',
-          description: 'Detaches the card and revokes its vault token (it cannot be charged or attached again); when it was the default, another attached card (an unexpired one first) becomes the default. Records `customer.card_detached`; 404 SVC-RES-3301 for an unknown or already detached card.',
+          description:
+            'Detaches the card and revokes its vault token (it cannot be charged or attached again); when it was the default, another attached card (an unexpired one first) becomes the default. Records `customer.card_detached`; 404 SVC-RES-3301 for an unknown or already detached card.',
           params: CardParams,
           response: { 204: NoContent, ...errorResponses },
         },

@@ -181,7 +181,8 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
           tags: ['dashboard'],
           summary:
             'Log in to the dashboard: a token (an hour at most, 30 idle minutes), or a two-factor challenge for a user with two-factor on',
-          description: 'With a dashboard user\'s email and password: `{token, expiresAt}` to send as `Authorization: Bearer`, or `{twoFactorRequired, challengeToken}` for a user with two-factor on (then `POST /v1/dashboard/login/two-factor`). Wrong credentials are 401 SVC-GW-1003; a user who must enrol in two-factor first is 403 SVC-AUTH-3201 (enrol in the web dashboard). Rate-limited per IP (429 SVC-GW-1004); merchant API keys are not accepted on the dashboard API.',
+          description:
+            "With a dashboard user's email and password: `{token, expiresAt}` to send as `Authorization: Bearer`, or `{twoFactorRequired, challengeToken}` for a user with two-factor on (then `POST /v1/dashboard/login/two-factor`). Wrong credentials are 401 SVC-GW-1003; a user who must enrol in two-factor first is 403 SVC-AUTH-3201 (enrol in the web dashboard). Rate-limited per IP (429 SVC-GW-1004); merchant API keys are not accepted on the dashboard API.",
           security: [],
           body: LoginBody,
           response: { 200: LoginResponse, ...errorResponses },
@@ -208,7 +209,8 @@ export async function dashboardApi(app: FastifyInstance, opts: DashboardApiOptio
           tags: ['dashboard'],
           summary:
             "The login's second step: the challenge and a TOTP code give the token; 5 wrong codes end the challenge",
-          description: 'Sends the login\'s `challengeToken` and the user\'s current TOTP code for `{token, expiresAt}`. A wrong code is 401 SVC-GW-1003; the challenge lasts 5 minutes and ends after 5 wrong codes (401 SVC-GW-1003: log in again).',
+          description:
+            "Sends the login's `challengeToken` and the user's current TOTP code for `{token, expiresAt}`. A wrong code is 401 SVC-GW-1003; the challenge lasts 5 minutes and ends after 5 wrong codes (401 SVC-GW-1003: log in again).",
           security: [],
           body: TwoFactorBody,
           response: { 200: DashboardSession, ...errorResponses },
@@ -263,7 +265,8 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'dashboard.me',
           tags: ['dashboard'],
           summary: 'The logged-in dashboard user',
-          description: 'The token\'s user: user id, merchant id and email. Any role; a missing, expired or signed-out token is 401 SVC-GW-1003.',
+          description:
+            "The token's user: user id, merchant id and email. Any role; a missing, expired or signed-out token is 401 SVC-GW-1003.",
           security,
           response: { 200: MeResponse, ...errorResponses },
         },
@@ -279,7 +282,8 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
           tags: ['dashboard'],
           summary:
             "Sign out: this token ends at once (the user's other tokens and web sessions go on)",
-          description: 'Ends this token\'s session at once; any role may. The user\'s other tokens and web sessions are not touched.',
+          description:
+            "Ends this token's session at once; any role may. The user's other tokens and web sessions are not touched.",
           security,
           response: { 204: Type.Null(), ...errorResponses },
         },
@@ -297,7 +301,8 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'dashboard.apiKeys.list',
           tags: ['dashboard'],
           summary: "The store's API keys (public parts only)",
-          description: 'The store\'s API keys with their public parts, status and dates; secrets are never listed. Any role may read; 404 SVC-RES-3301 for another merchant\'s store.',
+          description:
+            "The store's API keys with their public parts, status and dates; secrets are never listed. Any role may read; 404 SVC-RES-3301 for another merchant's store.",
           security,
           params: StoreParams,
           response: { 200: ApiKeyList, ...errorResponses },
@@ -393,7 +398,8 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'dashboard.apiKeys.create',
           tags: ['dashboard'],
           summary: 'Issue another key pair for the store; the secret is shown once',
-          description: 'A new key pair for the store: the secret key is in this answer only. Owner, admin or developer role (else 403 SVC-AUTH-3201); the action is in the audit log.',
+          description:
+            'A new key pair for the store: the secret key is in this answer only. Owner, admin or developer role (else 403 SVC-AUTH-3201); the action is in the audit log.',
           security,
           params: StoreParams,
           body: EmptyBody,
@@ -413,7 +419,8 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'dashboard.apiKeys.roll',
           tags: ['dashboard'],
           summary: 'Replace a key; the old one keeps working for the grace period (24 h)',
-          description: 'A new key pair replaces the key; the old one keeps working for 24 hours, so deployments can switch over. The new secret is in this answer only. Owner, admin or developer role; 404 SVC-RES-3301 for a key not of this store; audited.',
+          description:
+            'A new key pair replaces the key; the old one keeps working for 24 hours, so deployments can switch over. The new secret is in this answer only. Owner, admin or developer role; 404 SVC-RES-3301 for a key not of this store; audited.',
           security,
           params: StoreKeyParams,
           body: EmptyBody,
@@ -440,7 +447,8 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'dashboard.apiKeys.revoke',
           tags: ['dashboard'],
           summary: 'Revoke a key at once',
-          description: 'The key stops working at once (its requests are 401). Owner, admin or developer role; 404 SVC-RES-3301 for a key not of this store; audited.',
+          description:
+            'The key stops working at once (its requests are 401). Owner, admin or developer role; 404 SVC-RES-3301 for a key not of this store; audited.',
           security,
           params: StoreKeyParams,
           response: { 204: Type.Null(), ...errorResponses },
@@ -460,7 +468,8 @@ function dashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'dashboard.submerchants.create',
           tags: ['dashboard'],
           summary: 'Create a submerchant and its key pair; the secret is shown once',
-          description: 'A submerchant (a payee of the marketplace, paid out to its TR IBAN — checked, else 400 SVC-VAL-3001) with its own key pair, whose secret is in this answer only. Owner, admin or finance role (else 403 SVC-AUTH-3201); audited.',
+          description:
+            'A submerchant (a payee of the marketplace, paid out to its TR IBAN — checked, else 400 SVC-VAL-3001) with its own key pair, whose secret is in this answer only. Owner, admin or finance role (else 403 SVC-AUTH-3201); audited.',
           security,
           body: CreateSubmerchantBody,
           response: { 201: CreatedSubmerchant, ...errorResponses },

@@ -73,7 +73,8 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'chargebacks.list',
           tags,
           summary: "A payment's chargebacks",
-          description: 'Every chargeback of the payment with its status, amount, reason code and evidence deadline (`evidenceDueBy`); not paginated. 404 SVC-RES-3301 when the payment is not this merchant\'s.',
+          description:
+            "Every chargeback of the payment with its status, amount, reason code and evidence deadline (`evidenceDueBy`); not paginated. 404 SVC-RES-3301 when the payment is not this merchant's.",
           params: PaymentParams,
           response: { 200: ChargebackList, ...errorResponses },
         },
@@ -91,7 +92,8 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'chargebacks.accept',
           tags,
           summary: 'Accept a chargeback (bookkeeping only; terminal)',
-          description: 'The merchant takes the loss: a `received` chargeback becomes `accepted` (the money already went back to the buyer; no ledger legs move) and `chargeback.accepted` is recorded. A resolved or `under_review` chargeback is 409 SVC-STATE-3401; 404 SVC-RES-3301 for an unknown one. A `received` chargeback left past its deadline closes `accepted` with `resolution: expired` by itself.',
+          description:
+            'The merchant takes the loss: a `received` chargeback becomes `accepted` (the money already went back to the buyer; no ledger legs move) and `chargeback.accepted` is recorded. A resolved or `under_review` chargeback is 409 SVC-STATE-3401; 404 SVC-RES-3301 for an unknown one. A `received` chargeback left past its deadline closes `accepted` with `resolution: expired` by itself.',
           params: ChargebackParams,
           body: EmptyBody,
           response: { 200: Resolution, ...errorResponses },
@@ -122,7 +124,8 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           tags,
           summary:
             'Save the evidence draft; submit: true renders the evidence PDF and sends it (under_review)',
-          description: 'Saves the text and uploaded `fileIds` (from `POST /v1/files`) as the draft of a `received` chargeback; with `submit: true` the evidence is rendered to a PDF and sent, the chargeback moves to `under_review` and `chargeback.evidence_submitted` is recorded. An unknown file or an empty submission is 400 SVC-VAL-3001; a chargeback no longer `received` is 409 SVC-STATE-3401.',
+          description:
+            'Saves the text and uploaded `fileIds` (from `POST /v1/files`) as the draft of a `received` chargeback; with `submit: true` the evidence is rendered to a PDF and sent, the chargeback moves to `under_review` and `chargeback.evidence_submitted` is recorded. An unknown file or an empty submission is 400 SVC-VAL-3001; a chargeback no longer `received` is 409 SVC-STATE-3401.',
           params: ChargebackParams,
           body: EvidenceBody,
           response: { 200: EvidenceSchema, ...errorResponses },
@@ -153,7 +156,8 @@ export function disputesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'chargebacks.reverse',
           tags,
           summary: 'Reverse a chargeback (representment won; terminal)',
-          description: 'Representment won: a `received` or `under_review` chargeback becomes `reversed`, its ledger legs are undone (the amount comes back to the merchant\'s balance) and `chargeback.reversed` is recorded. Already resolved: 409 SVC-STATE-3401.',
+          description:
+            "Representment won: a `received` or `under_review` chargeback becomes `reversed`, its ledger legs are undone (the amount comes back to the merchant's balance) and `chargeback.reversed` is recorded. Already resolved: 409 SVC-STATE-3401.",
           params: ChargebackParams,
           body: EmptyBody,
           response: { 200: Resolution, ...errorResponses },
@@ -190,7 +194,8 @@ export function disputesSandboxRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'sandbox.chargebacks.create',
           tags: ['sandbox'],
           summary: "Raise a chargeback as the card's bank would",
-          description: 'Sandbox only. Opens a `received` chargeback on a captured payment, for `amount` (default: all that is still disputable) with `reasonCode` (default `4837`): the amount is held from the merchant\'s balance and `chargeback.received` recorded; the payment\'s status does not change. A payment that is not captured is 409 SVC-STATE-3401; an amount over what is disputable, or overlapping a refund in flight, is 400 SVC-VAL-3001.',
+          description:
+            "Sandbox only. Opens a `received` chargeback on a captured payment, for `amount` (default: all that is still disputable) with `reasonCode` (default `4837`): the amount is held from the merchant's balance and `chargeback.received` recorded; the payment's status does not change. A payment that is not captured is 409 SVC-STATE-3401; an amount over what is disputable, or overlapping a refund in flight, is 400 SVC-VAL-3001.",
           params: PaymentParams,
           body: RaiseBody,
           response: { 201: ChargebackSchema, ...errorResponses },

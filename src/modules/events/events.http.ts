@@ -30,7 +30,8 @@ export function eventsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'events.list',
           tags: ['events'],
           summary: "The merchant's events, newest first",
-          description: 'The events recorded for the merchant — the feed webhooks deliver from — newest first, in pages of `limit` (at most 100) with a keyset `nextCursor`; `type` filters on one event type (e.g. `payment.captured`).',
+          description:
+            'The events recorded for the merchant — the feed webhooks deliver from — newest first, in pages of `limit` (at most 100) with a keyset `nextCursor`; `type` filters on one event type (e.g. `payment.captured`).',
           querystring: EventListQuery,
           response: { 200: EventList, ...errorResponses },
         },
@@ -54,7 +55,8 @@ export function eventsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'events.get',
           tags: ['events'],
           summary: 'One event',
-          description: 'One event with its `data`, as webhooks deliver it; 404 SVC-RES-3301 for an unknown or another merchant\'s event.',
+          description:
+            "One event with its `data`, as webhooks deliver it; 404 SVC-RES-3301 for an unknown or another merchant's event.",
           params: EventParams,
           response: { 200: EventView, ...errorResponses },
         },

@@ -52,7 +52,8 @@ export function filesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'files.upload',
           tags,
           summary: 'Upload a file (dispute evidence): PDF, PNG or JPEG by content, up to 5 MiB',
-          description: '`multipart/form-data` with `purpose` (`dispute_evidence`) and `file`; the type is read from the bytes, not the name. Over 5 MiB: 413 SVC-VAL-3003; another type: 400 SVC-VAL-3001; not multipart: 415 SVC-VAL-3004. The answer\'s id goes into a chargeback\'s evidence `fileIds`.',
+          description:
+            "`multipart/form-data` with `purpose` (`dispute_evidence`) and `file`; the type is read from the bytes, not the name. Over 5 MiB: 413 SVC-VAL-3003; another type: 400 SVC-VAL-3001; not multipart: 415 SVC-VAL-3004. The answer's id goes into a chargeback's evidence `fileIds`.",
           consumes: ['multipart/form-data'],
           body: { content: { 'multipart/form-data': { schema: UploadForm } } },
           response: { 201: FileSchema, ...errorResponses },
@@ -77,7 +78,8 @@ export function filesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'files.get',
           tags,
           summary: "A file's facts",
-          description: 'The file\'s purpose, content type, size and SHA-256 (not its bytes); 404 SVC-RES-3301 for an unknown or another merchant\'s file.',
+          description:
+            "The file's purpose, content type, size and SHA-256 (not its bytes); 404 SVC-RES-3301 for an unknown or another merchant's file.",
           params: FileParams,
           response: { 200: FileSchema, ...errorResponses },
         },
@@ -92,7 +94,8 @@ export function filesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'files.download',
           tags,
           summary: "A file's bytes",
-          description: 'The file\'s bytes with its content type; 404 SVC-RES-3301 for an unknown or another merchant\'s file. Evidence PDFs rendered on submission are files too.',
+          description:
+            "The file's bytes with its content type; 404 SVC-RES-3301 for an unknown or another merchant's file. Evidence PDFs rendered on submission are files too.",
           params: FileParams,
           response: { 200: ContentsResponse, ...errorResponses },
         },

@@ -112,7 +112,8 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'invoices.list',
           tags,
           summary: "List the merchant's invoices, newest first",
-          description: 'The merchant\'s invoices newest first, in pages of `limit` with a keyset `nextCursor`; filters `storeId` and `status`, sent again with the cursor.',
+          description:
+            "The merchant's invoices newest first, in pages of `limit` with a keyset `nextCursor`; filters `storeId` and `status`, sent again with the cursor.",
           querystring: InvoiceListQuery,
           response: { 200: InvoiceList, ...errorResponses },
         },
@@ -140,7 +141,8 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'invoices.get',
           tags,
           summary: 'Retrieve an invoice (a captured payment shows as paid at once)',
-          description: 'The invoice with its lines, totals, status and the buyer\'s link. A payment captured on its checkout session shows it `paid` at once (and records `invoice.paid`), without waiting for the reconciler. 404 SVC-RES-3301 for an unknown or another merchant\'s invoice.',
+          description:
+            "The invoice with its lines, totals, status and the buyer's link. A payment captured on its checkout session shows it `paid` at once (and records `invoice.paid`), without waiting for the reconciler. 404 SVC-RES-3301 for an unknown or another merchant's invoice.",
           params: InvoiceParams,
           response: { 200: InvoiceSchema, ...errorResponses },
         },
@@ -157,7 +159,8 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'invoices.send',
           tags,
           summary: 'Email the invoice to buyerEmail (draft → sent)',
-          description: 'A `draft` becomes `sent` and the buyer is emailed the payment link (`invoice.sent`). The email is owed in the same transaction and retried by a reconciler if the mail server fails, so the request does not fail with it. No `buyerEmail`: 400 SVC-VAL-3001; not a draft: 409 SVC-STATE-3401. Needs KYC `approved`.',
+          description:
+            'A `draft` becomes `sent` and the buyer is emailed the payment link (`invoice.sent`). The email is owed in the same transaction and retried by a reconciler if the mail server fails, so the request does not fail with it. No `buyerEmail`: 400 SVC-VAL-3001; not a draft: 409 SVC-STATE-3401. Needs KYC `approved`.',
           params: InvoiceParams,
           body: EmptyBody,
           response: { 200: SendResponse, ...errorResponses },
@@ -177,7 +180,8 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'invoices.activate',
           tags,
           summary: 'Open the payment link without an email (draft → activated)',
-          description: 'A `draft` becomes `activated`: its payment link works and no email is sent — the merchant shares the link (`invoice.activated`). Not a draft: 409 SVC-STATE-3401. Needs KYC `approved`.',
+          description:
+            'A `draft` becomes `activated`: its payment link works and no email is sent — the merchant shares the link (`invoice.activated`). Not a draft: 409 SVC-STATE-3401. Needs KYC `approved`.',
           params: InvoiceParams,
           body: EmptyBody,
           response: { 200: ActivateResponse, ...errorResponses },
@@ -196,7 +200,8 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'invoices.cancel',
           tags,
           summary: 'Cancel an open invoice (and its open checkout session)',
-          description: 'The invoice becomes `cancelled` (`invoice.cancelled`) and its active checkout session is cancelled with it. A paid, expired or cancelled invoice is 409 SVC-STATE-3401, as is one whose payment is at the bank right now (try again in a minute).',
+          description:
+            'The invoice becomes `cancelled` (`invoice.cancelled`) and its active checkout session is cancelled with it. A paid, expired or cancelled invoice is 409 SVC-STATE-3401, as is one whose payment is at the bank right now (try again in a minute).',
           params: InvoiceParams,
           body: EmptyBody,
           response: { 200: CancelResponse, ...errorResponses },
@@ -215,7 +220,8 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'invoices.pdf',
           tags,
           summary: 'The invoice as a PDF',
-          description: 'The invoice rendered as a PDF (`application/pdf`), in any status; 404 SVC-RES-3301 for an unknown or another merchant\'s invoice.',
+          description:
+            "The invoice rendered as a PDF (`application/pdf`), in any status; 404 SVC-RES-3301 for an unknown or another merchant's invoice.",
           params: InvoiceParams,
           response: { 200: PdfResponse, ...errorResponses },
         },
@@ -260,7 +266,8 @@ export function invoicesPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.invoices.get',
           tags,
           summary: 'The invoice as its buyer sees it (the first read marks it viewed)',
-          description: 'For the buyer\'s invoice page: the merchant\'s name and the invoice. No signature; the public hash is the bearer. The first read of a `sent` or `activated` invoice marks it `viewed` (`invoice.viewed`); a draft\'s hash is 404 SVC-RES-3301.',
+          description:
+            "For the buyer's invoice page: the merchant's name and the invoice. No signature; the public hash is the bearer. The first read of a `sent` or `activated` invoice marks it `viewed` (`invoice.viewed`); a draft's hash is 404 SVC-RES-3301.",
           security: [],
           params: HashParams,
           response: { 200: PublicInvoiceView, ...publicErrors },
@@ -291,7 +298,8 @@ export function invoicesPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.invoices.pay',
           tags,
           summary: 'The checkout session that pays the invoice (made once, reused while active)',
-          description: 'The checkout session the buyer pays the invoice on: made on the first call and handed out again while it is active. No signature; the public hash is the bearer. An invoice that is not `sent`, `activated` or `viewed` is 409 SVC-STATE-3401, as is one whose payment is at the bank.',
+          description:
+            'The checkout session the buyer pays the invoice on: made on the first call and handed out again while it is active. No signature; the public hash is the bearer. An invoice that is not `sent`, `activated` or `viewed` is 409 SVC-STATE-3401, as is one whose payment is at the bank.',
           security: [],
           params: HashParams,
           body: EmptyBody,
@@ -315,7 +323,8 @@ export function invoicesPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.invoices.pdf',
           tags,
           summary: 'The invoice as a PDF (changes no status)',
-          description: 'The invoice as a PDF for its buyer; a read only, it changes no status. No signature; the public hash is the bearer; 404 SVC-RES-3301 for an unknown hash.',
+          description:
+            'The invoice as a PDF for its buyer; a read only, it changes no status. No signature; the public hash is the bearer; 404 SVC-RES-3301 for an unknown hash.',
           security: [],
           params: HashParams,
           response: { 200: PdfResponse, ...publicErrors },

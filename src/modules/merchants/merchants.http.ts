@@ -16,7 +16,8 @@ export function merchantsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'identity.whoami',
           tags: ['identity'],
           summary: 'Who the verified API key belongs to',
-          description: '`{subjectScope, merchantId, apiKeyId}` plus `storeId` for a store key or `submerchantId` for a submerchant key. Merchant and submerchant keys; the cheapest call to check a signing implementation.',
+          description:
+            '`{subjectScope, merchantId, apiKeyId}` plus `storeId` for a store key or `submerchantId` for a submerchant key. Merchant and submerchant keys; the cheapest call to check a signing implementation.',
           response: { 200: Whoami, ...errorResponses },
         },
       },
@@ -40,7 +41,8 @@ export function merchantsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'identity.kycStatus',
           tags: ['identity'],
           summary: "The merchant's KYC status",
-          description: '`{status, decidedAt, sessionId, subjectId}` of the merchant (a submerchant key sees its parent\'s). Only `approved` may take money in (else 403 SVC-KYC-3101).',
+          description:
+            "`{status, decidedAt, sessionId, subjectId}` of the merchant (a submerchant key sees its parent's). Only `approved` may take money in (else 403 SVC-KYC-3101).",
           response: { 200: KycStatusResponse, ...errorResponses },
         },
       },

@@ -48,7 +48,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         schema: {
           operationId: 'operator.merchants.create',
           summary: 'Create a merchant with its first store and key pair (the secret is shown once)',
-          description: 'Operator token. A merchant with its first store, a dashboard login (`{email, password}`; the password is in this answer only) and a store key pair whose secret is in this answer only. `kycStatus` defaults to `none`: it cannot take money in until `approved`. In live, settlements wait 24 hours; in the sandbox none.',
+          description:
+            'Operator token. A merchant with its first store, a dashboard login (`{email, password}`; the password is in this answer only) and a store key pair whose secret is in this answer only. `kycStatus` defaults to `none`: it cannot take money in until `approved`. In live, settlements wait 24 hours; in the sandbox none.',
           tags: ['operator'],
           security,
           body: CreateMerchantBody,
@@ -72,7 +73,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         schema: {
           operationId: 'operator.merchants.get',
           summary: 'Retrieve a merchant',
-          description: 'Operator token. The merchant\'s name, KYC status and decision time, pricing and settlement delay; 404 SVC-RES-3301 for an unknown id.',
+          description:
+            "Operator token. The merchant's name, KYC status and decision time, pricing and settlement delay; 404 SVC-RES-3301 for an unknown id.",
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -99,7 +101,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         schema: {
           operationId: 'operator.stores.create',
           summary: 'Add a store to a merchant, with its own key pair',
-          description: 'Operator token. Another store of the merchant with its own key pair (the secret is in this answer only); payments and keys are per store. 404 SVC-RES-3301 for an unknown merchant.',
+          description:
+            'Operator token. Another store of the merchant with its own key pair (the secret is in this answer only); payments and keys are per store. 404 SVC-RES-3301 for an unknown merchant.',
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -119,7 +122,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         schema: {
           operationId: 'operator.submerchants.create',
           summary: 'Create a submerchant under a merchant',
-          description: 'Operator token. A submerchant (a payee paid out to its TR IBAN, checked: 400 SVC-VAL-3001) with optional payout limits and its own key pair, whose secret is in this answer only. 404 SVC-RES-3301 for an unknown merchant.',
+          description:
+            'Operator token. A submerchant (a payee paid out to its TR IBAN, checked: 400 SVC-VAL-3001) with optional payout limits and its own key pair, whose secret is in this answer only. 404 SVC-RES-3301 for an unknown merchant.',
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -143,7 +147,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         schema: {
           operationId: 'operator.merchants.setKyc',
           summary: 'Set a merchant’s KYC status',
-          description: 'Operator token. Sets the KYC status (`none`, `pending`, `approved`, `rejected`, `suspended`, `expired`); a settled status records its decision time. Takes effect on the merchant\'s next request: only `approved` may take money in (else 403 SVC-KYC-3101). 404 SVC-RES-3301 for an unknown merchant.',
+          description:
+            "Operator token. Sets the KYC status (`none`, `pending`, `approved`, `rejected`, `suspended`, `expired`); a settled status records its decision time. Takes effect on the merchant's next request: only `approved` may take money in (else 403 SVC-KYC-3101). 404 SVC-RES-3301 for an unknown merchant.",
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -170,7 +175,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         schema: {
           operationId: 'operator.apiKeys.list',
           summary: 'A merchant’s API keys (public parts only)',
-          description: 'Operator token. Every key of the merchant, its stores and submerchants: public key, scope, status (`active`, `revoked`, `expired`) and expiry; secrets are never listed. 404 SVC-RES-3301 for an unknown merchant.',
+          description:
+            'Operator token. Every key of the merchant, its stores and submerchants: public key, scope, status (`active`, `revoked`, `expired`) and expiry; secrets are never listed. 404 SVC-RES-3301 for an unknown merchant.',
           tags: ['operator'],
           security,
           params: MerchantParams,
@@ -196,7 +202,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         schema: {
           operationId: 'operator.apiKeys.roll',
           summary: 'Replace an API key; the old one keeps working for the grace period',
-          description: 'Operator token. A new key pair replaces the key (the secret is in this answer only); the old one keeps working until `previousKeyExpiresAt` (24 hours by default, `KURUS_KEY_ROLL_GRACE_SECONDS`). A revoked or already rolled key is 409 SVC-STATE-3401; 404 SVC-RES-3301 for an unknown key.',
+          description:
+            'Operator token. A new key pair replaces the key (the secret is in this answer only); the old one keeps working until `previousKeyExpiresAt` (24 hours by default, `KURUS_KEY_ROLL_GRACE_SECONDS`). A revoked or already rolled key is 409 SVC-STATE-3401; 404 SVC-RES-3301 for an unknown key.',
           tags: ['operator'],
           security,
           params: KeyParams,
@@ -225,7 +232,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
             tags: ['operator'],
             security,
             summary: 'Sandbox only: the demo merchant’s current key pair',
-            description: 'Sandbox only, operator token. The seeded demo merchant\'s current public and secret key — play money only; `npm start` prints them too and `kurus sign` reads them here. 404 SVC-RES-3301 before the seed has made the demo merchant.',
+            description:
+              "Sandbox only, operator token. The seeded demo merchant's current public and secret key — play money only; `npm start` prints them too and `kurus sign` reads them here. 404 SVC-RES-3301 before the seed has made the demo merchant.",
             response: { 200: DemoCredentials, ...errors },
           },
         },
@@ -243,7 +251,8 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         schema: {
           operationId: 'operator.apiKeys.revoke',
           summary: 'Revoke an API key at once',
-          description: 'Operator token. The key stops working at once: its next request is 401. 404 SVC-RES-3301 for an unknown key.',
+          description:
+            'Operator token. The key stops working at once: its next request is 401. 404 SVC-RES-3301 for an unknown key.',
           tags: ['operator'],
           security,
           params: KeyParams,

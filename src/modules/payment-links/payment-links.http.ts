@@ -81,7 +81,8 @@ export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'paymentLinks.list',
           tags,
           summary: "List the merchant's payment links, newest first",
-          description: 'The merchant\'s payment links newest first, in pages of `limit` with a keyset `nextCursor`, each with its usage.',
+          description:
+            "The merchant's payment links newest first, in pages of `limit` with a keyset `nextCursor`, each with its usage.",
           querystring: LinkListQuery,
           response: { 200: LinkList, ...errorResponses },
         },
@@ -99,7 +100,8 @@ export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'paymentLinks.get',
           tags,
           summary: 'Retrieve a payment link',
-          description: 'The link with its amount, URL, whether it is active, and its usage (payments made through it); 404 SVC-RES-3301 for an unknown or another merchant\'s link.',
+          description:
+            "The link with its amount, URL, whether it is active, and its usage (payments made through it); 404 SVC-RES-3301 for an unknown or another merchant's link.",
           params: LinkParams,
           response: { 200: LinkSchema, ...errorResponses },
         },
@@ -115,7 +117,8 @@ export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'paymentLinks.deactivate',
           tags,
           summary: 'Deactivate a payment link (its page answers 410); idempotent',
-          description: 'The link stops taking payments: its page answers 410 from now on. Deactivating an inactive link answers it as it is; 404 SVC-RES-3301 for an unknown link.',
+          description:
+            'The link stops taking payments: its page answers 410 from now on. Deactivating an inactive link answers it as it is; 404 SVC-RES-3301 for an unknown link.',
           params: LinkParams,
           body: EmptyBody,
           response: { 200: LinkSchema, ...errorResponses },

@@ -259,7 +259,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payments.createSession',
           tags,
           summary: 'Create a hosted-checkout session',
-          description: 'A hosted-checkout session the buyer pays on `paymentUrl` (mode `payment`, `qr` or `card_update_only`); it expires unused. `transactionId` is a fence: the same body again answers the existing session with 200, another body is 409 SVC-RES-3302. Needs KYC `approved` (403 SVC-KYC-3101); `splits` must name this merchant\'s submerchants and not exceed the amount (400 SVC-VAL-3001).',
+          description:
+            "A hosted-checkout session the buyer pays on `paymentUrl` (mode `payment`, `qr` or `card_update_only`); it expires unused. `transactionId` is a fence: the same body again answers the existing session with 200, another body is 409 SVC-RES-3302. Needs KYC `approved` (403 SVC-KYC-3101); `splits` must name this merchant's submerchants and not exceed the amount (400 SVC-VAL-3001).",
           body: CreateSessionBody,
           response: { 200: SessionResponse, 201: SessionResponse, ...errorResponses },
         },
@@ -284,7 +285,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payments.charge',
           tags,
           summary: 'Charge a vault card token',
-          description: 'Charges a vault card token against the active `payment` session with this `transactionId` (`amount` must equal the session\'s). 201: authorized or captured; 202: `pending_3ds` with a `challengeUrl`, or `pending` when the bank\'s answer is late (retry with the same Idempotency-Key); 402 SVC-PAY-3501: declined, with the failed payment\'s id. A repeat of the same charge is answered 200 from the payment; another payload under the `transactionId` is 409 SVC-GW-2001. Other answers: 404 SVC-RES-3301 (no session), 409 SVC-STATE-3401 (session not active or not a card session, token revoked), 429 SVC-GW-1004 (too many failed attempts on the session); needs KYC `approved`.',
+          description:
+            "Charges a vault card token against the active `payment` session with this `transactionId` (`amount` must equal the session's). 201: authorized or captured; 202: `pending_3ds` with a `challengeUrl`, or `pending` when the bank's answer is late (retry with the same Idempotency-Key); 402 SVC-PAY-3501: declined, with the failed payment's id. A repeat of the same charge is answered 200 from the payment; another payload under the `transactionId` is 409 SVC-GW-2001. Other answers: 404 SVC-RES-3301 (no session), 409 SVC-STATE-3401 (session not active or not a card session, token revoked), 429 SVC-GW-1004 (too many failed attempts on the session); needs KYC `approved`.",
           body: ChargeBody,
           response: {
             200: ChargeResponse,
@@ -328,7 +330,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payments.complete3ds',
           tags,
           summary: 'Complete a 3DS challenge',
-          description: 'Sends the bank\'s `pares` and the payment\'s `correlationId` after the buyer\'s 3DS challenge: `pending_3ds` → authorized or captured (200), `pending` while the bank answers (202), or 402 SVC-PAY-3501 `authentication_failed`. A `correlationId` or `pares` that is not this payment\'s is 400 SVC-3DS-3601; a duplicate submit gets the first one\'s answer.',
+          description:
+            "Sends the bank's `pares` and the payment's `correlationId` after the buyer's 3DS challenge: `pending_3ds` → authorized or captured (200), `pending` while the bank answers (202), or 402 SVC-PAY-3501 `authentication_failed`. A `correlationId` or `pares` that is not this payment's is 400 SVC-3DS-3601; a duplicate submit gets the first one's answer.",
           params: PaymentParams,
           body: ThreeDsBody,
           response: { 200: ThreeDsResponse, 202: ThreeDsResponse, ...withDecline },
@@ -405,7 +408,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payments.void',
           tags,
           summary: 'Void an uncaptured authorization',
-          description: 'Releases an open authorization: with nothing captured the payment becomes `voided` (`payment.voided`); a `partially_captured` payment releases the remainder and becomes `captured`. A voided payment is answered as it is; any other status is 409 SVC-STATE-3401, as is a capture or void of the same payment still running. Posts no ledger legs.',
+          description:
+            'Releases an open authorization: with nothing captured the payment becomes `voided` (`payment.voided`); a `partially_captured` payment releases the remainder and becomes `captured`. A voided payment is answered as it is; any other status is 409 SVC-STATE-3401, as is a capture or void of the same payment still running. Posts no ledger legs.',
           params: PaymentParams,
           body: VoidBody,
           response: { 200: VoidResponse, ...errorResponses },
@@ -477,7 +481,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payments.get',
           tags,
           summary: 'Retrieve a payment',
-          description: 'The payment with its captures, refund totals, risk outcome and card facts (masked number, brand, BIN); 404 SVC-RES-3301 for another merchant\'s payment.',
+          description:
+            "The payment with its captures, refund totals, risk outcome and card facts (masked number, brand, BIN); 404 SVC-RES-3301 for another merchant's payment.",
           params: PaymentParams,
           response: { 200: PaymentResponse, ...errorResponses },
         },
@@ -573,7 +578,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payments.listRefunds',
           tags,
           summary: 'Every refund record of a payment',
-          description: 'Every refund of the payment, whatever its status (`pending`, `completed`, `failed`), oldest first; not paginated. 404 SVC-RES-3301 when the payment is not this merchant\'s.',
+          description:
+            "Every refund of the payment, whatever its status (`pending`, `completed`, `failed`), oldest first; not paginated. 404 SVC-RES-3301 when the payment is not this merchant's.",
           params: PaymentParams,
           response: { 200: RefundList, ...errorResponses },
         },
@@ -592,7 +598,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payments.installments',
           tags,
           summary: 'Installment options and costs for a card BIN',
-          description: 'For `bin` (the card\'s first 6–8 digits, else 400 SVC-VAL-3001) and `amount`: the installment counts the card\'s BIN allows, each with the per-installment amount (the first carries the remainder) and the merchant\'s commission, as the charge will compute them.',
+          description:
+            "For `bin` (the card's first 6–8 digits, else 400 SVC-VAL-3001) and `amount`: the installment counts the card's BIN allows, each with the per-installment amount (the first carries the remainder) and the merchant's commission, as the charge will compute them.",
           querystring: InstallmentsQuery,
           response: { 200: InstallmentsResponse, ...errorResponses },
         },
@@ -619,7 +626,8 @@ export function paymentsPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.payments.status',
           tags,
           summary: 'Public payment status (no signature; the payment id is the bearer)',
-          description: 'Only the payment\'s id and status, for a buyer\'s page to poll: no signature, the id is the bearer. 404 SVC-RES-3301 when there is no such payment; rate-limited per client (429).',
+          description:
+            "Only the payment's id and status, for a buyer's page to poll: no signature, the id is the bearer. 404 SVC-RES-3301 when there is no such payment; rate-limited per client (429).",
           security: [],
           params: PaymentParams,
           response: { 200: PublicStatus, 404: ErrorEnvelope, 429: ErrorEnvelope },
@@ -641,7 +649,8 @@ export function paymentsSandboxRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'sandbox.payments.answer3ds',
           tags: ['sandbox'],
           summary: 'Answer a 3DS challenge as the buyer would at the ACS',
-          description: 'Sandbox only. Plays the buyer on the bank\'s challenge page of a `pending_3ds` payment: `otp` `123456` passes on the challenge test card, anything else fails. Returns `{correlationId, pares}` to send to `POST /v1/payments/{id}/3ds-callback`; 409 SVC-STATE-3401 when the payment is not waiting for 3DS.',
+          description:
+            "Sandbox only. Plays the buyer on the bank's challenge page of a `pending_3ds` payment: `otp` `123456` passes on the challenge test card, anything else fails. Returns `{correlationId, pares}` to send to `POST /v1/payments/{id}/3ds-callback`; 409 SVC-STATE-3401 when the payment is not waiting for 3DS.",
           params: PaymentParams,
           body: ChallengeBody,
           response: { 200: ChallengeResponse, ...errorResponses },
@@ -680,7 +689,8 @@ export function paymentsSandboxRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'sandbox.reconcile',
           tags: ['sandbox'],
           summary: 'Run every due background job and reconciler once, now',
-          description: 'Sandbox only. Runs every background job that is due (reconcilers, webhook deliveries, expiries, renewals) once, now, and answers how many ran — instead of waiting for the worker\'s schedule.',
+          description:
+            "Sandbox only. Runs every background job that is due (reconcilers, webhook deliveries, expiries, renewals) once, now, and answers how many ran — instead of waiting for the worker's schedule.",
           body: EmptyBody,
           response: { 200: ReconcileResponse, ...errorResponses },
         },

@@ -124,7 +124,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payoutDrafts.create',
           tags,
           summary: 'Upload a payout draft (up to 1000 rows, one store); each row is validated',
-          description: 'Stores the rows (1 to 1000, each `rail`, `dest`, `holderName`, `amountMinor`) for one of the merchant\'s stores (404 SVC-RES-3301 for another\'s) as a `draft`, validating each row; nothing is paid until the draft is approved. The answer counts valid and invalid rows and totals the valid ones; `GET /v1/payout-drafts/{id}` gives each row\'s reason.',
+          description:
+            "Stores the rows (1 to 1000, each `rail`, `dest`, `holderName`, `amountMinor`) for one of the merchant's stores (404 SVC-RES-3301 for another's) as a `draft`, validating each row; nothing is paid until the draft is approved. The answer counts valid and invalid rows and totals the valid ones; `GET /v1/payout-drafts/{id}` gives each row's reason.",
           body: CreateDraftBody,
           response: { 201: DraftResponse, ...errorResponses },
         },
@@ -142,7 +143,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payoutDrafts.get',
           tags,
           summary: 'A payout draft with its per-row validation report (destinations masked)',
-          description: 'The draft\'s status and totals with each row\'s validation result; destinations are masked. 404 SVC-RES-3301 for an unknown or another merchant\'s draft.',
+          description:
+            "The draft's status and totals with each row's validation result; destinations are masked. 404 SVC-RES-3301 for an unknown or another merchant's draft.",
           params: DraftParams,
           response: { 200: DraftReport, ...errorResponses },
         },
@@ -161,7 +163,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payoutDrafts.approve',
           tags,
           summary: "Fan the draft's valid rows out into payouts (all or nothing; idempotent)",
-          description: 'Turns every valid row into a `pending` payout, debiting the balance, in one transaction: all rows or none. Approving an approved draft again answers the same payouts. A draft that is cancelled is 409 SVC-STATE-3401, as is one with no valid rows; a balance that cannot cover the rows is 409 SVC-PAY-3502. Needs KYC `approved`.',
+          description:
+            'Turns every valid row into a `pending` payout, debiting the balance, in one transaction: all rows or none. Approving an approved draft again answers the same payouts. A draft that is cancelled is 409 SVC-STATE-3401, as is one with no valid rows; a balance that cannot cover the rows is 409 SVC-PAY-3502. Needs KYC `approved`.',
           params: DraftParams,
           body: EmptyBody,
           response: { 200: ApproveResponse, ...errorResponses },
@@ -180,7 +183,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payoutDrafts.cancel',
           tags,
           summary: 'Cancel a payout draft that is not approved',
-          description: 'A `draft` becomes `cancelled` (a cancelled one is answered as it is); an approved draft is 409 SVC-STATE-3401.',
+          description:
+            'A `draft` becomes `cancelled` (a cancelled one is answered as it is); an approved draft is 409 SVC-STATE-3401.',
           params: DraftParams,
           body: EmptyBody,
           response: { 200: DraftResponse, ...errorResponses },
@@ -200,7 +204,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payouts.create',
           tags,
           summary: 'Pay a submerchant out of its available balance to the IBAN on its record',
-          description: 'Debits `amountMinor` from the submerchant\'s available balance and makes a `pending` payout to the IBAN on its record over `fast` or `eft` (`card` is 400 SVC-VAL-3001). Outside the submerchant\'s payout limits: 400 SVC-PAY-3503; more than the available balance: 409 SVC-PAY-3502. Merchant keys, or a submerchant key for its own submerchant only (else 403 SVC-AUTH-3201); needs KYC `approved`. The Idempotency-Key also names the payout: the same key with another body is 409 SVC-GW-2001.',
+          description:
+            "Debits `amountMinor` from the submerchant's available balance and makes a `pending` payout to the IBAN on its record over `fast` or `eft` (`card` is 400 SVC-VAL-3001). Outside the submerchant's payout limits: 400 SVC-PAY-3503; more than the available balance: 409 SVC-PAY-3502. Merchant keys, or a submerchant key for its own submerchant only (else 403 SVC-AUTH-3201); needs KYC `approved`. The Idempotency-Key also names the payout: the same key with another body is 409 SVC-GW-2001.",
           body: CreatePayoutBody,
           response: { 201: PayoutResponse, ...errorResponses },
         },
@@ -242,7 +247,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payouts.get',
           tags,
           summary: 'Retrieve a payout',
-          description: 'The payout with its status, rail, masked destination and amounts; a submerchant key sees only its own (404 SVC-RES-3301 otherwise).',
+          description:
+            'The payout with its status, rail, masked destination and amounts; a submerchant key sees only its own (404 SVC-RES-3301 otherwise).',
           params: PayoutParams,
           response: { 200: PayoutResponse, ...errorResponses },
         },
@@ -258,7 +264,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payouts.list',
           tags,
           summary: 'List payouts, newest first (keyset cursor)',
-          description: 'Payouts newest first, in pages of `limit` with a keyset `nextCursor`; filters `status`, `kind`, `submerchantId`, `from`/`to`. A submerchant key sees only its own.',
+          description:
+            'Payouts newest first, in pages of `limit` with a keyset `nextCursor`; filters `status`, `kind`, `submerchantId`, `from`/`to`. A submerchant key sees only its own.',
           querystring: ListPayoutsQuery,
           response: { 200: PayoutList, ...errorResponses },
         },
@@ -287,7 +294,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           tags,
           summary:
             'What a payout settled, line by line (sales, refunds, fees, chargebacks); the settled parts sum to its amount',
-          description: 'The balance transactions a settlement payout paid out, in pages with a keyset cursor; the settled lines sum to the payout\'s amount. A submerchant key sees only its own payouts; 404 SVC-RES-3301 for another\'s.',
+          description:
+            "The balance transactions a settlement payout paid out, in pages with a keyset cursor; the settled lines sum to the payout's amount. A submerchant key sees only its own payouts; 404 SVC-RES-3301 for another's.",
           params: PayoutParams,
           querystring: PayoutBalanceTransactionsQuery,
           response: { 200: PayoutBalanceTransactionList, ...errorResponses },
@@ -309,7 +317,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'bankAccount.get',
           tags,
           summary: "The merchant's bank account for settlement payouts (IBAN masked)",
-          description: 'The masked IBAN, its last 4 digits, the holder\'s name and, after a change in live, `payoutsHeldUntil`. 404 SVC-RES-3301 before one is set.',
+          description:
+            "The masked IBAN, its last 4 digits, the holder's name and, after a change in live, `payoutsHeldUntil`. 404 SVC-RES-3301 before one is set.",
           response: { 200: BankAccountResponse, ...errorResponses },
         },
       },
@@ -324,7 +333,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           tags,
           summary:
             'Set the bank account settlement payouts go to (TR IBAN); a change is emailed to the owners and, in live, holds payouts for 24 hours',
-          description: 'Sets the TR IBAN (checksum checked, else 400 SVC-VAL-3001) and holder name. The same account again changes nothing; a change emails the merchant\'s owners in the same transaction and, in live, holds settlement payouts for 24 hours.',
+          description:
+            "Sets the TR IBAN (checksum checked, else 400 SVC-VAL-3001) and holder name. The same account again changes nothing; a change emails the merchant's owners in the same transaction and, in live, holds settlement payouts for 24 hours.",
           body: BankAccountBody,
           response: { 200: BankAccountResponse, ...errorResponses },
         },
@@ -342,7 +352,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payoutSchedule.get',
           tags,
           summary: 'When settlement payouts are made (default: daily)',
-          description: 'The interval (`daily`, `weekly`, `monthly`, `manual`), its anchor (a weekday, or a day of the month), the minimum amount below which nothing is paid out, and the next payout date.',
+          description:
+            'The interval (`daily`, `weekly`, `monthly`, `manual`), its anchor (a weekday, or a day of the month), the minimum amount below which nothing is paid out, and the next payout date.',
           response: { 200: PayoutScheduleResponse, ...errorResponses },
         },
       },
@@ -357,7 +368,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'payoutSchedule.put',
           tags,
           summary: 'Set the settlement payout schedule: daily, weekly, monthly or manual',
-          description: '`weekly` takes a weekday anchor (default `monday`), `monthly` a day 1–31 (default 1; a shorter month pays on its last day), `daily` and `manual` none; `minimumMinor` keeps smaller balances for the next run. Anything else is 400 SVC-VAL-3001.',
+          description:
+            '`weekly` takes a weekday anchor (default `monday`), `monthly` a day 1–31 (default 1; a shorter month pays on its last day), `daily` and `manual` none; `minimumMinor` keeps smaller balances for the next run. Anything else is 400 SVC-VAL-3001.',
           body: PayoutScheduleBody,
           response: { 200: PayoutScheduleResponse, ...errorResponses },
         },
@@ -381,7 +393,8 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'balances.get',
           tags,
           summary: 'Reserve, available and payout-pending balance per owner',
-          description: 'One entry per balance owner of the merchant (a submerchant key: its own only), each with its reserve, available and payout-pending amounts in kuruş; payouts draw on `available`.',
+          description:
+            'One entry per balance owner of the merchant (a submerchant key: its own only), each with its reserve, available and payout-pending amounts in kuruş; payouts draw on `available`.',
           response: { 200: BalanceList, ...errorResponses },
         },
       },

@@ -117,7 +117,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'risk.listItems.list',
           tags,
           summary: "A block list's values, newest first",
-          description: 'The values on one block list (`card_fingerprint`, `email`, `ip`, `bin` or `customer_id`), newest first, in pages of `limit` with a keyset `nextCursor`. Another list name is 404 SVC-RES-3301.',
+          description:
+            'The values on one block list (`card_fingerprint`, `email`, `ip`, `bin` or `customer_id`), newest first, in pages of `limit` with a keyset `nextCursor`. Another list name is 404 SVC-RES-3301.',
           params: ListParams,
           querystring: PageQuery,
           response: { 200: ListItemList, ...errorResponses },
@@ -141,7 +142,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'risk.listItems.remove',
           tags,
           summary: 'Remove a value from a block list',
-          description: 'Takes the value off the list: charges are no longer blocked by it. 404 SVC-RES-3301 for an unknown list or item.',
+          description:
+            'Takes the value off the list: charges are no longer blocked by it. 404 SVC-RES-3301 for an unknown list or item.',
           params: ListItemParams,
           response: { 204: NoContent, ...errorResponses },
         },
@@ -180,7 +182,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'risk.rules.list',
           tags,
           summary: "The merchant's rules, oldest first",
-          description: 'All of the merchant\'s rules (at most 100), oldest first, enabled or not; not paginated.',
+          description:
+            "All of the merchant's rules (at most 100), oldest first, enabled or not; not paginated.",
           response: { 200: RuleList, ...errorResponses },
         },
       },
@@ -196,7 +199,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'risk.rules.backtest',
           tags,
           summary: 'Replay a condition over the last 30 days of card payments',
-          description: 'Evaluates `condition` (JSON Logic, checked as at creation: 400 SVC-VAL-3001 when invalid) against the risk facts stored with the merchant\'s card payments of the last 30 days, changing nothing: how many were evaluated and matched, the matched amount, and a sample of matching payment ids.',
+          description:
+            "Evaluates `condition` (JSON Logic, checked as at creation: 400 SVC-VAL-3001 when invalid) against the risk facts stored with the merchant's card payments of the last 30 days, changing nothing: how many were evaluated and matched, the matched amount, and a sample of matching payment ids.",
           body: BacktestBody,
           response: { 200: BacktestSchema, ...errorResponses },
         },
@@ -211,7 +215,7 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'risk.rules.get',
           tags,
           summary: 'Retrieve a rule',
-          description: '404 SVC-RES-3301 for an unknown or another merchant\'s rule.',
+          description: "404 SVC-RES-3301 for an unknown or another merchant's rule.",
           params: RuleParams,
           response: { 200: RuleSchema, ...errorResponses },
         },
@@ -227,7 +231,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'risk.rules.update',
           tags,
           summary: "Change a rule's name, condition or enabled flag",
-          description: 'Only the fields sent change; a new `condition` is checked as at creation (400 SVC-VAL-3001). Takes effect on the next charge; 404 SVC-RES-3301 for an unknown rule.',
+          description:
+            'Only the fields sent change; a new `condition` is checked as at creation (400 SVC-VAL-3001). Takes effect on the next charge; 404 SVC-RES-3301 for an unknown rule.',
           params: RuleParams,
           body: UpdateRuleBody,
           response: { 200: RuleSchema, ...errorResponses },
@@ -246,7 +251,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'risk.rules.delete',
           tags,
           summary: 'Delete a rule',
-          description: 'The rule no longer applies to new charges; payments it already judged keep their risk outcome. 404 SVC-RES-3301 for an unknown rule.',
+          description:
+            'The rule no longer applies to new charges; payments it already judged keep their risk outcome. 404 SVC-RES-3301 for an unknown rule.',
           params: RuleParams,
           response: { 204: NoContent, ...errorResponses },
         },
@@ -264,7 +270,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'reviews.list',
           tags,
           summary: 'Reviews, newest first',
-          description: 'Reviews opened by `review` rules, newest first, in pages of `limit` with a keyset `nextCursor`; `status` filters open or closed ones.',
+          description:
+            'Reviews opened by `review` rules, newest first, in pages of `limit` with a keyset `nextCursor`; `status` filters open or closed ones.',
           querystring: ReviewListQuery,
           response: { 200: ReviewList, ...errorResponses },
         },
@@ -282,7 +289,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'reviews.get',
           tags,
           summary: 'Retrieve a review',
-          description: 'The review with its payment id and status, the reasons (rules) that opened it and, once closed, `closedReason`; 404 SVC-RES-3301 for an unknown review.',
+          description:
+            'The review with its payment id and status, the reasons (rules) that opened it and, once closed, `closedReason`; 404 SVC-RES-3301 for an unknown review.',
           params: ReviewParams,
           response: { 200: ReviewSchema, ...errorResponses },
         },
@@ -299,7 +307,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'reviews.approve',
           tags,
           summary: 'Approve: captures the payment when its charge asked for capture',
-          description: 'Closes the open review as `approved` (`review.closed`) and, when the charge asked for capture, captures the held authorization. The payment must still be `authorized` (else 409 SVC-STATE-3401); a review closed another way is 409 SVC-STATE-3401, one already approved is answered as it is. Needs KYC `approved`.',
+          description:
+            'Closes the open review as `approved` (`review.closed`) and, when the charge asked for capture, captures the held authorization. The payment must still be `authorized` (else 409 SVC-STATE-3401); a review closed another way is 409 SVC-STATE-3401, one already approved is answered as it is. Needs KYC `approved`.',
           params: ReviewParams,
           body: EmptyBody,
           response: { 200: ReviewSchema, ...errorResponses },
@@ -331,7 +340,8 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'reviews.reject',
           tags,
           summary: 'Reject: voids the authorization',
-          description: 'Voids the held authorization (void reason `review_rejected`) and closes the review as `rejected` (`review.closed`). The payment must still be `authorized` (else 409 SVC-STATE-3401); a review closed another way is 409 SVC-STATE-3401, one already rejected is answered as it is.',
+          description:
+            'Voids the held authorization (void reason `review_rejected`) and closes the review as `rejected` (`review.closed`). The payment must still be `authorized` (else 409 SVC-STATE-3401); a review closed another way is 409 SVC-STATE-3401, one already rejected is answered as it is.',
           params: ReviewParams,
           body: EmptyBody,
           response: { 200: ReviewSchema, ...errorResponses },

@@ -42,7 +42,8 @@ export function subscriptionsPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.subscriptions.get',
           tags,
           summary: 'The subscription as its buyer sees it (no signature; the hash is the bearer)',
-          description: 'For the buyer\'s portal page: the merchant\'s name and the subscription (status, plan, period, card); no signature, the public hash is the bearer. A card update finished on the checkout page is taken in first. 404 SVC-RES-3301 for an unknown hash.',
+          description:
+            "For the buyer's portal page: the merchant's name and the subscription (status, plan, period, card); no signature, the public hash is the bearer. A card update finished on the checkout page is taken in first. 404 SVC-RES-3301 for an unknown hash.",
           security: [],
           params: HashParams,
           response: { 200: PortalView, ...publicErrors },
@@ -74,7 +75,8 @@ export function subscriptionsPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.subscriptions.cancel',
           tags,
           summary: 'The buyer cancels (at the end of the paid period unless atPeriodEnd is false)',
-          description: 'The buyer cancels from the portal: at the end of the paid period (`subscription.cancel_scheduled`), or now with `atPeriodEnd: false` (`subscription.cancelled`). No signature; the public hash is the bearer. An expired subscription is 409 SVC-STATE-3401.',
+          description:
+            'The buyer cancels from the portal: at the end of the paid period (`subscription.cancel_scheduled`), or now with `atPeriodEnd: false` (`subscription.cancelled`). No signature; the public hash is the bearer. An expired subscription is 409 SVC-STATE-3401.',
           security: [],
           params: HashParams,
           body: PortalCancelBody,
@@ -102,7 +104,8 @@ export function subscriptionsPublicRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'public.subscriptions.createCardUpdateSession',
           tags,
           summary: 'A card_update_only checkout session for the buyer to enter a new card',
-          description: 'Returns the `card_update_only` checkout session where the buyer enters a new card for the subscription; while one is active the same session is handed out again, and its card becomes the subscription\'s when it finishes. No signature; the public hash is the bearer. A cancelled or expired subscription is 409 SVC-STATE-3401.',
+          description:
+            "Returns the `card_update_only` checkout session where the buyer enters a new card for the subscription; while one is active the same session is handed out again, and its card becomes the subscription's when it finishes. No signature; the public hash is the bearer. A cancelled or expired subscription is 409 SVC-STATE-3401.",
           security: [],
           params: HashParams,
           body: EmptyBody,

@@ -39,7 +39,8 @@ export function subscriptionsSandboxRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'sandbox.subscriptions.advance',
           tags: ['sandbox'],
           summary: 'Jump to the next charge time and run it now',
-          description: 'Sandbox only. Runs the next renewal (or, when `past_due`, the next dunning retry) now, as the scheduler would — each call steps one cycle, keeping the calendar anchor; a cancel at period end is carried out instead of a charge. A status that cannot be charged, or a charge in progress, is 409 SVC-STATE-3401. Needs KYC `approved`.',
+          description:
+            'Sandbox only. Runs the next renewal (or, when `past_due`, the next dunning retry) now, as the scheduler would — each call steps one cycle, keeping the calendar anchor; a cancel at period end is carried out instead of a charge. A status that cannot be charged, or a charge in progress, is 409 SVC-STATE-3401. Needs KYC `approved`.',
           params: SubscriptionParams,
           body: EmptyBody,
           response: { 200: SubscriptionSchema, ...errorResponses },
@@ -101,7 +102,8 @@ function testClockRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'sandbox.testClocks.list',
           tags: ['sandbox'],
           summary: "List the merchant's test clocks (at most 100), newest first",
-          description: 'Sandbox only. The merchant\'s test clocks (at most 100 exist), newest first, with their frozen time and status; not paginated.',
+          description:
+            "Sandbox only. The merchant's test clocks (at most 100 exist), newest first, with their frozen time and status; not paginated.",
           response: { 200: TestClockList, ...errorResponses },
         },
       },
@@ -118,7 +120,8 @@ function testClockRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'sandbox.testClocks.get',
           tags: ['sandbox'],
           summary: 'Get a test clock',
-          description: 'Sandbox only. The clock\'s frozen time and status (`ready` or `advancing`); 404 SVC-RES-3301 for an unknown or another merchant\'s clock.',
+          description:
+            "Sandbox only. The clock's frozen time and status (`ready` or `advancing`); 404 SVC-RES-3301 for an unknown or another merchant's clock.",
           params: TestClockParams,
           response: { 200: TestClockSchema, ...errorResponses },
         },
@@ -134,7 +137,8 @@ function testClockRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'sandbox.testClocks.delete',
           tags: ['sandbox'],
           summary: 'Delete a test clock and cancel the subscriptions on it',
-          description: 'Sandbox only. Deletes the clock and, in the same transaction, cancels at the clock\'s time every subscription on it that has not ended (`subscription.cancelled`). 409 SVC-STATE-3401 while the clock advances or one of its charges is at the bank.',
+          description:
+            "Sandbox only. Deletes the clock and, in the same transaction, cancels at the clock's time every subscription on it that has not ended (`subscription.cancelled`). 409 SVC-STATE-3401 while the clock advances or one of its charges is at the bank.",
           params: TestClockParams,
           response: { 204: NoContent, ...errorResponses },
         },

@@ -129,7 +129,8 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'subscriptions.list',
           tags,
           summary: "List the merchant's subscriptions, newest first",
-          description: 'The merchant\'s subscriptions newest first, in pages of `limit` (at most 100) with a keyset `nextCursor`; filters `storeId`, `customerId`, `status`, `from`/`to` (creation time), sent again with the cursor.',
+          description:
+            "The merchant's subscriptions newest first, in pages of `limit` (at most 100) with a keyset `nextCursor`; filters `storeId`, `customerId`, `status`, `from`/`to` (creation time), sent again with the cursor.",
           querystring: SubscriptionListQuery,
           response: { 200: SubscriptionList, ...errorResponses },
         },
@@ -152,7 +153,8 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'subscriptions.get',
           tags,
           summary: 'Retrieve a subscription',
-          description: 'The subscription with its status, amount and interval, current cycle and `nextChargeAt`; 404 SVC-RES-3301 for an unknown or another merchant\'s subscription.',
+          description:
+            "The subscription with its status, amount and interval, current cycle and `nextChargeAt`; 404 SVC-RES-3301 for an unknown or another merchant's subscription.",
           params: SubscriptionParams,
           response: { 200: SubscriptionSchema, ...errorResponses },
         },
@@ -170,7 +172,8 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'subscriptions.listCharges',
           tags,
           summary: 'The charge history of a subscription, newest first',
-          description: 'Every charge attempt of the subscription (renewals and dunning retries, with the payment each made), newest first, in pages of `limit` with a keyset cursor. 404 SVC-RES-3301 for an unknown subscription.',
+          description:
+            'Every charge attempt of the subscription (renewals and dunning retries, with the payment each made), newest first, in pages of `limit` with a keyset cursor. 404 SVC-RES-3301 for an unknown subscription.',
           params: SubscriptionParams,
           querystring: ChargesQuery,
           response: { 200: ChargeList, ...errorResponses },
@@ -194,7 +197,8 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'subscriptions.cancel',
           tags,
           summary: 'Cancel now, or at the end of the paid period',
-          description: '`atPeriodEnd: true` keeps it running to the end of the paid period (`subscription.cancel_scheduled`); otherwise it is `cancelled` now and no further charge is made (`subscription.cancelled`). A cancelled subscription is answered as it is; an expired one, or an immediate cancel while a charge is at the bank, is 409 SVC-STATE-3401.',
+          description:
+            '`atPeriodEnd: true` keeps it running to the end of the paid period (`subscription.cancel_scheduled`); otherwise it is `cancelled` now and no further charge is made (`subscription.cancelled`). A cancelled subscription is answered as it is; an expired one, or an immediate cancel while a charge is at the bank, is 409 SVC-STATE-3401.',
           params: SubscriptionParams,
           body: CancelBody,
           response: { 200: CancelResponse, ...errorResponses },
@@ -218,7 +222,8 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'subscriptions.pause',
           tags,
           summary: 'Pause an active or trialing subscription',
-          description: 'An `active` or `trialing` subscription becomes `paused`: no charge is made until it is resumed. Records `subscription.paused`; any other status, or a charge in progress, is 409 SVC-STATE-3401.',
+          description:
+            'An `active` or `trialing` subscription becomes `paused`: no charge is made until it is resumed. Records `subscription.paused`; any other status, or a charge in progress, is 409 SVC-STATE-3401.',
           params: SubscriptionParams,
           body: EmptyBody,
           response: { 200: StatusResponse, ...errorResponses },
@@ -238,7 +243,8 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'subscriptions.resume',
           tags,
           summary: 'Resume a paused subscription (charged at the next tick)',
-          description: 'A `paused` subscription becomes active again and is charged at the next renewal tick (`subscription.resumed`); any other status is 409 SVC-STATE-3401. Needs KYC `approved`.',
+          description:
+            'A `paused` subscription becomes active again and is charged at the next renewal tick (`subscription.resumed`); any other status is 409 SVC-STATE-3401. Needs KYC `approved`.',
           params: SubscriptionParams,
           body: EmptyBody,
           response: { 200: StatusResponse, ...errorResponses },
@@ -257,7 +263,8 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'subscriptions.retry',
           tags,
           summary: 'Retry a past_due subscription at the next tick (a dunning attempt)',
-          description: 'Moves a `past_due` subscription\'s next attempt to now: the next renewal tick charges its card, and the attempt counts as one of the dunning attempts. Any other status, or a charge in progress, is 409 SVC-STATE-3401.',
+          description:
+            "Moves a `past_due` subscription's next attempt to now: the next renewal tick charges its card, and the attempt counts as one of the dunning attempts. Any other status, or a charge in progress, is 409 SVC-STATE-3401.",
           params: SubscriptionParams,
           body: EmptyBody,
           response: { 200: RetryResponse, ...errorResponses },

@@ -134,7 +134,8 @@ export function reportsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'reports.get',
           tags,
           summary: 'Status of a report',
-          description: 'The report\'s status and, once it is `ready`, a download that answers. 404 SVC-RES-3301 for an unknown or another merchant\'s report.',
+          description:
+            "The report's status and, once it is `ready`, a download that answers. 404 SVC-RES-3301 for an unknown or another merchant's report.",
           params: ReportParams,
           response: { 200: ReportResponse, ...errorResponses },
         },
@@ -150,7 +151,8 @@ export function reportsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'reports.download',
           tags,
           summary: 'Download a ready report (409 SVC-STATE-3401 until it is ready)',
-          description: 'The report\'s file once its status is `ready`. Before that, after a failure or when the file has expired (files are kept 7 days), 409 SVC-STATE-3401 with the reason; 404 SVC-RES-3301 for an unknown report.',
+          description:
+            "The report's file once its status is `ready`. Before that, after a failure or when the file has expired (files are kept 7 days), 409 SVC-STATE-3401 with the reason; 404 SVC-RES-3301 for an unknown report.",
           params: ReportParams,
           response: { 200: FileResponse, ...errorResponses },
         },

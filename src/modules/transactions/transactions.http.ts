@@ -101,7 +101,8 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'transactions.list',
           tags,
           summary: "List the merchant's transactions, newest first",
-          description: 'The merchant\'s payments as transactions, in pages of `limit` (at most 100) with a keyset `nextCursor`; filters (`status`, `storeId`, `customerId`, `method`, `from`/`to`, `amountMin`/`amountMax`, one `metadata.<key>=<value>`) are the same as `GET /v1/payments` and must be sent again with the cursor. `from` after `to`, or two metadata filters, is 400 SVC-VAL-3001.',
+          description:
+            "The merchant's payments as transactions, in pages of `limit` (at most 100) with a keyset `nextCursor`; filters (`status`, `storeId`, `customerId`, `method`, `from`/`to`, `amountMin`/`amountMax`, one `metadata.<key>=<value>`) are the same as `GET /v1/payments` and must be sent again with the cursor. `from` after `to`, or two metadata filters, is 400 SVC-VAL-3001.",
           querystring: TransactionsQuery,
           response: { 200: TransactionList, ...errorResponses },
         },
@@ -155,7 +156,8 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'transactions.exports.get',
           tags,
           summary: 'Status of an export',
-          description: 'The export\'s status (`queued`, `processing`, `ready`, `failed`, `expired`), format, filters and rows written so far; `downloadUrl` answers once it is `ready`. 404 SVC-RES-3301 for an unknown or another merchant\'s export.',
+          description:
+            "The export's status (`queued`, `processing`, `ready`, `failed`, `expired`), format, filters and rows written so far; `downloadUrl` answers once it is `ready`. 404 SVC-RES-3301 for an unknown or another merchant's export.",
           params: ExportParams,
           response: { 200: ExportResponse, ...errorResponses },
         },
@@ -171,7 +173,8 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'transactions.exports.download',
           tags,
           summary: 'Download a ready export (409 SVC-STATE-3401 until it is ready)',
-          description: 'The export\'s file (CSV or PDF) once its status is `ready`. Before that, after a failure or when the file has expired (files are kept 7 days), 409 SVC-STATE-3401 with the reason; 404 SVC-RES-3301 for an unknown export.',
+          description:
+            "The export's file (CSV or PDF) once its status is `ready`. Before that, after a failure or when the file has expired (files are kept 7 days), 409 SVC-STATE-3401 with the reason; 404 SVC-RES-3301 for an unknown export.",
           params: ExportParams,
           response: { 200: FileResponse, ...errorResponses },
         },
@@ -198,7 +201,8 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'transactions.get',
           tags,
           summary: 'A transaction with its refunds and chargebacks',
-          description: 'One transaction (a payment) with its refunds and chargebacks; 404 SVC-RES-3301 when it is not this merchant\'s.',
+          description:
+            "One transaction (a payment) with its refunds and chargebacks; 404 SVC-RES-3301 when it is not this merchant's.",
           params: TransactionParams,
           response: { 200: TransactionDetail, ...errorResponses },
         },
@@ -214,7 +218,8 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'transactions.ledger',
           tags,
           summary: 'The ledger legs posted for a transaction',
-          description: 'The double-entry legs posted for the payment (captures, refunds, fees, chargebacks); authorizations, voids and failures post none, so their list is empty. 404 SVC-RES-3301 when the payment is not this merchant\'s.',
+          description:
+            "The double-entry legs posted for the payment (captures, refunds, fees, chargebacks); authorizations, voids and failures post none, so their list is empty. 404 SVC-RES-3301 when the payment is not this merchant's.",
           params: TransactionParams,
           response: { 200: LedgerLegList, ...errorResponses },
         },

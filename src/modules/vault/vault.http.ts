@@ -24,7 +24,8 @@ export function vaultRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'cards.tokenize',
           tags: ['cards'],
           summary: 'Store a card in the vault and get a token to charge it with',
-          description: 'Validates the card (Luhn, expiry in the future, CVC) and stores it encrypted in the vault; the answer is a `tok_…` token with the masked number, brand and BIN, never the card number. Invalid details are 400 SVC-VAL-3001 naming the field. Card numbers through your server put it in PCI scope: Kuruş.js tokenizes in the buyer\'s browser instead (docs/kurus-js.md).',
+          description:
+            "Validates the card (Luhn, expiry in the future, CVC) and stores it encrypted in the vault; the answer is a `tok_…` token with the masked number, brand and BIN, never the card number. Invalid details are 400 SVC-VAL-3001 naming the field. Card numbers through your server put it in PCI scope: Kuruş.js tokenizes in the buyer's browser instead (docs/kurus-js.md).",
           body: TokenizeCardBody,
           response: { 201: CardTokenResponse, ...errorResponses },
         },
@@ -42,7 +43,8 @@ export function vaultRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'cards.listAccess',
           tags: ['cards'],
           summary: "Audit of every detokenization of the merchant's card tokens",
-          description: 'One row per read of a card number out of the vault (each charge of a token), newest first, in pages of `limit` with a keyset `nextCursor`; `from`/`to` bound the time (`from` after `to` is 400 SVC-VAL-3001).',
+          description:
+            'One row per read of a card number out of the vault (each charge of a token), newest first, in pages of `limit` with a keyset `nextCursor`; `from`/`to` bound the time (`from` after `to` is 400 SVC-VAL-3001).',
           querystring: CardAccessQuery,
           response: { 200: CardAccessList, ...errorResponses },
         },

@@ -79,7 +79,8 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'webhooks.endpoints.create',
           tags,
           summary: 'Add a webhook endpoint; its signing secret is shown once',
-          description: 'An endpoint of the store for `events` (exact types; all events when left out); its `whsec_…` signing secret is in this answer only. The URL must be `http(s)` and every address its host resolves to public (in the sandbox a loopback receiver such as `http://127.0.0.1` is allowed): anything else is 400 SVC-VAL-3001, as are unknown event types and a 17th endpoint. Owner, admin or developer role.',
+          description:
+            'An endpoint of the store for `events` (exact types; all events when left out); its `whsec_…` signing secret is in this answer only. The URL must be `http(s)` and every address its host resolves to public (in the sandbox a loopback receiver such as `http://127.0.0.1` is allowed): anything else is 400 SVC-VAL-3001, as are unknown event types and a 17th endpoint. Owner, admin or developer role.',
           security,
           params: StoreParams,
           body: CreateEndpointBody,
@@ -104,7 +105,8 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'webhooks.endpoints.list',
           tags,
           summary: "The store's webhook endpoints (secrets are never listed)",
-          description: 'The store\'s endpoints that are not deleted, with their URL, event types, status (`enabled` or `disabled` after 3 days of failures) and, during a rotation, when the previous secret stops signing. Any role may read; 404 SVC-RES-3301 for another merchant\'s store.',
+          description:
+            "The store's endpoints that are not deleted, with their URL, event types, status (`enabled` or `disabled` after 3 days of failures) and, during a rotation, when the previous secret stops signing. Any role may read; 404 SVC-RES-3301 for another merchant's store.",
           security,
           params: StoreParams,
           response: { 200: EndpointList, ...errorResponses },
@@ -124,7 +126,8 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'webhooks.callbackSecret.get',
           tags,
           summary: "The secret that signs deliveries to sessions' callbackUrl",
-          description: 'The store\'s secret that signs deliveries to a checkout session\'s `callbackUrl` (Standard Webhooks headers, as endpoint deliveries). As sensitive as rotating it: owner, admin or developer role (else 403 SVC-AUTH-3201).',
+          description:
+            "The store's secret that signs deliveries to a checkout session's `callbackUrl` (Standard Webhooks headers, as endpoint deliveries). As sensitive as rotating it: owner, admin or developer role (else 403 SVC-AUTH-3201).",
           security,
           params: StoreParams,
           response: { 200: CallbackSecret, ...errorResponses },
@@ -143,7 +146,8 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'webhooks.endpoints.delete',
           tags,
           summary: 'Delete an endpoint; its pending deliveries end failed',
-          description: 'The endpoint gets no more deliveries and its pending ones end `failed`; it is no longer listed. 404 SVC-RES-3301 for an unknown endpoint. Owner, admin or developer role.',
+          description:
+            'The endpoint gets no more deliveries and its pending ones end `failed`; it is no longer listed. 404 SVC-RES-3301 for an unknown endpoint. Owner, admin or developer role.',
           security,
           params: EndpointParams,
           response: { 204: Type.Null(), ...errorResponses },
@@ -163,7 +167,8 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'webhooks.endpoints.rotateSecret',
           tags,
           summary: 'New signing secret (shown once); the old one also signs for 24 h',
-          description: 'A new signing secret, in this answer only. For 24 hours each delivery carries signatures with both the new and the previous secret, so the receiver can switch without rejecting anything; a second rotation within that window drops the oldest. 404 SVC-RES-3301 for an unknown endpoint.',
+          description:
+            'A new signing secret, in this answer only. For 24 hours each delivery carries signatures with both the new and the previous secret, so the receiver can switch without rejecting anything; a second rotation within that window drops the oldest. 404 SVC-RES-3301 for an unknown endpoint.',
           security,
           params: EndpointParams,
           body: EmptyBody,
@@ -185,7 +190,8 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'webhooks.endpoints.enable',
           tags,
           summary: 'Re-enable an endpoint disabled after 3 days of failures',
-          description: 'An endpoint disabled after 3 days of failed deliveries becomes `enabled` again with a fresh failure streak; new events are delivered to it (redeliver older ones with `POST …/deliveries/{id}/redeliver`). 404 SVC-RES-3301 for an unknown endpoint.',
+          description:
+            'An endpoint disabled after 3 days of failed deliveries becomes `enabled` again with a fresh failure streak; new events are delivered to it (redeliver older ones with `POST …/deliveries/{id}/redeliver`). 404 SVC-RES-3301 for an unknown endpoint.',
           security,
           params: EndpointParams,
           body: EmptyBody,
@@ -206,7 +212,8 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'webhooks.deliveries.list',
           tags,
           summary: "The store's webhook deliveries, newest first",
-          description: 'Each delivery\'s event, endpoint, URL, status, attempts and the receiver\'s last answer, newest first, in pages of `limit` (at most 100) with a keyset `nextCursor`; filters `status`, `eventType`, `endpointId`, `eventId`. Any role may read.',
+          description:
+            "Each delivery's event, endpoint, URL, status, attempts and the receiver's last answer, newest first, in pages of `limit` (at most 100) with a keyset `nextCursor`; filters `status`, `eventType`, `endpointId`, `eventId`. Any role may read.",
           security,
           params: StoreParams,
           querystring: DeliveryListQuery,
@@ -235,7 +242,8 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'webhooks.deliveries.redeliver',
           tags,
           summary: 'Send a delivery again now (same webhook-id), with a fresh retry window',
-          description: 'Queues the delivery to be sent again now (202), with the same `webhook-id` so a receiver that deduplicates sees a repeat, and a fresh retry window. Its endpoint must be enabled (409 SVC-STATE-3401 when disabled or deleted); 404 SVC-RES-3301 for an unknown delivery.',
+          description:
+            'Queues the delivery to be sent again now (202), with the same `webhook-id` so a receiver that deduplicates sees a repeat, and a fresh retry window. Its endpoint must be enabled (409 SVC-STATE-3401 when disabled or deleted); 404 SVC-RES-3301 for an unknown delivery.',
           security,
           params: DeliveryParams,
           body: EmptyBody,
