@@ -143,6 +143,8 @@ test('password change: current password required; every other session and API to
   assert.match(other.location ?? '', /^\/dashboard\/login/)
   assert.equal(await meStatus(h, token), 401, 'the API token ended')
   assert.equal((await login(h, m.email, m.password)).status, 401, 'the old password is refused')
+  const [told] = await listMailbox(h.deps, { to: m.email, limit: 1 })
+  assert.match(told?.subject ?? '', /your password was changed/)
   await signedIn(h, { email: m.email, password: NEW_PASSWORD })
   assert.ok((await auditActions(h, m.merchantId)).includes('account.password_change'))
 })
@@ -225,6 +227,35 @@ test('password reset: sets the password, ends every session and token, works onc
   )
   assert.equal(expired.status, 404)
   assert.equal((await login(h, m.email, 'yet-another-password')).status, 401)
+})
+
+test('one reset link used twice at once sets one password', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  await forgot(h, m.email)
+  const path = await linkIn(h, m.email, '/dashboard/password/reset/')
+  const a = new WebClient(h.url)
+  const b = new WebClient(h.url)
+  const [pageA, pageB] = await Promise.all([a.get(path), b.get(path)])
+  const [first, second] = await Promise.all([
+    a.submit(
+      path,
+      { password: 'first-new-password', passwordConfirm: 'first-new-password' },
+      pageA,
+    ),
+    b.submit(
+      path,
+      { password: 'second-new-password', passwordConfirm: 'second-new-password' },
+      pageB,
+    ),
+  ])
+  assert.deepEqual([first.status, second.status].sort(), [303, 404])
+  const won = first.status === 303 ? 'first-new-password' : 'second-new-password'
+  const lost = won === 'first-new-password' ? 'second-new-password' : 'first-new-password'
+  await signedIn(h, { email: m.email, password: won })
+  assert.equal((await login(h, m.email, lost)).status, 401)
+  const resets = (await auditActions(h, m.merchantId)).filter((a) => a === 'account.password_reset')
+  assert.equal(resets.length, 1, 'one audit entry for the one change')
 })
 
 test('password reset does not skip two-factor: signing in afterwards still asks for the code', async (t) => {

@@ -86,7 +86,23 @@ export async function changePassword(
       }),
   )
   if (!token) throw new Error('the session that changed the password was not renewed')
+  await tellPasswordChanged(deps, member.email)
   return { token }
+}
+
+/** After a change or a reset has committed: the person hears of it if it was not them. */
+async function tellPasswordChanged(deps: Deps, email: string): Promise<void> {
+  await sendMail(deps, {
+    to: email,
+    subject: 'Kuruş paneli: şifreniz değişti / your password was changed',
+    text: [
+      'Kuruş paneli şifreniz değişti; tüm diğer oturumlarınız ve API token’larınız kapandı.',
+      'Bunu siz yapmadıysanız giriş sayfasındaki "Şifremi unuttum" ile hemen yeni bir şifre belirleyin.',
+      '',
+      'Your Kuruş dashboard password was changed; all your other sessions and API tokens have ended.',
+      'If this was not you, choose a new password at once with "Forgot your password?" on the sign-in page.',
+    ].join('\n'),
+  })
 }
 
 /**
@@ -203,7 +219,10 @@ export async function resetPassword(
         }),
     ),
   )
-  return done === true
+  if (done !== true) return false
+  const member = await getDashboardMember(deps, row.merchant_id, row.user_id)
+  if (member) await tellPasswordChanged(deps, member.email)
+  return true
 }
 
 /**
