@@ -51,6 +51,7 @@ import {
   verifySecondFactor,
   type WebSession,
 } from './sessions.service.ts'
+import { accountPages } from './account.pages.ts'
 import { acceptInvitation, findInvitation } from './team.service.ts'
 
 // The merchant dashboard's web pages, server-rendered under /dashboard in their own
@@ -184,6 +185,7 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
 
   signInRoutes(app, deps)
   invitationRoutes(app, deps)
+  await app.register(accountPages(deps))
   for (const section of SECTIONS) await app.register(section.pages(deps))
 }
 
@@ -244,6 +246,7 @@ function loginForm(
     <button type="submit" class="button button-primary button-full">
       ${t(lang, 'dash_login_submit')}
     </button>
+    <p><a href="${BASE}/password/forgot" id="forgot-link">${t(lang, 'dash_forgot_link')}</a></p>
   </form>`
 }
 

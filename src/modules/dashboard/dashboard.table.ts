@@ -68,7 +68,22 @@ export interface DashboardRecoveryCodesTable {
   used_at: Generated<Date | null>
 }
 
+/** Single-use links of an account (migration 0490): password reset, email change. */
+export interface DashboardAccountLinksTable {
+  /** SHA-256 (hex) of the link's random token. */
+  token_hash: string
+  user_id: string
+  merchant_id: string
+  purpose: 'password_reset' | 'email_change'
+  /** The address an email change moves to (null for a reset). */
+  new_email: string | null
+  created_at: Date
+  expires_at: Date
+  used_at: Generated<Date | null>
+}
+
 export interface DashboardTables {
+  dashboard_account_links: DashboardAccountLinksTable
   dashboard_recovery_codes: DashboardRecoveryCodesTable
   dashboard_second_factor_throttles: DashboardSecondFactorThrottlesTable
   dashboard_sessions: DashboardSessionsTable
@@ -78,3 +93,4 @@ export interface DashboardTables {
 
 export type DashboardSessionRow = Selectable<DashboardSessionsTable>
 export type DashboardInvitationRow = Selectable<DashboardInvitationsTable>
+export type DashboardAccountLinkRow = Selectable<DashboardAccountLinksTable>

@@ -590,3 +590,20 @@ export async function setTwoFactorRequired(
     repo.upsertTwoFactorRequired(tx, session.member.merchantId, required, deps.clock.now()),
   )
 }
+
+/**
+ * Ends every web session and API token of the user inside the caller's transaction (a
+ * password change or reset: CONTRACT § "Dashboard sign-in everywhere"). With `keep`, the
+ * session that made the change goes on under a new id with its times (the old id is ended
+ * like the rest); its token is returned for the cookie.
+ */
+export async function endEverySession(
+  deps: Deps,
+  tx: Tx,
+  userId: string,
+  keep?: WebSession,
+): Promise<string | undefined> {
+  await repo.endSessionsOfUser(tx, userId, deps.clock.now())
+  if (!keep) return undefined
+  return openSession(deps, keep.member, 'active', keep, 'web', tx)
+}

@@ -214,6 +214,7 @@ async function teamPage(
 function settingsLinks(lang: Lang): SafeHtml {
   return markup`<div class="actions">
     <a class="button button-secondary" href="${BASE}/settings">${t(lang, 'dash_team_title')}</a>
+    <a class="button button-secondary" href="${BASE}/settings/account">${t(lang, 'dash_account_title')}</a>
     <a class="button button-secondary" href="${BASE}/settings/two-factor">${t(lang, 'dash_2fa_title')}</a>
     <a class="button button-secondary" href="${BASE}/settings/audit-log">${t(lang, 'dash_audit_title')}</a>
   </div>`

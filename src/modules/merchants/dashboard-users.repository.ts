@@ -166,3 +166,46 @@ export async function updateTotpSecretIfUnchanged(
     .executeTakeFirst()
   return result.numUpdatedRows > 0n
 }
+
+// ---- the account's own changes (password, email)
+
+export function findDashboardUserByEmail(
+  db: Db,
+  email: string,
+): Promise<DashboardUserRow | undefined> {
+  return db
+    .selectFrom('dashboard_users')
+    .selectAll()
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst()
+}
+
+export async function updateDashboardUserPassword(
+  tx: Tx,
+  merchantId: string,
+  userId: string,
+  passwordHash: string,
+): Promise<boolean> {
+  const result = await tx
+    .updateTable('dashboard_users')
+    .set({ password_hash: passwordHash })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', userId)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+export async function updateDashboardUserEmail(
+  tx: Tx,
+  merchantId: string,
+  userId: string,
+  email: string,
+): Promise<boolean> {
+  const result = await tx
+    .updateTable('dashboard_users')
+    .set({ email })
+    .where('merchant_id', '=', merchantId)
+    .where('id', '=', userId)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}

@@ -109,6 +109,42 @@ export async function addDashboardMember(
   }
 }
 
+/** The account an email signs in with, if any (a password reset's lookup). */
+export async function findDashboardAccount(
+  deps: Deps,
+  email: string,
+): Promise<DashboardMember | undefined> {
+  const row = await repo.findDashboardUserByEmail(deps.db, email.trim())
+  return row && toMember(row)
+}
+
+/** Sets the member's password hash inside the caller's transaction (hash it before). */
+export async function setDashboardMemberPassword(
+  tx: Tx,
+  merchantId: string,
+  userId: string,
+  passwordHash: string,
+): Promise<void> {
+  const done = await repo.updateDashboardUserPassword(tx, merchantId, userId, passwordHash)
+  if (!done) throw merchantsError('dashboard_user_not_found')
+}
+
+/**
+ * Moves the member to a new sign-in email inside the caller's transaction; an email is one
+ * account, so one another account holds is refused.
+ */
+export async function setDashboardMemberEmail(
+  tx: Tx,
+  merchantId: string,
+  userId: string,
+  email: string,
+): Promise<void> {
+  const lower = email.toLowerCase()
+  if (await repo.dashboardEmailExists(tx, lower)) throw merchantsError('dashboard_email_taken')
+  const done = await repo.updateDashboardUserEmail(tx, merchantId, userId, lower)
+  if (!done) throw merchantsError('dashboard_user_not_found')
+}
+
 /** scrypt, for a password a new member chose (before addDashboardMember's transaction). */
 export function hashDashboardPassword(deps: Deps, password: string): Promise<string> {
   return hashPassword(password, deps.config.passwordHashCost)

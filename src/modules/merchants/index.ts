@@ -30,6 +30,7 @@ export {
   addDashboardMember,
   changeDashboardMemberRole,
   dashboardMemberTotpSecret,
+  findDashboardAccount,
   getDashboardMember,
   hashDashboardPassword,
   isDashboardEmailTaken,
@@ -37,6 +38,8 @@ export {
   listDashboardMembers,
   reencryptDashboardTotpSecrets,
   removeDashboardMember,
+  setDashboardMemberEmail,
+  setDashboardMemberPassword,
   setDashboardMemberTotp,
   spendTotpStep,
 } from './dashboard-users.service.ts'

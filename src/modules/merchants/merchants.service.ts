@@ -7,6 +7,7 @@ import { merchantsError } from './merchants.errors.ts'
 import * as repo from './merchants.repository.ts'
 import type { KycStatus, MerchantRow, Pricing } from './merchants.table.ts'
 import { issueKey, type IssuedKey } from './api-keys.service.ts'
+import { dashboardEmailExists } from './dashboard-users.repository.ts'
 import { announceMerchantChange, cached, forgetMerchant } from './merchants.cache.ts'
 
 // Merchants, stores and submerchants: creation with their first key pair, pricing, payout
@@ -36,7 +37,13 @@ export interface CreatedMerchant {
 
 export async function createMerchant(
   deps: Deps,
-  input: { name: string; kycStatus?: KycStatus; commission?: CommissionInput },
+  input: {
+    name: string
+    kycStatus?: KycStatus
+    commission?: CommissionInput
+    /** The owner's sign-in email; without it, a synthetic address of the merchant's id. */
+    ownerEmail?: string
+  },
 ): Promise<CreatedMerchant> {
   const merchantId = newId('mrc')
   const storeId = newId('sto')
@@ -44,8 +51,10 @@ export async function createMerchant(
   const kycStatus = input.kycStatus ?? 'none'
   const password = randomToken(12)
   const passwordHash = await hashPassword(password, deps.config.passwordHashCost)
-  const email = `${merchantId}@merchants.kurus.local`
+  const email = input.ownerEmail?.trim().toLowerCase() ?? `${merchantId}@merchants.kurus.local`
   const key = await transact(deps.db, async (tx) => {
+    // An email is one dashboard account, as for an invitation; the unique index backs this up.
+    if (await dashboardEmailExists(tx, email)) throw merchantsError('dashboard_email_taken')
     await repo.insertMerchant(tx, {
       id: merchantId,
       name: input.name,

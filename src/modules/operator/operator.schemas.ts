@@ -12,6 +12,14 @@ export const CreateMerchantBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     kycStatus: Type.Optional(KycStatusSchema),
+    ownerEmail: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: 254,
+        description:
+          "The owner's dashboard sign-in email (one account per email: 409 when taken). Without it, a synthetic address of the merchant's id.",
+      }),
+    ),
     commission: Type.Optional(
       Type.Object(
         {
