@@ -171,7 +171,9 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
         : toAppError(error)
     if (appError.status >= 500) request.log.error({ err: error }, 'dashboard page error')
     if (appError.headers) void reply.headers(appError.headers)
-    return errorPage(deps, request, reply, appError.status)
+    // A refused KYC gate (a page rule's, as the API's) says why, not just "not allowed".
+    const why = appError.code === 'SVC-KYC-3101' ? appError : undefined
+    return errorPage(deps, request, reply, appError.status, why)
   })
   app.setNotFoundHandler(async (request, reply) => errorPage(deps, request, reply, 404))
 
@@ -193,6 +195,7 @@ async function errorPage(
   request: FastifyRequest,
   reply: FastifyReply,
   status: number,
+  why?: AppError,
 ): Promise<FastifyReply> {
   const lang = langOf(request)
   const shown: ErrorStatus =
@@ -210,6 +213,7 @@ async function errorPage(
       content,
       section: '',
       status,
+      ...(why ? { flash: { kind: 'error' as const, text: refusalText(lang, why) } } : {}),
     })
   }
   return renderPublicPage(deps, request, reply, { heading, content, status })
