@@ -42,6 +42,7 @@ import {
   signedInContext,
 } from './dashboard.web.ts'
 import { formFields } from './forms.ts'
+import { AcceptInviteBody, CodeBody, PageActionBody, WebLoginBody } from './dashboard.schemas.ts'
 import { enforcePageRule, notePageRoute } from './page-rules.ts'
 import { SECTIONS } from './sections.ts'
 import {
@@ -257,6 +258,15 @@ function safeNext(value: string | undefined): string | undefined {
   return /^[\w\-/?=&%.]+$/.test(value) ? value : undefined
 }
 
+// The sign-in steps need no permission and say so (`public`), with the schema of what their
+// forms send (page-rules.ts); dashboardAccess says which half-session may reach each.
+const SIGN_IN = {
+  login: { permission: 'public', schema: WebLoginBody },
+  code: { permission: 'public', schema: CodeBody },
+  logout: { permission: 'public', schema: PageActionBody },
+  accept: { permission: 'public', schema: AcceptInviteBody },
+} as const
+
 function signInRoutes(app: FastifyInstance, deps: Deps): void {
   app.get('/login', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
     if (request.dashSession?.stage === 'active') return redirect(reply, BASE)
@@ -268,7 +278,8 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
     })
   })
 
-  app.post('/login', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
+  const login = { config: { dashboardAccess: 'public', page: SIGN_IN.login } } as const
+  app.post('/login', login, async (request, reply) => {
     const lang = langOf(request)
     const form = formFields(request)
     const email = form.text('email', 320)
@@ -326,7 +337,7 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
 
   app.post(
     '/login/two-factor',
-    { config: { dashboardAccess: 'second_factor' } },
+    { config: { dashboardAccess: 'second_factor', page: SIGN_IN.code } },
     async (request, reply) => {
       const lang = langOf(request)
       const session = request.dashSession
@@ -351,7 +362,8 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
     },
   )
 
-  app.post('/logout', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
+  const logout = { config: { dashboardAccess: 'public', page: SIGN_IN.logout } } as const
+  app.post('/logout', logout, async (request, reply) => {
     const session = request.dashSession
     if (session && (await signOut(deps, session)) && session.stage === 'active') {
       await recordAuditEntry(deps, {
@@ -427,7 +439,8 @@ function invitationRoutes(app: FastifyInstance, deps: Deps): void {
   const route = { config: { dashboardAccess: 'public' as const }, logLevel: 'warn' as const }
   app.get('/invite/:token', route, async (request, reply) => page(request, reply))
 
-  app.post('/invite/:token', route, async (request, reply) => {
+  const accept = { ...route, config: { ...route.config, page: SIGN_IN.accept } }
+  app.post('/invite/:token', accept, async (request, reply) => {
     const { token } = request.params as { token: string }
     const form = formFields(request)
     const result = await attempt(() =>

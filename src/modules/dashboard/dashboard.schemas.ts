@@ -106,6 +106,12 @@ export const CreatedSubmerchant = Type.Object({ submerchantId: Type.String(), ..
 // A button that only names its target (capture, revoke, remove …) sends no input of its own.
 export const PageActionBody = Type.Object({}, { additionalProperties: false })
 
+// An evidence file comes as one multipart part (the API's POST /v1/files, then the evidence).
+export const EvidenceUploadBody = Type.Object(
+  { file: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+)
+
 const Code = Type.String({ minLength: 1, maxLength: 40, pattern: '^[0-9A-Za-z -]*$' })
 
 export const WebLoginBody = Type.Object(

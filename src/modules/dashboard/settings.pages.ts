@@ -28,6 +28,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   redirect,
   refusalText,
@@ -40,6 +41,14 @@ import {
   type PageContext,
   auditedAction,
 } from './dashboard.web.ts'
+import {
+  CodeBody,
+  PageActionBody,
+  TeamInviteBody,
+  TeamRoleBody,
+  TwoFactorRequiredBody,
+} from './dashboard.schemas.ts'
+import { pageRoute } from './page-rules.ts'
 import { formFields, queryFields } from './forms.ts'
 import { twoFactorApplies } from './permissions.ts'
 import {
@@ -360,6 +369,20 @@ async function twoFactorPage(
   })
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+// The two-factor steps are the member's own account: any role (signedIn); enrolment runs in
+// the half-signed-in enrol stage, which dashboardAccess guards (public here).
+const ROUTES = {
+  invite: pageRoute({ permission: 'team.manage', schema: TeamInviteBody }),
+  revoke: pageRoute({ permission: 'team.manage', schema: PageActionBody }),
+  role: pageRoute({ permission: 'team.manage', schema: TeamRoleBody }),
+  remove: pageRoute({ permission: 'team.manage', schema: PageActionBody }),
+  enrol: pageRoute({ permission: 'public', schema: CodeBody }),
+  disable2fa: pageRoute({ permission: 'signedIn', schema: CodeBody }),
+  recovery: pageRoute({ permission: 'signedIn', schema: CodeBody }),
+  require2fa: pageRoute({ permission: 'team.manage', schema: TwoFactorRequiredBody }),
+}
+
 export function settingsPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     app.get('/settings', async (request, reply) =>
@@ -374,8 +397,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       })
     }
 
-    app.post('/settings/team/invite', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/team/invite', ROUTES.invite, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const form = formFields(request)
       const role = form.text('role', 20)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
@@ -388,8 +411,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/settings`)
     })
 
-    app.post('/settings/team/invitations/:id/revoke', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/team/invitations/:id/revoke', ROUTES.revoke, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { id } = request.params as { id: string }
       const result = await attempt(() =>
         auditedAction(ctx, 'team.revoke_invitation', id, undefined, () =>
@@ -401,8 +424,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/settings`)
     })
 
-    app.post('/settings/team/:userId/role', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/team/:userId/role', ROUTES.role, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { userId } = request.params as { userId: string }
       const role = formFields(request).text('role', 20)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
@@ -415,8 +438,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/settings`)
     })
 
-    app.post('/settings/team/:userId/remove', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/team/:userId/remove', ROUTES.remove, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { userId } = request.params as { userId: string }
       const result = await attempt(() => removeMember(deps, ctx.member, userId.slice(0, 64)))
       if (!result.ok) return refused(ctx, result.error)
@@ -433,7 +456,7 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
 
     app.post(
       '/settings/two-factor/enrol',
-      { config: { dashboardAccess: 'enrol' } },
+      { config: { dashboardAccess: 'enrol', page: ROUTES.enrol.config.page } },
       async (request, reply) => {
         const ctx = enrolmentContext(deps, request, reply)
         const code = formFields(request).text('code', 20)
@@ -452,8 +475,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       },
     )
 
-    app.post('/settings/two-factor/disable', async (request, reply) => {
-      const ctx = { ...allow(deps, request, reply, 'read') }
+    app.post('/settings/two-factor/disable', ROUTES.disable2fa, async (request, reply) => {
+      const ctx = { ...permitted(deps, request, reply) }
       const code = formFields(request).text('code', 20)
       const result = await attempt(() => disableTwoFactor(deps, ctx.session, code))
       if (!result.ok) {
@@ -472,8 +495,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/settings/two-factor`)
     })
 
-    app.post('/settings/two-factor/recovery-codes', async (request, reply) => {
-      const ctx = { ...allow(deps, request, reply, 'read') }
+    app.post('/settings/two-factor/recovery-codes', ROUTES.recovery, async (request, reply) => {
+      const ctx = { ...permitted(deps, request, reply) }
       const code = formFields(request).text('code', 20)
       const result = await attempt(() => regenerateRecoveryCodes(deps, ctx.session, code))
       if (!result.ok) {
@@ -486,8 +509,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/settings/two-factor`)
     })
 
-    app.post('/settings/two-factor/required', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/two-factor/required', ROUTES.require2fa, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const required = formFields(request).text('required', 3) === 'yes'
       const result = await attempt(() =>
         auditedAction(
