@@ -254,7 +254,6 @@ function readTexts(ctx: PageContext): { texts: EvidenceTexts; tooLong?: Evidence
   return tooLong ? { texts, tooLong } : { texts }
 }
 
-/** The evidence routes of `chargebacksPages`; `detailPage` draws the chargeback's page. */
 // Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
 const ROUTES = {
   save: pageRoute({ permission: 'payments.refund', schema: EvidenceBody }),
@@ -264,6 +263,8 @@ const ROUTES = {
 }
 
 const REMOVE_FILE = '/chargebacks/:id/evidence/files/:fileId/remove'
+
+/** The evidence routes of `chargebacksPages`; `detailPage` draws the chargeback's page. */
 export function chargebackEvidenceRoutes(
   deps: Deps,
   app: FastifyInstance,

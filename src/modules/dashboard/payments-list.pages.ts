@@ -317,12 +317,12 @@ async function listPage(deps: Deps, ctx: PageContext, raw: ListFilters, cursor?:
   })
 }
 
-/** The list's routes, registered by `paymentsPages` (payments.pages.ts). */
 // Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
 const ROUTES = {
   export: pageRoute({ permission: 'read', schema: CreateExportBody }),
 }
 
+/** The list's routes, registered by `paymentsPages` (payments.pages.ts). */
 export function paymentListRoutes(deps: Deps, app: FastifyInstance): void {
   app.get('/payments', async (request, reply) => {
     const ctx = allow(deps, request, reply, 'read')

@@ -129,12 +129,12 @@ async function listPage(
   })
 }
 
-/** The block lists' routes; `audit` writes the member's audit entry for a change. */
 // Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
 const ROUTES = {
   remove: pageRoute({ permission: 'risk.manage', schema: PageActionBody }),
 }
 
+/** The block lists' routes; `audit` writes the member's audit entry for a change. */
 export function riskListRoutes(
   deps: Deps,
   app: FastifyInstance,

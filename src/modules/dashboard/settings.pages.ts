@@ -48,7 +48,7 @@ import {
   TeamRoleBody,
   TwoFactorRequiredBody,
 } from './dashboard.schemas.ts'
-import { pageRoute } from './page-rules.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 import { formFields, queryFields } from './forms.ts'
 import { twoFactorApplies } from './permissions.ts'
 import {
@@ -401,10 +401,12 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       const ctx = permitted(deps, request, reply)
       const form = formFields(request)
       const role = form.text('role', 20)
+      const email = form.text('email', 320)
+      // The declared schema: one address, a role of the table (page-rules.ts).
+      const invalid = pageInput(request, { email, role })
+      if (invalid) return refused(ctx, invalid)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
-      const result = await attempt(() =>
-        inviteMember(deps, ctx.member, { email: form.text('email', 320), role }),
-      )
+      const result = await attempt(() => inviteMember(deps, ctx.member, { email, role }))
       if (!result.ok) return refused(ctx, result.error)
       await audit(ctx, 'team.invite', result.value.email, { role })
       setFlash(deps, reply, 'success', 'dash_done_invite', { email: result.value.email })
@@ -428,6 +430,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       const ctx = permitted(deps, request, reply)
       const { userId } = request.params as { userId: string }
       const role = formFields(request).text('role', 20)
+      const invalid = pageInput(request, { role })
+      if (invalid) return refused(ctx, invalid)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
       const result = await attempt(() =>
         changeMemberRole(deps, ctx.member, userId.slice(0, 64), role),

@@ -39,7 +39,7 @@ import {
   type PageContext,
 } from './dashboard.web.ts'
 import { BankAccountBody, PayoutScheduleBody } from '../payouts/index.ts'
-import { pageRoute } from './page-rules.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 import { formFields, liraInput, parseLira, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 
@@ -516,13 +516,13 @@ async function settingsPage(
   })
 }
 
-/** Registered by payoutsPages (the "Hakedişler" section) under /dashboard. */
 // Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
 const ROUTES = {
   bankAccount: pageRoute({ permission: 'bank_account.manage', schema: BankAccountBody }),
   schedule: pageRoute({ permission: 'payouts.manage', schema: PayoutScheduleBody }),
 }
 
+/** Registered by payoutsPages (the "Hakedişler" section) under /dashboard. */
 export function settlementRoutes(app: FastifyInstance, deps: Deps): void {
   app.get('/payouts/settlement', async (request, reply) =>
     settlementPage(deps, allow(deps, request, reply, 'read')),
@@ -538,6 +538,8 @@ export function settlementRoutes(app: FastifyInstance, deps: Deps): void {
     const { merchantId, userId } = ctx.member
     const form = formFields(request)
     const input = { iban: form.text('iban', 64), holderName: form.text('holderName', 200) }
+    const invalid = pageInput(request, input)
+    if (invalid) return settingsPage(deps, ctx, input, invalid)
     const result = await attempt(() => putBankAccount(deps, merchantId, input))
     if (!result.ok) return settingsPage(deps, ctx, input, result.error)
     if (result.value.changed) {
