@@ -179,7 +179,7 @@ test('the refund form refuses a bidi control in the reason, as the API; nothing 
   const page = await web.submit(path, fields, `/dashboard/payments/${paymentId}`)
   assert.equal(page.status, 400, page.text.slice(0, 300))
   assert.ok(alertOf(page.text), 'the page says what is wrong')
-  const api = await m.client.request('POST', `/v1/payments/${paymentId}/refunds`, {
+  const api = await m.client.request('POST', `/v1/payments/${paymentId}/refund`, {
     body: { amount: 10_000, reason },
   })
   assert.equal(api.status, 400, 'the API refuses the same reason')
