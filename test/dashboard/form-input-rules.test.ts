@@ -9,7 +9,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { startTestApp } from '../helpers/app.ts'
-import { alertOf, newDashboardMerchant, signedIn, type DashboardMerchant } from './_web.ts'
+import { createSubscription, customerWithCard, getSub } from '../subscriptions/_support.ts'
+import {
+  alertOf,
+  apiPayment,
+  newDashboardMerchant,
+  paidPayment,
+  signedIn,
+  type DashboardMerchant,
+} from './_web.ts'
 
 const RLO = '\u202e'
 const LINE = { line0Name: 'Roman', line0Qty: '1', line0Price: '125,50' }
@@ -158,4 +166,72 @@ test('the new-rule form refuses a bidi control in the name, as the API', async (
   })
   assert.equal(res.status, 400)
   assert.equal(await count(m, '/v1/risk/rules'), 0)
+})
+
+test('the refund form refuses a bidi control in the reason, as the API; nothing is refunded', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const { paymentId } = await paidPayment(m, 30_000)
+  const web = await signedIn(h, m)
+  const path = `/dashboard/payments/${paymentId}/refund`
+  const reason = `iade ${RLO}gpj.exe`
+  const fields = { amount: '100', reason, idempotencyKey: crypto.randomUUID(), confirm: 'yes' }
+  const page = await web.submit(path, fields, `/dashboard/payments/${paymentId}`)
+  assert.equal(page.status, 400, page.text.slice(0, 300))
+  assert.ok(alertOf(page.text), 'the page says what is wrong')
+  const api = await m.client.request('POST', `/v1/payments/${paymentId}/refund`, {
+    body: { amount: 10_000, reason },
+  })
+  assert.equal(api.status, 400, 'the API refuses the same reason')
+  assert.equal((await apiPayment(m, paymentId))['refundAmount'], 0)
+  const ok = await web.submit(
+    path,
+    { ...fields, reason: 'müşteri istedi', idempotencyKey: crypto.randomUUID() },
+    `/dashboard/payments/${paymentId}`,
+  )
+  assert.equal(ok.status, 303, ok.text.slice(0, 300))
+})
+
+test('the subscription cancel form refuses control characters in the reason, as the API', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const { customerId } = await customerWithCard(m.client)
+  const sub = await createSubscription(m, customerId, { description: 'Aylık kutu' })
+  const web = await signedIn(h, m)
+  const path = `/dashboard/subscriptions/${sub.id}/cancel`
+  for (const reason of [`pahalı ${RLO}01`, 'pahalı\u0007']) {
+    const page = await web.submit(
+      path,
+      { when: 'now', reason },
+      `/dashboard/subscriptions/${sub.id}`,
+    )
+    assert.equal(page.status, 400, page.text.slice(0, 300))
+    const api = await m.client.request('POST', `/v1/subscriptions/${sub.id}/cancel`, {
+      body: { atPeriodEnd: false, reason },
+    })
+    assert.equal(api.status, 400, 'the API refuses the same reason')
+  }
+  assert.notEqual((await getSub(m, sub.id)).status, 'cancelled')
+  const ok = await web.submit(
+    path,
+    { when: 'now', reason: 'pahalı' },
+    `/dashboard/subscriptions/${sub.id}`,
+  )
+  assert.equal(ok.status, 303, ok.text.slice(0, 300))
+  assert.equal((await getSub(m, sub.id)).status, 'cancelled')
+})
+
+test('the team-invite form refuses two addresses in one, and a role the table has not', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const web = await signedIn(h, m)
+  for (const fields of [
+    { email: 'a@example.com, b@example.com', role: 'viewer' },
+    { email: 'c@example.com', role: 'superuser' },
+  ]) {
+    const page = await web.submit('/dashboard/settings/team/invite', fields, '/dashboard/settings')
+    assert.equal(page.status, 400, page.text.slice(0, 300))
+  }
+  const team = await web.get('/dashboard/settings')
+  assert.doesNotMatch(team.text, /[abc]@example\.com/, 'nobody was invited')
 })

@@ -6,6 +6,7 @@
 // cookie-jar client, invitation links read from the demo mailbox (the mail module).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { pageRouteRules } from '../../src/modules/dashboard/index.ts'
 import { listMailbox } from '../../src/modules/mail/index.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import {
@@ -122,6 +123,78 @@ test('a viewer sees no refund button and a forged refund POST is a 403 that chan
     ).status,
     403,
   )
+})
+
+/** Each declared POST page route with its ids filled with ones that name nothing. */
+function declaredActions() {
+  return [...pageRouteRules()]
+    .filter(([route, rule]) => route.startsWith('POST ') && rule)
+    .map(([route, rule]) => ({
+      route,
+      path: route.slice('POST '.length).replace(/:(\w+)/g, 'none_$1'),
+      permission: rule?.permission,
+      kyc: rule?.kyc === true,
+    }))
+}
+
+test('every page action is refused before its handler to a role without its declared permission', async (t) => {
+  // Ids that name nothing: were the handler to run, the answer would be a 404 or the form's
+  // error, not the 403 the declared rule gives first.
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const { web } = await member(h, m, 'viewer')
+  const page = await web.get('/dashboard')
+  const checked: string[] = []
+  for (const action of declaredActions()) {
+    // A viewer holds `read` only; the sign-in steps and the member's own two factor need none.
+    if (['public', 'signedIn', 'read'].includes(action.permission ?? '')) continue
+    const res = await web.submit(action.path, {}, page)
+    assert.equal(res.status, 403, `${action.route}: ${res.text.slice(0, 200)}`)
+    assert.match(res.text, /Bu işlem için yetkiniz yok/, action.route)
+    checked.push(action.route)
+  }
+  assert.ok(checked.length > 40, `every permissioned action checked (${String(checked.length)})`)
+})
+
+test('a merchant whose KYC is not approved is refused every KYC-gated page action, as the API, with the reason', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const draft = await m.client.request<{ id: string; status: string }>('POST', '/v1/invoices', {
+    body: {
+      storeId: m.storeId,
+      amountMinor: 1_000,
+      currency: 'TRY',
+      buyerEmail: 'alici@example.com',
+      lineItems: [{ name: 'x', qty: 1, unitPriceMinor: 1_000, lineTotalMinor: 1_000 }],
+    },
+  })
+  assert.equal(draft.status, 201, JSON.stringify(draft.body))
+  const kyc = await m.client.request('POST', '/v1/sandbox/kyc', { body: { status: 'suspended' } })
+  assert.equal(kyc.status, 200)
+  const web = await signedIn(h, m)
+  const page = await web.get('/dashboard')
+  const gated = declaredActions().filter((a) => a.kyc)
+  assert.equal(gated.length, 6)
+  for (const action of gated) {
+    // Ids that name nothing: only the gate, before the handler, makes this a 403.
+    const res = await web.submit(action.path, { confirm: 'yes' }, page)
+    assert.equal(res.status, 403, `${action.route}: ${res.text.slice(0, 200)}`)
+    assert.match(alertOf(res.text) ?? '', /KYC/, `${action.route} says why`)
+  }
+  // A real invoice: the page refuses to send it, as the API does, and it stays a draft.
+  const sent = await web.submit(`/dashboard/invoices/${draft.body.id}/send`, {}, page)
+  assert.equal(sent.status, 403)
+  const api = await m.client.request<{ code: string }>(
+    'POST',
+    `/v1/invoices/${draft.body.id}/send`,
+    { body: {} },
+  )
+  assert.equal(api.body.code, 'SVC-KYC-3101')
+  const after = await m.client.request<{ status: string }>('GET', `/v1/invoices/${draft.body.id}`)
+  assert.equal(after.body.status, draft.body.status)
+  // Cancelling is not gated, on the page as on the API.
+  const cancelled = await web.submit(`/dashboard/invoices/${draft.body.id}/cancel`, {}, page)
+  assert.equal(cancelled.status, 303)
 })
 
 test('each role may do what the permission table says: support refunds, developer keys, finance no capture', async (t) => {

@@ -28,12 +28,16 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   renderPage,
   redirect,
   setFlash,
   type PageContext,
 } from './dashboard.web.ts'
+import { EvidenceBody } from '../disputes/index.ts'
+import { EvidenceUploadBody, PageActionBody } from './dashboard.schemas.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 import { formFields } from './forms.ts'
 import { idParam } from './list-pages.ts'
 import { statusBadge } from './chargeback-view.ts'
@@ -250,6 +254,16 @@ function readTexts(ctx: PageContext): { texts: EvidenceTexts; tooLong?: Evidence
   return tooLong ? { texts, tooLong } : { texts }
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  save: pageRoute({ permission: 'payments.refund', schema: EvidenceBody }),
+  submit: pageRoute({ permission: 'payments.refund', schema: EvidenceBody }),
+  upload: pageRoute({ permission: 'payments.refund', schema: EvidenceUploadBody }),
+  removeFile: pageRoute({ permission: 'payments.refund', schema: PageActionBody }),
+}
+
+const REMOVE_FILE = '/chargebacks/:id/evidence/files/:fileId/remove'
+
 /** The evidence routes of `chargebacksPages`; `detailPage` draws the chargeback's page. */
 export function chargebackEvidenceRoutes(
   deps: Deps,
@@ -287,9 +301,11 @@ export function chargebackEvidenceRoutes(
         }),
       }
     }
-    const saved = await attempt(() =>
-      saveEvidence(deps, ctx.member.merchantId, cb.paymentId, cb.id, texts),
-    )
+    const saved = await attempt(() => {
+      const refused = pageInput(ctx.request, texts)
+      if (refused) throw refused
+      return saveEvidence(deps, ctx.member.merchantId, cb.paymentId, cb.id, texts)
+    })
     if (!saved.ok) {
       return {
         ok: false as const,
@@ -310,9 +326,9 @@ export function chargebackEvidenceRoutes(
 
   app.post(
     '/chargebacks/:id/evidence',
-    { bodyLimit: EVIDENCE_FORM_BYTES_MAX },
+    { bodyLimit: EVIDENCE_FORM_BYTES_MAX, ...ROUTES.save },
     async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payments.refund')
+      const ctx = permitted(deps, request, reply)
       const cb = await getChargeback(deps, ctx.member.merchantId, idParam(request))
       const saved = await saveTexts(ctx, cb)
       if (!saved.ok) return saved.page
@@ -324,9 +340,9 @@ export function chargebackEvidenceRoutes(
 
   app.post(
     '/chargebacks/:id/evidence/submit',
-    { bodyLimit: EVIDENCE_FORM_BYTES_MAX },
+    { bodyLimit: EVIDENCE_FORM_BYTES_MAX, ...ROUTES.submit },
     async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payments.refund')
+      const ctx = permitted(deps, request, reply)
       const { merchantId } = ctx.member
       const cb = await getChargeback(deps, merchantId, idParam(request))
       if (formFields(request).text('confirm', 3) !== 'yes') {
@@ -350,6 +366,7 @@ export function chargebackEvidenceRoutes(
   app.post(
     '/chargebacks/:id/evidence/files',
     {
+      ...ROUTES.upload,
       // The multipart parser above carries the upload's 5 MiB limit; any other body keeps
       // the 1 MiB one (and is refused later like any dashboard POST without a session).
       // Nobody's bytes reach the multipart reader before a signed-in session is known (the
@@ -362,7 +379,7 @@ export function chargebackEvidenceRoutes(
       },
     },
     async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payments.refund')
+      const ctx = permitted(deps, request, reply)
       const { merchantId } = ctx.member
       const cb = await getChargeback(deps, merchantId, idParam(request))
       const current = cb.evidence.fileIds ?? []
@@ -396,8 +413,8 @@ export function chargebackEvidenceRoutes(
     },
   )
 
-  app.post('/chargebacks/:id/evidence/files/:fileId/remove', async (request, reply) => {
-    const ctx = allow(deps, request, reply, 'payments.refund')
+  app.post(REMOVE_FILE, ROUTES.removeFile, async (request, reply) => {
+    const ctx = permitted(deps, request, reply)
     const cb = await getChargeback(deps, ctx.member.merchantId, idParam(request))
     const fileId = idParam(request, 'fileId')
     const current = cb.evidence.fileIds ?? []

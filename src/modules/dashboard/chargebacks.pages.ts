@@ -23,6 +23,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   refusalText,
   renderPage,
@@ -30,6 +31,8 @@ import {
   setFlash,
   type PageContext,
 } from './dashboard.web.ts'
+import { PageActionBody } from './dashboard.schemas.ts'
+import { pageRoute } from './page-rules.ts'
 import { queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 import { statusBadge } from './chargeback-view.ts'
@@ -187,6 +190,12 @@ async function detailPage(deps: Deps, ctx: PageContext, id: string, extra: Detai
 
 // ---------------------------------------------------------------- routes
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  accept: pageRoute({ permission: 'payments.refund', schema: PageActionBody }),
+  reverse: pageRoute({ permission: 'payments.refund', schema: PageActionBody }),
+}
+
 export function chargebacksPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     // The evidence routes, with the multipart parser for their uploads (this plugin only).
@@ -231,8 +240,8 @@ export function chargebacksPages(deps: Deps): FastifyPluginAsync {
     }
 
     for (const action of ['accept', 'reverse'] as const) {
-      app.post(`/chargebacks/:id/${action}`, async (request, reply) =>
-        act(allow(deps, request, reply, 'payments.refund'), idParam(request), action),
+      app.post(`/chargebacks/:id/${action}`, ROUTES[action], async (request, reply) =>
+        act(permitted(deps, request, reply), idParam(request), action),
       )
     }
   }

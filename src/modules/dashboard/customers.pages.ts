@@ -28,6 +28,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   refusalText,
   renderPage,
@@ -35,6 +36,8 @@ import {
   setFlash,
   type PageContext,
 } from './dashboard.web.ts'
+import { PageActionBody } from './dashboard.schemas.ts'
+import { pageRoute } from './page-rules.ts'
 import { queryFields } from './forms.ts'
 import { hrefWith, idParam, keysetPager } from './list-pages.ts'
 import { subscriptionStatusBadge } from './subscriptions.pages.ts'
@@ -234,6 +237,11 @@ async function detailPage(deps: Deps, ctx: PageContext, id: string, problem?: Ap
   })
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  removeCard: pageRoute({ permission: 'customers.manage', schema: PageActionBody }),
+}
+
 export function customersPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     app.get('/customers', async (request, reply) =>
@@ -244,8 +252,8 @@ export function customersPages(deps: Deps): FastifyPluginAsync {
       detailPage(deps, allow(deps, request, reply, 'read'), idParam(request)),
     )
 
-    app.post('/customers/:id/cards/:cardId/remove', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'customers.manage')
+    app.post('/customers/:id/cards/:cardId/remove', ROUTES.removeCard, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const id = idParam(request)
       const cardId = idParam(request, 'cardId')
       // Another merchant's (or no) customer is the 404 page, as in the API.

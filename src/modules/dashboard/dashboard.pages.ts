@@ -42,6 +42,7 @@ import {
   signedInContext,
 } from './dashboard.web.ts'
 import { formFields } from './forms.ts'
+import { AcceptInviteBody, CodeBody, PageActionBody, WebLoginBody } from './dashboard.schemas.ts'
 import { enforcePageRule, notePageRoute } from './page-rules.ts'
 import { SECTIONS } from './sections.ts'
 import {
@@ -172,7 +173,9 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
         : toAppError(error)
     if (appError.status >= 500) request.log.error({ err: error }, 'dashboard page error')
     if (appError.headers) void reply.headers(appError.headers)
-    return errorPage(deps, request, reply, appError.status)
+    // A refused KYC gate (a page rule's, as the API's) says why, not just "not allowed".
+    const why = appError.code === 'SVC-KYC-3101' ? appError : undefined
+    return errorPage(deps, request, reply, appError.status, why)
   })
   app.setNotFoundHandler(async (request, reply) => errorPage(deps, request, reply, 404))
 
@@ -195,6 +198,7 @@ async function errorPage(
   request: FastifyRequest,
   reply: FastifyReply,
   status: number,
+  why?: AppError,
 ): Promise<FastifyReply> {
   const lang = langOf(request)
   const shown: ErrorStatus =
@@ -212,6 +216,7 @@ async function errorPage(
       content,
       section: '',
       status,
+      ...(why ? { flash: { kind: 'error' as const, text: refusalText(lang, why) } } : {}),
     })
   }
   return renderPublicPage(deps, request, reply, { heading, content, status })
@@ -256,6 +261,15 @@ function safeNext(value: string | undefined): string | undefined {
   return /^[\w\-/?=&%.]+$/.test(value) ? value : undefined
 }
 
+// The sign-in steps need no permission and say so (`public`), with the schema of what their
+// forms send (page-rules.ts); dashboardAccess says which half-session may reach each.
+const SIGN_IN = {
+  login: { permission: 'public', schema: WebLoginBody },
+  code: { permission: 'public', schema: CodeBody },
+  logout: { permission: 'public', schema: PageActionBody },
+  accept: { permission: 'public', schema: AcceptInviteBody },
+} as const
+
 function signInRoutes(app: FastifyInstance, deps: Deps): void {
   app.get('/login', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
     if (request.dashSession?.stage === 'active') return redirect(reply, BASE)
@@ -267,7 +281,8 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
     })
   })
 
-  app.post('/login', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
+  const login = { config: { dashboardAccess: 'public', page: SIGN_IN.login } } as const
+  app.post('/login', login, async (request, reply) => {
     const lang = langOf(request)
     const form = formFields(request)
     const email = form.text('email', 320)
@@ -325,7 +340,7 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
 
   app.post(
     '/login/two-factor',
-    { config: { dashboardAccess: 'second_factor' } },
+    { config: { dashboardAccess: 'second_factor', page: SIGN_IN.code } },
     async (request, reply) => {
       const lang = langOf(request)
       const session = request.dashSession
@@ -350,7 +365,8 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
     },
   )
 
-  app.post('/logout', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
+  const logout = { config: { dashboardAccess: 'public', page: SIGN_IN.logout } } as const
+  app.post('/logout', logout, async (request, reply) => {
     const session = request.dashSession
     if (session && (await signOut(deps, session)) && session.stage === 'active') {
       await recordAuditEntry(deps, {
@@ -426,7 +442,8 @@ function invitationRoutes(app: FastifyInstance, deps: Deps): void {
   const route = { config: { dashboardAccess: 'public' as const }, logLevel: 'warn' as const }
   app.get('/invite/:token', route, async (request, reply) => page(request, reply))
 
-  app.post('/invite/:token', route, async (request, reply) => {
+  const accept = { ...route, config: { ...route.config, page: SIGN_IN.accept } }
+  app.post('/invite/:token', accept, async (request, reply) => {
     const { token } = request.params as { token: string }
     const form = formFields(request)
     const result = await attempt(() =>

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { LIMIT_MINOR_MAX, Timestamp } from '../../platform/http/schemas.ts'
+import { DASHBOARD_ROLES } from '../merchants/index.ts'
 
 export const LoginBody = Type.Object(
   {
@@ -100,3 +101,53 @@ export const CreateSubmerchantBody = Type.Object(
 )
 
 export const CreatedSubmerchant = Type.Object({ submerchantId: Type.String(), ...IssuedKeyFields })
+
+// The page routes' own input schemas (page-rules.ts), for the use cases no API route offers.
+// A button that only names its target (capture, revoke, remove …) sends no input of its own.
+export const PageActionBody = Type.Object({}, { additionalProperties: false })
+
+// An evidence file comes as one multipart part (the API's POST /v1/files, then the evidence).
+export const EvidenceUploadBody = Type.Object(
+  { file: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+)
+
+const Code = Type.String({ minLength: 1, maxLength: 40, pattern: '^[0-9A-Za-z -]*$' })
+
+export const WebLoginBody = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 200 }),
+    next: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+)
+
+export const CodeBody = Type.Object({ code: Code }, { additionalProperties: false })
+
+export const AcceptInviteBody = Type.Object(
+  {
+    password: Type.String({ minLength: 1, maxLength: 400 }),
+    passwordConfirm: Type.String({ minLength: 1, maxLength: 400 }),
+  },
+  { additionalProperties: false },
+)
+
+const Role = Type.Union(DASHBOARD_ROLES.map((role) => Type.Literal(role)))
+
+export const TeamInviteBody = Type.Object(
+  { email: Type.String({ format: 'email', maxLength: 320 }), role: Role },
+  { additionalProperties: false },
+)
+
+export const TeamRoleBody = Type.Object({ role: Role }, { additionalProperties: false })
+
+export const TwoFactorRequiredBody = Type.Object(
+  { required: Type.Boolean() },
+  { additionalProperties: false },
+)
+
+export const StoreActionBody = Type.Object(
+  { storeId: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+)

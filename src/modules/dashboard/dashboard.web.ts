@@ -193,6 +193,19 @@ export function allow(
   return signedInContext(deps, request, reply, session)
 }
 
+/**
+ * The context of a route that declares its page rule (page-rules.ts): the preHandler has
+ * checked its permission and KYC gate, so the handler does not restate them.
+ */
+export function permitted(deps: Deps, request: FastifyRequest, reply: FastifyReply): PageContext {
+  const session = request.dashSession
+  const rule = request.routeOptions.config.page
+  if (session?.stage !== 'active' || !rule || rule.permission === 'public') {
+    throw dashboardError('forbidden')
+  }
+  return signedInContext(deps, request, reply, session)
+}
+
 /** The context of a signed-in request, permissions not checked (error pages). */
 export function signedInContext(
   deps: Deps,

@@ -32,6 +32,7 @@ import {
   allow,
   auditedAction,
   attempt,
+  permitted,
   csrfToken,
   redirect,
   refusalText,
@@ -39,6 +40,9 @@ import {
   setFlash,
   type PageContext,
 } from './dashboard.web.ts'
+import { CreateEndpointBody } from '../webhooks/index.ts'
+import { StoreActionBody } from './dashboard.schemas.ts'
+import { pageRoute } from './page-rules.ts'
 import { formFields, queryFields } from './forms.ts'
 
 // /dashboard/developers: API keys (create, roll, revoke; a new secret is shown once, on the
@@ -215,6 +219,18 @@ async function developersPage(
   })
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  createKey: pageRoute({ permission: 'developers.keys', schema: StoreActionBody }),
+  rollKey: pageRoute({ permission: 'developers.keys', schema: StoreActionBody }),
+  revokeKey: pageRoute({ permission: 'developers.keys', schema: StoreActionBody }),
+  createWebhook: pageRoute({ permission: 'developers.webhooks', schema: CreateEndpointBody }),
+  rotateWebhook: pageRoute({ permission: 'developers.webhooks', schema: StoreActionBody }),
+  deleteWebhook: pageRoute({ permission: 'developers.webhooks', schema: StoreActionBody }),
+  redeliver: pageRoute({ permission: 'developers.webhooks', schema: StoreActionBody }),
+}
+const REDELIVER = '/developers/webhooks/deliveries/:id/redeliver'
+
 export function developersPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     app.get('/developers', async (request, reply) =>
@@ -239,8 +255,8 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       })
     }
 
-    app.post('/developers/keys', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'developers.keys')
+    app.post('/developers/keys', ROUTES.createKey, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const storeId = formFields(request).text('storeId', 64)
       return perform(
         ctx,
@@ -258,8 +274,8 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       )
     })
 
-    app.post('/developers/keys/:keyId/roll', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'developers.keys')
+    app.post('/developers/keys/:keyId/roll', ROUTES.rollKey, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { keyId } = request.params as { keyId: string }
       const storeId = formFields(request).text('storeId', 64)
       return perform(
@@ -282,8 +298,8 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       )
     })
 
-    app.post('/developers/keys/:keyId/revoke', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'developers.keys')
+    app.post('/developers/keys/:keyId/revoke', ROUTES.revokeKey, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { keyId } = request.params as { keyId: string }
       const storeId = formFields(request).text('storeId', 64)
       return perform(
@@ -299,8 +315,8 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       )
     })
 
-    app.post('/developers/webhooks', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'developers.webhooks')
+    app.post('/developers/webhooks', ROUTES.createWebhook, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const form = formFields(request)
       const storeId = form.text('storeId', 64)
       const events = form
@@ -325,8 +341,8 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       )
     })
 
-    app.post('/developers/webhooks/:id/rotate', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'developers.webhooks')
+    app.post('/developers/webhooks/:id/rotate', ROUTES.rotateWebhook, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { id } = request.params as { id: string }
       const storeId = formFields(request).text('storeId', 64)
       return perform(
@@ -344,8 +360,8 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       )
     })
 
-    app.post('/developers/webhooks/:id/delete', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'developers.webhooks')
+    app.post('/developers/webhooks/:id/delete', ROUTES.deleteWebhook, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { id } = request.params as { id: string }
       const storeId = formFields(request).text('storeId', 64)
       return perform(
@@ -425,8 +441,8 @@ export function developersPages(deps: Deps): FastifyPluginAsync {
       })
     })
 
-    app.post('/developers/webhooks/deliveries/:id/redeliver', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'developers.webhooks')
+    app.post(REDELIVER, ROUTES.redeliver, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { id } = request.params as { id: string }
       const storeId = formFields(request).text('storeId', 64)
       const result = await attempt(() =>

@@ -35,11 +35,12 @@ import {
   type LineItem,
   CreateInvoiceBody,
 } from '../invoices/index.ts'
-import { assertKycApproved, listStores } from '../merchants/index.ts'
+import { listStores } from '../merchants/index.ts'
 import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   refusalText,
   renderPage,
@@ -48,7 +49,8 @@ import {
   type PageContext,
 } from './dashboard.web.ts'
 import { formFields, parseLira, queryFields, type FormReader } from './forms.ts'
-import { pageInput } from './page-rules.ts'
+import { PageActionBody } from './dashboard.schemas.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 
 // /dashboard/invoices: the list (status filter, keyset pages), /dashboard/invoices/new: the
@@ -349,6 +351,14 @@ async function detailPage(deps: Deps, ctx: PageContext, id: string, problem?: Ap
   })
 }
 
+// Each action's rule, as the API's route for it (page-rules.ts): sending or activating asks the
+// buyer to pay, so it is KYC-gated as POST /v1/invoices/{id}/send and /activate are.
+const ROUTES = {
+  send: pageRoute({ permission: 'customers.manage', schema: PageActionBody, kyc: true }),
+  activate: pageRoute({ permission: 'customers.manage', schema: PageActionBody, kyc: true }),
+  cancel: pageRoute({ permission: 'customers.manage', schema: PageActionBody }),
+}
+
 export function invoicesPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     app.get('/invoices', async (request, reply) =>
@@ -441,8 +451,6 @@ export function invoicesPages(deps: Deps): FastifyPluginAsync {
       const { merchantId, userId } = ctx.member
       const result = await attempt(async () => {
         if (action === 'cancel') return cancelInvoice(deps, merchantId, id)
-        // As the API's routes: the buyer will be asked to pay, so KYC must be approved.
-        await assertKycApproved(deps, merchantId)
         return action === 'send'
           ? sendInvoice(deps, merchantId, id)
           : activateInvoice(deps, merchantId, id)
@@ -468,8 +476,8 @@ export function invoicesPages(deps: Deps): FastifyPluginAsync {
     }
 
     for (const action of ['send', 'activate', 'cancel'] as const) {
-      app.post(`/invoices/:id/${action}`, async (request, reply) =>
-        act(allow(deps, request, reply, 'customers.manage'), idParam(request), action),
+      app.post(`/invoices/:id/${action}`, ROUTES[action], async (request, reply) =>
+        act(permitted(deps, request, reply), idParam(request), action),
       )
     }
   }

@@ -11,12 +11,15 @@ import { can, type Permission } from './permissions.ts'
 // - schema: the API's TypeBox body schema of the use case; the handler builds the use case's
 //   input from the form and `pageInput` checks it against that schema with the API's
 //   validator (bidi and control characters, emails, integer maxima), so no page restates a rule.
-// - permission: checked for every request before the handler (`public` for the sign-in steps).
-// - kyc: the merchant's KYC must be approved, as the API's gate.
+// - permission: checked for every request before the handler. `public`: the sign-in steps, which
+//   need no session (or a half one: dashboardAccess says which); `signedIn`: any active member
+//   acting on their own account (two-factor), whatever the role.
+// - kyc: the merchant's KYC must be approved, as the API's gate (money in or out); the pages no
+//   longer check it in their handlers.
 // test/security/page-rules.test.ts fails when a POST page route declares no rule.
 
 export interface PageRule {
-  permission: Permission | 'public'
+  permission: Permission | 'public' | 'signedIn'
   schema: object
   kyc?: boolean
 }
@@ -25,6 +28,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     page?: PageRule
   }
+}
+
+/** A page route's options declaring its rule: `app.post(url, pageRoute({...}), handler)`. */
+export function pageRoute(rule: PageRule): { config: { page: PageRule } } {
+  return { config: { page: rule } }
 }
 
 const declared = new Map<string, PageRule | undefined>()
@@ -49,7 +57,8 @@ export async function enforcePageRule(deps: Deps, request: FastifyRequest): Prom
   const rule = request.routeOptions.config.page
   if (!rule || rule.permission === 'public') return
   const session = request.dashSession
-  if (session?.stage !== 'active' || !can(session.member.role, rule.permission)) {
+  if (session?.stage !== 'active') throw dashboardError('forbidden')
+  if (rule.permission !== 'signedIn' && !can(session.member.role, rule.permission)) {
     throw dashboardError('forbidden')
   }
   if (rule.kyc) await assertKycApproved(deps, session.member.merchantId)

@@ -31,6 +31,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   redirect,
   refusalText,
@@ -39,8 +40,9 @@ import {
   type PageContext,
   auditedAction,
 } from './dashboard.web.ts'
+import { PageActionBody } from './dashboard.schemas.ts'
 import { formFields, parseLira, queryFields } from './forms.ts'
-import { pageInput } from './page-rules.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 
 // /dashboard/payment-links: the list (keyset pages), /new (the create form), /{id} (the
 // link's facts, its URL and QR code, the payments made through it) and the deactivate
@@ -249,6 +251,11 @@ function readForm(request: Parameters<typeof formFields>[0]): CreateForm {
   }
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  deactivate: pageRoute({ permission: 'payment_links.manage', schema: PageActionBody }),
+}
+
 export function paymentLinksPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     app.get('/payment-links', async (request, reply) => {
@@ -322,8 +329,8 @@ export function paymentLinksPages(deps: Deps): FastifyPluginAsync {
       return detailPage(deps, ctx, (request.params as { id: string }).id.slice(0, 64))
     })
 
-    app.post('/payment-links/:id/deactivate', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payment_links.manage')
+    app.post('/payment-links/:id/deactivate', ROUTES.deactivate, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const id = (request.params as { id: string }).id.slice(0, 64)
       const link = await auditedAction(ctx, 'payment_links.deactivate', id, undefined, () =>
         deactivatePaymentLink(deps, ctx.member.merchantId, id),

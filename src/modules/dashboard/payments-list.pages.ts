@@ -34,12 +34,15 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   refusalText,
   renderPage,
   redirect,
   type PageContext,
 } from './dashboard.web.ts'
+import { CreateExportBody } from '../transactions/index.ts'
+import { pageRoute } from './page-rules.ts'
 import { formFields, parseLira, queryFields } from './forms.ts'
 
 // /dashboard/payments, the list: filters, one search box, keyset pages, and the CSV export
@@ -314,6 +317,11 @@ async function listPage(deps: Deps, ctx: PageContext, raw: ListFilters, cursor?:
   })
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  export: pageRoute({ permission: 'read', schema: CreateExportBody }),
+}
+
 /** The list's routes, registered by `paymentsPages` (payments.pages.ts). */
 export function paymentListRoutes(deps: Deps, app: FastifyInstance): void {
   app.get('/payments', async (request, reply) => {
@@ -322,8 +330,8 @@ export function paymentListRoutes(deps: Deps, app: FastifyInstance): void {
     return listPage(deps, ctx, readFilters(query), query.optional('after', 2048))
   })
 
-  app.post('/payments/export', async (request, reply) => {
-    const ctx = allow(deps, request, reply, 'read')
+  app.post('/payments/export', ROUTES.export, async (request, reply) => {
+    const ctx = permitted(deps, request, reply)
     const raw = readFilters(formFields(request))
     const parsed = await parseFilters(deps, ctx.member.merchantId, raw)
     if (!parsed.search.ok) return listPage(deps, ctx, raw)

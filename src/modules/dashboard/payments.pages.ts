@@ -15,9 +15,11 @@ import { formatDate, formatMoney, formatNumber } from '../../platform/web/format
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t } from '../../platform/web/i18n.ts'
 import { customerEmails } from '../customers/index.ts'
-import { assertKycApproved } from '../merchants/index.ts'
 import { eventsForResource } from '../events/index.ts'
 import {
+  CaptureBody,
+  RefundBody,
+  VoidBody,
   capturePayment,
   getPayment,
   refundPayment,
@@ -35,6 +37,7 @@ import {
 import {
   BASE,
   allow,
+  permitted,
   auditedAction,
   attempt,
   csrfToken,
@@ -45,6 +48,7 @@ import {
   setFlash,
   type PageContext,
 } from './dashboard.web.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 import { riskDetails } from './risk-view.ts'
 import { formFields, liraInput, parseLira } from './forms.ts'
 import { cardText, paymentListRoutes, statusBadge } from './payments-list.pages.ts'
@@ -346,6 +350,14 @@ function confirmRefundPage(
 
 const IDEMPOTENCY_KEY = /^[0-9a-f-]{36}$/i
 
+// Each action's rule, as the API's route for it (page-rules.ts): capture takes money in, so it
+// is KYC-gated as POST /v1/payments/{id}/capture is; void is not (CONTRACT.md "Who may call what").
+const ROUTES = {
+  capture: pageRoute({ permission: 'payments.capture_void', schema: CaptureBody, kyc: true }),
+  void: pageRoute({ permission: 'payments.capture_void', schema: VoidBody }),
+  refund: pageRoute({ permission: 'payments.refund', schema: RefundBody }),
+}
+
 export function paymentsPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     paymentListRoutes(deps, app)
@@ -363,9 +375,6 @@ export function paymentsPages(deps: Deps): FastifyPluginAsync {
     ): Promise<FastifyReply> => {
       const { merchantId } = ctx.member
       const result = await attempt(async () => {
-        // The API's capture route is KYC-gated (money coming in); void is not (CONTRACT.md
-        // "Who may call what"). Same gate here, before the service is called.
-        if (action === 'capture') await assertKycApproved(deps, merchantId)
         return auditedAction(ctx, `payment.${action}`, id, {}, () =>
           action === 'capture'
             ? capturePayment(deps, merchantId, id)
@@ -386,18 +395,18 @@ export function paymentsPages(deps: Deps): FastifyPluginAsync {
       return redirect(ctx.reply, `${BASE}/payments/${id}`)
     }
 
-    app.post('/payments/:id/capture', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payments.capture_void')
+    app.post('/payments/:id/capture', ROUTES.capture, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       return act(ctx, (request.params as { id: string }).id.slice(0, 64), 'capture')
     })
 
-    app.post('/payments/:id/void', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payments.capture_void')
+    app.post('/payments/:id/void', ROUTES.void, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       return act(ctx, (request.params as { id: string }).id.slice(0, 64), 'void')
     })
 
-    app.post('/payments/:id/refund', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payments.refund')
+    app.post('/payments/:id/refund', ROUTES.refund, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { merchantId } = ctx.member
       const id = (request.params as { id: string }).id.slice(0, 64)
       const form = formFields(request)
@@ -414,6 +423,8 @@ export function paymentsPages(deps: Deps): FastifyPluginAsync {
         return invalid(t(ctx.lang, 'dash_pay_bad_amount'))
       }
       if (!IDEMPOTENCY_KEY.test(key)) return invalid('idempotencyKey: missing')
+      const refused = pageInput(request, { amount: amountMinor, ...(reason ? { reason } : {}) })
+      if (refused) return detailPage(deps, ctx, id, { error: refused, refundAmount: amountText })
       if (form.text('confirm', 3) !== 'yes') {
         // First step: say exactly what will happen and ask again (a plain second form). A
         // refund the payment cannot take is refused here, at its field, not after confirming.

@@ -15,8 +15,9 @@ import { formatDate, formatMoney, formatNumber } from '../../platform/web/format
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
-import { assertKycApproved, getSubmerchant, listStores } from '../merchants/index.ts'
+import { getSubmerchant, listStores } from '../merchants/index.ts'
 import {
+  CreateDraftBody,
   DRAFT_CSV_COLUMNS,
   approveDraft,
   cancelDraft,
@@ -36,6 +37,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   refusalText,
   renderPage,
@@ -46,6 +48,8 @@ import {
 import { formFields, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 import { settlementRoutes } from './settlement.pages.ts'
+import { PageActionBody } from './dashboard.schemas.ts'
+import { pageRoute } from './page-rules.ts'
 
 // /dashboard/payouts: balances of the merchant and of each submerchant, the payouts list
 // (status filter, keyset pages) and the latest drafts; /dashboard/payouts/drafts/new: a CSV
@@ -440,6 +444,14 @@ async function payoutPage(deps: Deps, ctx: PageContext, id: string) {
   })
 }
 
+// Each action's rule, as the API's route for it (page-rules.ts): approving sends money out of
+// the merchant, so it is KYC-gated as POST /v1/payout-drafts/{id}/approve is.
+const ROUTES = {
+  create: pageRoute({ permission: 'payouts.manage', schema: CreateDraftBody }),
+  approve: pageRoute({ permission: 'payouts.manage', schema: PageActionBody, kyc: true }),
+  cancel: pageRoute({ permission: 'payouts.manage', schema: PageActionBody }),
+}
+
 export function payoutsPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     // Settlement to the merchant's own bank account (issue 40): settlement.pages.ts.
@@ -461,8 +473,8 @@ export function payoutsPages(deps: Deps): FastifyPluginAsync {
       newDraftPage(deps, allow(deps, request, reply, 'payouts.manage')),
     )
 
-    app.post('/payouts/drafts', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'payouts.manage')
+    app.post('/payouts/drafts', ROUTES.create, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { merchantId, userId } = ctx.member
       const form = formFields(request)
       const input = { storeId: form.text('storeId', 64), csv: form.text('csv', 400_001) }
@@ -504,8 +516,6 @@ export function payoutsPages(deps: Deps): FastifyPluginAsync {
           const d = await cancelDraft(deps, merchantId, id)
           return { status: d.status, payouts: 0 }
         }
-        // As the API's route: money leaves the merchant, so KYC must be approved.
-        await assertKycApproved(deps, merchantId)
         const approved = await approveDraft(deps, merchantId, id)
         return { status: approved.status, payouts: approved.payoutIds.length }
       })
@@ -531,8 +541,8 @@ export function payoutsPages(deps: Deps): FastifyPluginAsync {
     }
 
     for (const action of ['approve', 'cancel'] as const) {
-      app.post(`/payouts/drafts/:id/${action}`, async (request, reply) =>
-        act(allow(deps, request, reply, 'payouts.manage'), idParam(request), action),
+      app.post(`/payouts/drafts/:id/${action}`, ROUTES[action], async (request, reply) =>
+        act(permitted(deps, request, reply), idParam(request), action),
       )
     }
   }

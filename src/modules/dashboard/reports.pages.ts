@@ -28,6 +28,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   redirect,
   refusalText,
@@ -35,6 +36,8 @@ import {
   setFlash,
   type PageContext,
 } from './dashboard.web.ts'
+import { CreateReportBody } from '../transactions/index.ts'
+import { pageRoute } from './page-rules.ts'
 import { formFields, queryFields } from './forms.ts'
 
 // /dashboard/reports: finance reports (balance summary, payout reconciliation; CSV or PDF)
@@ -225,6 +228,11 @@ function readForm(values: ReturnType<typeof formFields>): FormValues {
   }
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  create: pageRoute({ permission: 'reports.manage', schema: CreateReportBody }),
+}
+
 export function reportsPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     app.get('/reports', async (request, reply) => {
@@ -233,8 +241,8 @@ export function reportsPages(deps: Deps): FastifyPluginAsync {
       return reportsPage(deps, ctx, after !== undefined ? { after } : {})
     })
 
-    app.post('/reports', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'reports.manage')
+    app.post('/reports', ROUTES.create, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { lang } = ctx
       const form = readForm(formFields(request))
       const from = istanbulDayStart(form.from)

@@ -15,7 +15,6 @@ import { formatDate, formatMoney, formatNumber } from '../../platform/web/format
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
-import { assertKycApproved } from '../merchants/index.ts'
 import { getPayment, getPaymentRiskFacts, type Payment } from '../payments/index.ts'
 import {
   approveReview,
@@ -29,6 +28,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   redirect,
   refusalText,
@@ -40,6 +40,8 @@ import { formFields, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 import { riskPages } from './risk.pages.ts'
 import { riskDetails, riskTabs } from './risk-view.ts'
+import { PageActionBody } from './dashboard.schemas.ts'
+import { pageRoute } from './page-rules.ts'
 
 // /dashboard/reviews: the review queue (CONTRACT.md "Risk"): payments a `review` rule held at
 // `authorized`, open ones first by default, keyset pages; /dashboard/reviews/{id}: the payment,
@@ -289,8 +291,6 @@ async function decide(
   }
   const result = await attempt(async () => {
     if (decision === 'approve') {
-      // The API's approve route is KYC-gated (it may capture: money coming in), as capture is.
-      await assertKycApproved(deps, merchantId)
       return approveReview(deps, merchantId, id)
     }
     return rejectReview(deps, merchantId, id)
@@ -312,6 +312,13 @@ async function decide(
   return redirect(ctx.reply, `${BASE}/reviews/${id}`)
 }
 
+// Each decision's rule, as the API's route for it (page-rules.ts): approving may capture (money
+// coming in), so it is KYC-gated as POST /v1/reviews/{id}/approve is.
+const ROUTES = {
+  approve: pageRoute({ permission: 'payments.capture_void', schema: PageActionBody, kyc: true }),
+  reject: pageRoute({ permission: 'payments.capture_void', schema: PageActionBody }),
+}
+
 /** The Reviews section: the queue, and the risk rules and block lists (risk.pages.ts). */
 export function reviewsPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
@@ -324,13 +331,8 @@ export function reviewsPages(deps: Deps): FastifyPluginAsync {
     )
 
     for (const decision of ['approve', 'reject'] as const) {
-      app.post(`/reviews/:id/${decision}`, async (request, reply) =>
-        decide(
-          deps,
-          allow(deps, request, reply, 'payments.capture_void'),
-          idParam(request),
-          decision,
-        ),
+      app.post(`/reviews/:id/${decision}`, ROUTES[decision], async (request, reply) =>
+        decide(deps, permitted(deps, request, reply), idParam(request), decision),
       )
     }
 

@@ -19,6 +19,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   redirect,
   refusalText,
@@ -27,7 +28,8 @@ import {
   type PageContext,
   auditedAction,
 } from './dashboard.web.ts'
-import { pageInput } from './page-rules.ts'
+import { PageActionBody } from './dashboard.schemas.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 import { formFields, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 import { RISK_SECTION, listLabel, riskTabs } from './risk-view.ts'
@@ -127,6 +129,11 @@ async function listPage(
   })
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  remove: pageRoute({ permission: 'risk.manage', schema: PageActionBody }),
+}
+
 /** The block lists' routes; `audit` writes the member's audit entry for a change. */
 export function riskListRoutes(
   deps: Deps,
@@ -183,8 +190,8 @@ export function riskListRoutes(
     },
   )
 
-  app.post('/risk/lists/:list/items/:id/remove', async (request, reply) => {
-    const ctx = allow(deps, request, reply, 'risk.manage')
+  app.post('/risk/lists/:list/items/:id/remove', ROUTES.remove, async (request, reply) => {
+    const ctx = permitted(deps, request, reply)
     const list = listNamed(idParam(request, 'list'))
     const id = idParam(request)
     // Another merchant's (or no) entry: the service's 404, the 404 page.

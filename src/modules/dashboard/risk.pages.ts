@@ -28,6 +28,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   redirect,
   refusalText,
@@ -36,8 +37,10 @@ import {
   type PageContext,
   auditedAction,
 } from './dashboard.web.ts'
+import { BacktestBody, UpdateRuleBody } from '../risk/index.ts'
+import { PageActionBody } from './dashboard.schemas.ts'
 import { formFields } from './forms.ts'
-import { pageInput } from './page-rules.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 import { idParam } from './list-pages.ts'
 import { RISK_SECTION, RULE_ACTIONS, actionText, riskTabs } from './risk-view.ts'
 import { riskListRoutes } from './risk-lists.pages.ts'
@@ -269,6 +272,16 @@ function confirmDeletePage(ctx: PageContext, rule: Rule) {
 
 // ---------------------------------------------------------------- routes
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  backtest: pageRoute({ permission: 'risk.manage', schema: BacktestBody }),
+  update: pageRoute({ permission: 'risk.manage', schema: UpdateRuleBody }),
+  toggle: pageRoute({ permission: 'risk.manage', schema: PageActionBody }),
+  backtestRule: pageRoute({ permission: 'risk.manage', schema: PageActionBody }),
+  delete: pageRoute({ permission: 'risk.manage', schema: PageActionBody }),
+}
+
+const DELETE_RULE = '/risk/rules/:id/delete'
 export function riskPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     const audit = (
@@ -348,8 +361,8 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
     )
 
     // A backtest changes nothing, but it is part of writing rules (and a POST for its body).
-    app.post('/risk/rules/backtest', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'risk.manage')
+    app.post('/risk/rules/backtest', ROUTES.backtest, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const values = readRuleForm(ctx)
       const condition = parseCondition(ctx.lang, values.condition)
       if (!condition.ok) {
@@ -374,8 +387,8 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
       rulePage(deps, allow(deps, request, reply, 'read'), idParam(request)),
     )
 
-    app.post('/risk/rules/:id', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'risk.manage')
+    app.post('/risk/rules/:id', ROUTES.update, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { lang } = ctx
       const id = idParam(request)
       const values = readRuleForm(ctx)
@@ -413,8 +426,9 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
     })
 
     for (const enabled of [true, false]) {
-      app.post(`/risk/rules/:id/${enabled ? 'enable' : 'disable'}`, async (request, reply) => {
-        const ctx = allow(deps, request, reply, 'risk.manage')
+      const url = `/risk/rules/:id/${enabled ? 'enable' : 'disable'}`
+      app.post(url, ROUTES.toggle, async (request, reply) => {
+        const ctx = permitted(deps, request, reply)
         const id = idParam(request)
         // Another merchant's (or no) rule: the service's 404, the 404 page.
         await auditedAction(ctx, enabled ? 'risk.rule_enable' : 'risk.rule_disable', id, {}, () =>
@@ -430,16 +444,16 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
       })
     }
 
-    app.post('/risk/rules/:id/backtest', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'risk.manage')
+    app.post('/risk/rules/:id/backtest', ROUTES.backtestRule, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const id = idParam(request)
       const rule = await getRule(deps, ctx.member.merchantId, id)
       const backtest = await backtestRule(deps, ctx.member.merchantId, rule.condition)
       return rulePage(deps, ctx, id, { backtest })
     })
 
-    app.post('/risk/rules/:id/delete', async (request, reply): Promise<FastifyReply> => {
-      const ctx = allow(deps, request, reply, 'risk.manage')
+    app.post(DELETE_RULE, ROUTES.delete, async (request, reply): Promise<FastifyReply> => {
+      const ctx = permitted(deps, request, reply)
       const id = idParam(request)
       const rule = await getRule(deps, ctx.member.merchantId, id)
       if (formFields(request).text('confirm', 3) !== 'yes') return confirmDeletePage(ctx, rule)

@@ -28,6 +28,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   redirect,
   refusalText,
@@ -40,6 +41,14 @@ import {
   type PageContext,
   auditedAction,
 } from './dashboard.web.ts'
+import {
+  CodeBody,
+  PageActionBody,
+  TeamInviteBody,
+  TeamRoleBody,
+  TwoFactorRequiredBody,
+} from './dashboard.schemas.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 import { formFields, queryFields } from './forms.ts'
 import { twoFactorApplies } from './permissions.ts'
 import {
@@ -361,6 +370,20 @@ async function twoFactorPage(
   })
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+// The two-factor steps are the member's own account: any role (signedIn); enrolment runs in
+// the half-signed-in enrol stage, which dashboardAccess guards (public here).
+const ROUTES = {
+  invite: pageRoute({ permission: 'team.manage', schema: TeamInviteBody }),
+  revoke: pageRoute({ permission: 'team.manage', schema: PageActionBody }),
+  role: pageRoute({ permission: 'team.manage', schema: TeamRoleBody }),
+  remove: pageRoute({ permission: 'team.manage', schema: PageActionBody }),
+  enrol: pageRoute({ permission: 'public', schema: CodeBody }),
+  disable2fa: pageRoute({ permission: 'signedIn', schema: CodeBody }),
+  recovery: pageRoute({ permission: 'signedIn', schema: CodeBody }),
+  require2fa: pageRoute({ permission: 'team.manage', schema: TwoFactorRequiredBody }),
+}
+
 export function settingsPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     app.get('/settings', async (request, reply) =>
@@ -375,22 +398,24 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       })
     }
 
-    app.post('/settings/team/invite', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/team/invite', ROUTES.invite, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const form = formFields(request)
       const role = form.text('role', 20)
+      const email = form.text('email', 320)
+      // The declared schema: one address, a role of the table (page-rules.ts).
+      const invalid = pageInput(request, { email, role })
+      if (invalid) return refused(ctx, invalid)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
-      const result = await attempt(() =>
-        inviteMember(deps, ctx.member, { email: form.text('email', 320), role }),
-      )
+      const result = await attempt(() => inviteMember(deps, ctx.member, { email, role }))
       if (!result.ok) return refused(ctx, result.error)
       await audit(ctx, 'team.invite', result.value.email, { role })
       setFlash(deps, reply, 'success', 'dash_done_invite', { email: result.value.email })
       return redirect(reply, `${BASE}/settings`)
     })
 
-    app.post('/settings/team/invitations/:id/revoke', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/team/invitations/:id/revoke', ROUTES.revoke, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { id } = request.params as { id: string }
       const result = await attempt(() =>
         auditedAction(ctx, 'team.revoke_invitation', id, undefined, () =>
@@ -402,10 +427,12 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/settings`)
     })
 
-    app.post('/settings/team/:userId/role', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/team/:userId/role', ROUTES.role, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { userId } = request.params as { userId: string }
       const role = formFields(request).text('role', 20)
+      const invalid = pageInput(request, { role })
+      if (invalid) return refused(ctx, invalid)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
       const result = await attempt(() =>
         changeMemberRole(deps, ctx.member, userId.slice(0, 64), role),
@@ -416,8 +443,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/settings`)
     })
 
-    app.post('/settings/team/:userId/remove', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/team/:userId/remove', ROUTES.remove, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const { userId } = request.params as { userId: string }
       const result = await attempt(() => removeMember(deps, ctx.member, userId.slice(0, 64)))
       if (!result.ok) return refused(ctx, result.error)
@@ -434,7 +461,7 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
 
     app.post(
       '/settings/two-factor/enrol',
-      { config: { dashboardAccess: 'enrol' } },
+      { config: { dashboardAccess: 'enrol', page: ROUTES.enrol.config.page } },
       async (request, reply) => {
         const ctx = enrolmentContext(deps, request, reply)
         const code = formFields(request).text('code', 20)
@@ -453,8 +480,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       },
     )
 
-    app.post('/settings/two-factor/disable', async (request, reply) => {
-      const ctx = { ...allow(deps, request, reply, 'read') }
+    app.post('/settings/two-factor/disable', ROUTES.disable2fa, async (request, reply) => {
+      const ctx = { ...permitted(deps, request, reply) }
       const code = formFields(request).text('code', 20)
       const result = await attempt(() => disableTwoFactor(deps, ctx.session, code))
       if (!result.ok) {
@@ -473,8 +500,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/settings/two-factor`)
     })
 
-    app.post('/settings/two-factor/recovery-codes', async (request, reply) => {
-      const ctx = { ...allow(deps, request, reply, 'read') }
+    app.post('/settings/two-factor/recovery-codes', ROUTES.recovery, async (request, reply) => {
+      const ctx = { ...permitted(deps, request, reply) }
       const code = formFields(request).text('code', 20)
       const result = await attempt(() => regenerateRecoveryCodes(deps, ctx.session, code))
       if (!result.ok) {
@@ -487,8 +514,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/settings/two-factor`)
     })
 
-    app.post('/settings/two-factor/required', async (request, reply) => {
-      const ctx = allow(deps, request, reply, 'team.manage')
+    app.post('/settings/two-factor/required', ROUTES.require2fa, async (request, reply) => {
+      const ctx = permitted(deps, request, reply)
       const required = formFields(request).text('required', 3) === 'yes'
       const result = await attempt(() =>
         auditedAction(

@@ -31,12 +31,15 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   redirect,
   refusalText,
   renderPage,
   type PageContext,
 } from './dashboard.web.ts'
+import { BankAccountBody, PayoutScheduleBody } from '../payouts/index.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 import { formFields, liraInput, parseLira, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
 
@@ -513,6 +516,12 @@ async function settingsPage(
   })
 }
 
+// Each route's rule, as the API's route for the same use case declares it (page-rules.ts).
+const ROUTES = {
+  bankAccount: pageRoute({ permission: 'bank_account.manage', schema: BankAccountBody }),
+  schedule: pageRoute({ permission: 'payouts.manage', schema: PayoutScheduleBody }),
+}
+
 /** Registered by payoutsPages (the "Hakedişler" section) under /dashboard. */
 export function settlementRoutes(app: FastifyInstance, deps: Deps): void {
   app.get('/payouts/settlement', async (request, reply) =>
@@ -524,11 +533,13 @@ export function settlementRoutes(app: FastifyInstance, deps: Deps): void {
   app.get('/settings/bank-account', async (request, reply) =>
     settingsPage(deps, allow(deps, request, reply, 'read')),
   )
-  app.post('/settings/bank-account', async (request, reply) => {
-    const ctx = allow(deps, request, reply, 'bank_account.manage')
+  app.post('/settings/bank-account', ROUTES.bankAccount, async (request, reply) => {
+    const ctx = permitted(deps, request, reply)
     const { merchantId, userId } = ctx.member
     const form = formFields(request)
     const input = { iban: form.text('iban', 64), holderName: form.text('holderName', 200) }
+    const invalid = pageInput(request, input)
+    if (invalid) return settingsPage(deps, ctx, input, invalid)
     const result = await attempt(() => putBankAccount(deps, merchantId, input))
     if (!result.ok) return settingsPage(deps, ctx, input, result.error)
     if (result.value.changed) {
@@ -542,8 +553,8 @@ export function settlementRoutes(app: FastifyInstance, deps: Deps): void {
     }
     return redirect(reply, `${BASE}/settings/bank-account?saved=bank`)
   })
-  app.post('/settings/payout-schedule', async (request, reply) => {
-    const ctx = allow(deps, request, reply, 'payouts.manage')
+  app.post('/settings/payout-schedule', ROUTES.schedule, async (request, reply) => {
+    const ctx = permitted(deps, request, reply)
     const { merchantId, userId } = ctx.member
     const form = formFields(request)
     const input = {

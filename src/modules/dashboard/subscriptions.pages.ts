@@ -17,8 +17,8 @@ import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
 import { recordAuditEntry } from '../audit/index.ts'
 import { customerEmails } from '../customers/index.ts'
-import { assertKycApproved } from '../merchants/index.ts'
 import {
+  CancelBody,
   cancelSubscription,
   getSubscription,
   listSubscriptionCharges,
@@ -32,6 +32,7 @@ import {
   BASE,
   allow,
   attempt,
+  permitted,
   csrfToken,
   refusalText,
   renderPage,
@@ -41,6 +42,8 @@ import {
 } from './dashboard.web.ts'
 import { formFields, queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
+import { PageActionBody } from './dashboard.schemas.ts'
+import { pageInput, pageRoute } from './page-rules.ts'
 
 // /dashboard/subscriptions: the list (status filter, keyset pages) and
 // /dashboard/subscriptions/{id}: the plan, the customer, the charge attempts and Pause /
@@ -267,6 +270,14 @@ async function detailPage(deps: Deps, ctx: PageContext, id: string, problem?: Ap
 
 type Action = 'pause' | 'resume' | 'cancel'
 
+// Each action's rule, as the API's route for it (page-rules.ts): resuming takes money again, so
+// it is KYC-gated as POST /v1/subscriptions/{id}/resume is.
+const ROUTES = {
+  pause: pageRoute({ permission: 'customers.manage', schema: PageActionBody }),
+  resume: pageRoute({ permission: 'customers.manage', schema: PageActionBody, kyc: true }),
+  cancel: pageRoute({ permission: 'customers.manage', schema: CancelBody }),
+}
+
 export function subscriptionsPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
     app.get('/subscriptions', async (request, reply) =>
@@ -287,11 +298,12 @@ export function subscriptionsPages(deps: Deps): FastifyPluginAsync {
           case 'pause':
             return pauseSubscription(deps, merchantId, id)
           case 'resume':
-            // As the API's route: resuming takes money again, so KYC must be approved.
-            await assertKycApproved(deps, merchantId)
             return resumeSubscription(deps, merchantId, id)
-          case 'cancel':
+          case 'cancel': {
+            const refused = pageInput(ctx.request, { atPeriodEnd, ...(reason ? { reason } : {}) })
+            if (refused) throw refused
             return cancelSubscription(deps, merchantId, id, { atPeriodEnd, reason })
+          }
         }
       })
       if (!result.ok) {
@@ -321,8 +333,8 @@ export function subscriptionsPages(deps: Deps): FastifyPluginAsync {
     }
 
     for (const action of ['pause', 'resume', 'cancel'] as const) {
-      app.post(`/subscriptions/:id/${action}`, async (request, reply) =>
-        act(allow(deps, request, reply, 'customers.manage'), idParam(request), action),
+      app.post(`/subscriptions/:id/${action}`, ROUTES[action], async (request, reply) =>
+        act(permitted(deps, request, reply), idParam(request), action),
       )
     }
   }

@@ -17,3 +17,5 @@ export type { Chargeback } from './disputes.service.ts'
 export type { ChargebackStatus } from './disputes.table.ts'
 export { ChargebackStatus as ChargebackStatusSchema } from './disputes.schemas.ts'
 export { saveEvidence } from './evidence.service.ts'
+// The API's body schema the dashboard's evidence form is checked against (issue 36).
+export { EvidenceBody } from './disputes.schemas.ts'

@@ -25,6 +25,10 @@ export {
 export type { Payment } from './payment-view.ts'
 export type { PaymentStatus, RefundStatus } from './payments.table.ts'
 export {
+  // The API's body schemas the dashboard's forms are checked against (issue 36).
+  CaptureBody,
+  RefundBody,
+  VoidBody,
   PaymentListQuery as PaymentListQuerySchema,
   PaymentStatus as PaymentStatusSchema,
   RefundStatus as RefundStatusSchema,

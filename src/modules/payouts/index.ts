@@ -11,6 +11,8 @@ export {
   listRecentDrafts,
 } from './drafts.service.ts'
 export { DRAFT_CSV_COLUMNS, parseDraftCsv } from './drafts-csv.ts'
+// The API's body schemas the dashboard's forms are checked against (issue 36).
+export { BankAccountBody, CreateDraftBody, PayoutScheduleBody } from './payouts.schemas.ts'
 export { getBalances, getPayout, listPayouts } from './payouts.service.ts'
 export { processPayout } from './processing.service.ts'
 // Settlement to the merchant's own bank account (issue 40), for the dashboard's pages.

@@ -38,4 +38,4 @@ export const riskPortImpl: RiskPort = {
   closeReview: closeReviewWithPayment,
 }
 // The API's body schemas the dashboard's forms are checked against (issue 36).
-export { AddListItemBody, CreateRuleBody } from './risk.schemas.ts'
+export { AddListItemBody, BacktestBody, CreateRuleBody, UpdateRuleBody } from './risk.schemas.ts'

@@ -1,6 +1,8 @@
 // Subscriptions: recurring charges of saved cards, the renewal engine and the buyer portal.
 // Other modules import only this file.
 export { subscriptionsRoutes } from './subscriptions.http.ts'
+// The API's body schema the dashboard's cancel form is checked against (issue 36).
+export { CancelBody } from './subscriptions.schemas.ts'
 export { subscriptionsPublicRoutes } from './portal.http.ts'
 export { subscriptionsSandboxRoutes } from './sandbox.http.ts'
 export { subscriptionPagesRoutes } from './subscriptions.pages.ts'

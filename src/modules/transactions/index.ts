@@ -9,3 +9,5 @@ export { reportsRoutes } from './reports.http.ts'
 export { listBalanceTransactionsPage } from './balance-transactions.service.ts'
 export { createReport, getReport, listReports, openReportDownload } from './reports.service.ts'
 export type { ReportType } from './reports.service.ts'
+// The API's body schemas of the dashboard's export and report forms (issue 36).
+export { CreateExportBody, CreateReportBody } from './transactions.schemas.ts'

@@ -16,3 +16,5 @@ export {
   redeliver,
   rotateEndpointSecret,
 } from './webhooks.service.ts'
+// The API's body schema the dashboard's webhook form is checked against (issue 36).
+export { CreateEndpointBody } from './webhooks.schemas.ts'
