@@ -5,6 +5,7 @@
 // example body, reading the status Swagger UI shows; the same page in a live app; the
 // browser's signer (signing.js) held to test/vectors/signing.json in Node's WebCrypto.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import { after, before, test } from 'node:test'
@@ -143,6 +144,60 @@ test('demo: Try it signs in the browser with the demo keys and gets a 2xx', asyn
   await page.screenshot({ path: '.artifacts/api-reference-try-it.png', fullPage: false })
   const list = await h.clientFor(demo).request<{ items: unknown[] }>('GET', '/v1/customers')
   assert.equal(list.body.items.length, 1)
+  assert.deepEqual(problems, [])
+})
+
+test('demo: Try it signs a multipart upload (POST /v1/files) over the bytes it sends', async (t) => {
+  const h = await startTestApp(t)
+  // The demo merchant (the oldest one): Try it's keys are its keys.
+  await h.newMerchant({ name: 'Upload Shop' })
+  const context = await browser.newContext()
+  t.after(() => context.close())
+  const page = await context.newPage()
+  const problems: string[] = []
+  await openReference(page, h.url, problems)
+  await page.getByText(/Try it signs as the demo merchant/).waitFor()
+
+  const block = await expand(page, 'POST', '/v1/files')
+  await block.getByRole('button', { name: 'Try it out' }).click()
+  // The form's purpose field: a select of its enum, or a text box for a constant.
+  const purposeRow = block.locator('tr').filter({ hasText: /^\s*purpose/ })
+  const purpose = purposeRow.locator('select, input').first()
+  if ((await purpose.evaluate((el) => el.tagName)) === 'SELECT') {
+    await purpose.selectOption('dispute_evidence')
+  } else {
+    await purpose.fill('dispute_evidence')
+  }
+  const pdf = Buffer.from('%PDF-1.4\n% evidence from Try it\n%%EOF\n')
+  await block.locator('input[type="file"]').setInputFiles({
+    name: 'evidence.pdf',
+    mimeType: 'application/pdf',
+    buffer: pdf,
+  })
+  await block.getByRole('button', { name: 'Execute' }).click()
+  const status = block.locator('.live-responses-table .response .response-col_status').first()
+  await status.waitFor()
+  assert.equal(
+    Number((await status.innerText()).trim()),
+    201,
+    await block.locator('.live-responses-table').innerText(),
+  )
+  const shown = await block
+    .locator('.live-responses-table .response-col_description pre')
+    .first()
+    .innerText()
+  const { id } = JSON.parse(shown) as { id: string }
+  // The server holds exactly the bytes chosen in the page, for the demo merchant.
+  const demo = (await (await fetch(`${h.url}/docs/try-it/keys`)).json()) as {
+    publicKey: string
+    secretKey: string
+  }
+  const file = await h
+    .clientFor(demo)
+    .request<{ sha256: string; size: number }>('GET', `/v1/files/${id}`)
+  assert.equal(file.status, 200)
+  assert.equal(file.body.size, pdf.length)
+  assert.equal(file.body.sha256, createHash('sha256').update(pdf).digest('hex'))
   assert.deepEqual(problems, [])
 })
 
