@@ -8,7 +8,9 @@
 // its bearer token, the operator API); mails read from the demo mailbox as a person would
 // open them; the test clock moved past the link's 30 minutes.
 import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
 import { test } from 'node:test'
+import { SMTPServer } from 'smtp-server'
 import { listMailbox } from '../../src/modules/mail/index.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { dashboardFetch, login } from '../webhooks/_support.ts'
@@ -384,4 +386,54 @@ test('the account pages speak English too', async (t) => {
     '/dashboard/password/forgot',
   )
   assert.match(res.text, /If an account uses this address/)
+})
+
+test('over SMTP the forgot-password answer does not wait for the mail (its time tells nothing)', async (t) => {
+  // An SMTP server that holds every message until the test has its answer: were the answer
+  // waiting for the mail, it would never come.
+  let release: () => void = () => undefined
+  const held = new Promise<void>((resolve) => (release = resolve))
+  let arrive: () => void = () => undefined
+  const arrived = new Promise<void>((resolve) => (arrive = resolve))
+  let deliver: () => void = () => undefined
+  const delivered = new Promise<void>((resolve) => (deliver = resolve))
+  const received: string[] = []
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      stream.resume()
+      stream.on('end', () => {
+        arrive()
+        void held.then(() => {
+          received.push(...session.envelope.rcptTo.map((r) => r.address))
+          callback()
+          deliver()
+        })
+      })
+    },
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const { port } = server.server.address() as AddressInfo
+  const h = await startTestApp(t, { env: { SMTP_URL: `smtp://127.0.0.1:${port}` } })
+  const m = await newDashboardMerchant(h)
+
+  const known = await forgot(h, m.email)
+  const unknown = await forgot(h, `nobody-${crypto.randomUUID()}@example.com`)
+  assert.deepEqual(known, unknown)
+  assert.equal(known.status, 200)
+  assert.deepEqual(received, [], 'answered while the mail was still held')
+  await arrived
+  const links = await h.deps.db
+    .selectFrom('dashboard_account_links')
+    .select('user_id')
+    .where('purpose', '=', 'password_reset')
+    .where('merchant_id', '=', m.merchantId)
+    .execute()
+  assert.equal(links.length, 1, 'the account got its link')
+  release()
+  await delivered
+  assert.deepEqual(received, [m.email])
 })
