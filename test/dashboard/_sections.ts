@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { listMailbox } from '../../src/modules/mail/index.ts'
+import { t, isMessageKey } from '../../src/platform/web/i18n.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { WebClient, signedIn, tableText, type DashboardMerchant } from './_web.ts'
 
@@ -30,6 +31,16 @@ export async function memberWeb(
   const accepted = await guest.submit(path, { password: PASSWORD, passwordConfirm: PASSWORD }, path)
   assert.equal(accepted.status, 303, accepted.text.slice(0, 300))
   return signedIn(h, { email, password: PASSWORD })
+}
+
+/**
+ * How the audit log page names an action (`reports.create` → "Rapor oluşturuldu"): staff read
+ * words, not codes. Throws for a code without words, so a new action needs its words.
+ */
+export function actionWords(action: string, lang: 'tr' | 'en' = 'tr'): string {
+  const key = `dash_audit_do_${action.replaceAll('.', '__')}`
+  assert.ok(isMessageKey(key), `words for the audit action ${action}`)
+  return t(lang, key)
 }
 
 /** The audit log's table as text (the newest entries). */

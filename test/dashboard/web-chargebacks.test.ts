@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { formatDate } from '../../src/platform/web/format.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { auditText, forged, memberWeb } from './_sections.ts'
+import { actionWords, auditText, forged, memberWeb } from './_sections.ts'
 import {
   alertOf,
   apiPayment,
@@ -65,13 +65,28 @@ test('the list shows the deadline; accept and reverse are what the API then repo
     'datetime',
   )
   assert.ok(rows.includes(due), `the deadline ${due} in ${rows}`)
-  assert.ok(rows.includes('₺100,00') && rows.includes('₺50,00') && rows.includes('4853'))
+  assert.ok(rows.includes('₺100,00') && rows.includes('₺50,00'))
+  // The reason code with its meaning, not the bare "4853".
+  assert.ok(rows.includes('4853 · Kart sahibi itirazı: kusurlu, açıklandığı gibi değil'), rows)
 
   const detail = await web.get(`/dashboard/chargebacks/${first.id}`)
   assert.equal(detail.status, 200)
   assert.equal(textOf(detail.text, 'deadline'), due)
   assert.match(detail.text, new RegExp(`href="/dashboard/payments/${paymentId}"`))
   assert.match(detail.text, /id="evidence-form"/)
+  // What the code means and what to send, in the reader's language.
+  assert.equal(
+    textOf(detail.text, 'reason'),
+    '4853 · Kart sahibi itirazı: kusurlu, açıklandığı gibi değil',
+  )
+  assert.match(textOf(detail.text, 'reason-evidence') ?? '', /açıklamasını/)
+  const english = await web.get(`/dashboard/chargebacks/${first.id}?lang=en`)
+  assert.equal(
+    textOf(english.text, 'reason'),
+    '4853 · Cardholder dispute: defective or not as described',
+  )
+  assert.match(textOf(english.text, 'reason-evidence') ?? '', /product description/)
+  await web.get(`/dashboard/chargebacks/${first.id}?lang=tr`)
 
   const accepted = await web.submit(`/dashboard/chargebacks/${first.id}/accept`, {}, detail)
   assert.equal(accepted.status, 303)
@@ -100,7 +115,10 @@ test('the list shows the deadline; accept and reverse are what the API then repo
   const open = await web.get('/dashboard/chargebacks?status=received')
   assert.match(open.text, /Kayıt yok/)
   const log = await auditText(web)
-  assert.ok(log.includes('chargeback.accept') && log.includes('chargeback.reverse'))
+  assert.ok(
+    log.includes(actionWords('chargeback.accept')) &&
+      log.includes(actionWords('chargeback.reverse')),
+  )
   assert.ok(log.includes(first.id) && log.includes(second.id))
 })
 

@@ -15,7 +15,7 @@ import { formatDate } from '../../src/platform/web/format.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { startTestApp } from '../helpers/app.ts'
 import { PDF, PNG, upload } from '../files/_support.ts'
-import { auditText, forged, memberWeb } from './_sections.ts'
+import { actionWords, auditText, forged, memberWeb } from './_sections.ts'
 import {
   alertOf,
   csrfOf,
@@ -155,6 +155,9 @@ test('draft texts, files, submission with a confirmation, the PDF, and the bankâ
   const withFiles = await web.get(path)
   const files = tableText(withFiles.text, 'evidence-files')
   assert.ok(files.includes('PDF') && files.includes('PNG'), files)
+  // Each file by the name it was uploaded with, not its id.
+  assert.ok(files.includes('teslimat.pdf') && files.includes('ekran.png'), files)
+  assert.doesNotMatch(files, /file_/)
   const download = await web.get(`${path}/files/${fileIds[0] ?? ''}`)
   assert.equal(download.status, 200)
   assert.ok(download.text.startsWith('%PDF'))
@@ -235,7 +238,7 @@ test('draft texts, files, submission with a confirmation, the PDF, and the bankâ
     'evidence_file_remove',
     'evidence_submit',
   ]) {
-    assert.ok(log.includes(`chargeback.${action}`), action)
+    assert.ok(log.includes(actionWords(`chargeback.${action}`)), action)
   }
 })
 

@@ -97,8 +97,8 @@ test('create through the form, see it listed and in the API; deactivate; audit e
   assert.equal(publicPage.status, 410)
 
   const audit = await web.get('/dashboard/settings/audit-log')
-  assert.match(audit.text, /payment_links\.create/)
-  assert.match(audit.text, /payment_links\.deactivate/)
+  assert.match(audit.text, /Ödeme linki oluşturuldu/)
+  assert.match(audit.text, /Ödeme linki kapatıldı/)
 })
 
 test('a viewer reads but may not create or deactivate; another merchant’s link is a 404', async (t) => {

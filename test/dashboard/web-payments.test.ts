@@ -155,7 +155,7 @@ test('a partial refund from the detail page, confirmed, is what the API then rep
 
   const log = await web.get('/dashboard/settings/audit-log')
   const rows = tableText(log.text, 'audit-table')
-  assert.ok(rows.includes('payment.refund') && rows.includes(paymentId))
+  assert.ok(rows.includes('İade yapıldı') && rows.includes(paymentId))
 })
 
 test('a refused action shows its reason in role="alert" and changes nothing', async (t) => {

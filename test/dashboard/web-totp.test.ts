@@ -85,7 +85,7 @@ test('enrolment, then signing in asks for the code and swaps the session id', as
   assert.equal(replayed.status, 400)
 
   const log = tableText((await next.get('/dashboard/settings/audit-log')).text, 'audit-table')
-  assert.ok(log.includes('two_factor.enable'))
+  assert.ok(log.includes('İki adımlı doğrulama açıldı'))
 })
 
 test('five wrong codes end the sign-in attempt', async (t) => {

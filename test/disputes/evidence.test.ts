@@ -6,6 +6,11 @@
 // POST /v1/sandbox/reconcile runs the reconcilers; the test clock is moved to the due times
 // the API reports.
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { crc32, deflateSync } from 'node:zlib'
 import { test } from 'node:test'
 import { eventsForResource } from '../../src/modules/events/index.ts'
 import { legsForPayment } from '../../src/modules/ledger/index.ts'
@@ -346,4 +351,90 @@ test('a reminder whose email failed is tried again at the next run', async (t) =
   assert.equal(failures(), 1)
   await reconcile(m)
   assert.equal(failures(), 2, 'released and tried again, once per run')
+})
+
+/** A real PNG of `width`×`height` pixels, RGBA (colour type 6), every pixel one colour. */
+function rgbaPng(width: number, height: number): Buffer {
+  const chunk = (kind: string, body: Buffer) => {
+    const head = Buffer.alloc(4)
+    head.writeUInt32BE(body.length)
+    const typed = Buffer.concat([Buffer.from(kind, 'latin1'), body])
+    const crc = Buffer.alloc(4)
+    crc.writeUInt32BE(crc32(typed))
+    return Buffer.concat([head, typed, crc])
+  }
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(width, 0)
+  ihdr.writeUInt32BE(height, 4)
+  ihdr.set([8, 6, 0, 0, 0], 8)
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 4, 0)])
+  for (let x = 0; x < width; x++) row.set([200, 30, 30, 255], 1 + x * 4)
+  const pixels = Buffer.concat(Array.from({ length: height }, () => row))
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(pixels)),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
+}
+
+/** Runs a poppler tool on the PDF (written to a temp file) and returns its output. */
+function poppler(tool: 'pdftotext' | 'pdfimages', args: string[], pdf: Buffer): string {
+  const dir = mkdtempSync(join(tmpdir(), 'evidence-pdf-'))
+  try {
+    const file = join(dir, 'evidence.pdf')
+    writeFileSync(file, pdf)
+    return execFileSync(tool, [...args, file, ...(tool === 'pdftotext' ? ['-'] : [])], {
+      encoding: 'utf8',
+    })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+test('the evidence PDF contains the uploaded image itself, and says what the reason code means', async (t) => {
+  const h = await startTestApp(t)
+  const m = await h.newMerchant()
+  const { res } = await charge(m.client, CARDS.frictionless, 10_000)
+  const paymentId = res.body.paymentId
+  const cb = await raise(m, paymentId, { amount: 4_000, reasonCode: '4837' })
+  assert.equal(cb.status, 201, JSON.stringify(cb.body))
+  const photo = await upload(m, rgbaPng(40, 30), { filename: 'kargo-teslim.png' })
+  // Bytes that only look like a PNG: listed, not drawn, and the PDF is still made.
+  const broken = await upload(m, PNG, { filename: 'broken.png' })
+  const pdfFile = await upload(m, PDF, { filename: 'fatura.pdf' })
+  assert.equal(photo.status, 201)
+  const submitted = await evidence(m, paymentId, cb.body.id, {
+    productDescription: 'Seramik kupa',
+    fileIds: [photo.body.id, broken.body.id, pdfFile.body.id],
+    submit: true,
+  })
+  assert.equal(submitted.status, 200, JSON.stringify(submitted.body))
+  const pdf = await m.client.request<Buffer>(
+    'GET',
+    `/v1/files/${submitted.body.evidenceFileId}/contents`,
+  )
+  const bytes = Buffer.from(pdf.body)
+
+  // pdfimages -list: the 40×30 image (and its alpha mask) are in the document.
+  const images = poppler('pdfimages', ['-list'], bytes)
+    .split('\n')
+    .slice(2)
+    .filter((l) => l.trim() !== '')
+    .map((l) => l.trim().split(/\s+/))
+  const drawn = images.filter((cols) => cols[2] === 'image')
+  assert.equal(drawn.length, 1, images.join('\n'))
+  assert.deepEqual([drawn[0]?.[3], drawn[0]?.[4]], ['40', '30'])
+
+  const text = poppler('pdftotext', ['-layout', '-enc', 'UTF-8'], bytes).replace(/\s+/g, ' ')
+  assert.match(
+    text,
+    /4837 · Kart sahibi işlemi onaylamadığını söylüyor \(No cardholder authorization\)/,
+  )
+  assert.match(text, /1\. PNG · görsel ekte \(image below\)/)
+  assert.match(text, /Ek 1 \(Attachment 1\) · PNG/)
+  assert.match(text, /2\. PNG · \d+ bytes/)
+  assert.match(text, /3\. PDF · \d+ bytes/)
+  // No file ids or hashes for the bank to look up.
+  assert.doesNotMatch(text, /sha256|file_/)
 })

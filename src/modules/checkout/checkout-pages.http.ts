@@ -1,16 +1,16 @@
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import QRCode from 'qrcode'
 import type { Deps } from '../../database.ts'
-import { AppError, isStateConflict, notFound } from '../../platform/errors.ts'
-import { toAppError } from '../../platform/http/errors.ts'
+import { isStateConflict, notFound, type AppError } from '../../platform/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import { getAsset } from '../../pages/assets.ts'
 import { cardUpdatePage, payPage, qrPage } from '../../pages/checkout.pages.ts'
-import { LANG_COOKIE, LANGS, pickLang, t, type Lang } from '../../platform/web/i18n.ts'
+import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
+import { t } from '../../platform/web/i18n.ts'
 import { acsPage, noticePage } from '../../pages/status.pages.ts'
 import { sendAsset } from '../../platform/web/assets.ts'
-import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
+import { contentSecurityPolicy } from '../../platform/web/security.ts'
 import {
   AcsForm,
   AcsParams,
@@ -40,31 +40,6 @@ import {
 const FORM_BODY_BYTES_MAX = 16 * 1024
 /** How long an outcome page shows before it sends the buyer back to the merchant. */
 const RETURN_DELAY_MS = { success: 1200, failure: 2500 } as const
-
-function langOf(request: FastifyRequest): Lang {
-  const query = request.query as Record<string, unknown> | undefined
-  const fromQuery = typeof query?.['lang'] === 'string' ? query['lang'] : undefined
-  return pickLang({
-    query: fromQuery,
-    cookie: request.headers.cookie,
-    acceptLanguage: request.headers['accept-language'],
-  })
-}
-
-/** This same page in each language (other query parameters kept). */
-function langHrefs(request: FastifyRequest): Record<Lang, string> {
-  const url = new URL(request.url, 'http://pages.invalid')
-  const out = {} as Record<Lang, string>
-  for (const lang of LANGS) {
-    url.searchParams.set('lang', lang)
-    out[lang] = url.pathname + url.search
-  }
-  return out
-}
-
-function sendHtml(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).type('text/html; charset=utf-8').send(body)
-}
 
 function sessionPage(deps: Deps, request: FastifyRequest, v: CheckoutView): [number, string] {
   const lang = langOf(request)
@@ -159,61 +134,19 @@ export interface CheckoutPagesOptions {
 export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    const live = deps.config.env === 'live'
-
-    app.addHook('onRequest', async (request) => {
-      if (request.url.startsWith('/assets/')) return
-      const decision = await options.rateLimiter.take(`ip:${request.ip}`)
-      if (!decision.allowed) {
-        throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
-          'retry-after': String(decision.retryAfterSeconds),
-        })
-      }
-    })
-    app.addHook('onSend', async (request, reply, payload) => {
-      if (!reply.hasHeader('content-security-policy')) {
-        void reply.header('content-security-policy', contentSecurityPolicy())
-      }
-      // A page that may be framed (Kuruş.js) names its framers in the CSP; X-Frame-Options
-      // cannot name them, so it is left out there.
-      const framed = !String(reply.getHeader('content-security-policy')).includes(
-        "frame-ancestors 'none'",
-      )
-      void reply.headers(
-        Object.fromEntries(
-          Object.entries(pageSecurityHeaders({ live })).filter(
-            ([name]) => !(framed && name === 'x-frame-options'),
-          ),
-        ),
-      )
-      if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
-      // Remember an explicit language choice across the checkout, the ACS and back.
-      const query = request.query as Record<string, unknown> | undefined
-      const chosen = query?.['lang']
-      if (chosen === 'tr' || chosen === 'en') {
-        void reply.header(
-          'set-cookie',
-          `${LANG_COOKIE}=${chosen}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${live ? '; Secure' : ''}`,
-        )
-      }
-      return payload
-    })
-    app.setErrorHandler((error: FastifyError, request, reply) => {
-      const appError = toAppError(error)
-      if (appError.status >= 500) {
-        request.log.error({ err: error, requestId: request.id }, 'page error')
-      }
-      if (appError.headers) void reply.headers(appError.headers)
-      return sendHtml(reply, appError.status, errorPage(deps, request, appError))
-    })
-    // The ACS form posts urlencoded (a plain HTML form, so it works without our script).
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_BYTES_MAX },
-      (_request, body, done) => {
-        done(null, Object.fromEntries(new URLSearchParams(String(body))))
+    await app.register(htmlContext, {
+      name: 'checkout',
+      live: deps.config.env === 'live',
+      rateLimiter: options.rateLimiter,
+      assetsPrefix: '/assets/',
+      // The ACS form posts urlencoded (a plain HTML form, so it works without our script).
+      form: {
+        bodyLimit: FORM_BODY_BYTES_MAX,
+        parse: (text) => Object.fromEntries(new URLSearchParams(text)),
       },
-    )
+      errorPage: (request, reply, error) =>
+        sendHtml(reply, error.status, errorPage(deps, request, error)),
+    })
 
     app.get('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
       const { name } = request.params as { name: string }

@@ -20,12 +20,12 @@ import {
   requestPasswordReset,
   resetPassword,
 } from './account.service.ts'
+import { langOf } from '../../platform/web/html-context.ts'
 import {
   BASE,
   allow,
   attempt,
   csrfToken,
-  langOf,
   redirect,
   refusalText,
   renderPage,

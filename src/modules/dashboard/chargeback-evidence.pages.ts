@@ -22,6 +22,7 @@ import {
   getFiles,
   parseUploadForm,
   uploadFile,
+  uploadFileName,
   type StoredFile,
 } from '../files/index.ts'
 import {
@@ -89,6 +90,10 @@ function bytesText(lang: Lang, size: number): string {
     : `${formatNumber(Math.max(1, Math.round(size / 1024)), lang)} KiB`
 }
 
+function fileLabel(lang: Lang, f: StoredFile): string {
+  return f.name ?? t(lang, 'dash_evd_file_unnamed', { type: f.type.toUpperCase() })
+}
+
 function filesTable(
   ctx: PageContext,
   cb: Chargeback,
@@ -108,7 +113,8 @@ function filesTable(
       ...(editable ? [{ label: t(lang, 'dash_pay_actions') }] : []),
     ],
     rows: files.map((f) => [
-      markup`<a class="mono" href="${BASE}/chargebacks/${cb.id}/files/${f.id}">${f.id}</a>`,
+      // The name the file was uploaded with; staff do not know files by their ids.
+      markup`<a href="${BASE}/chargebacks/${cb.id}/files/${f.id}">${fileLabel(lang, f)}</a>`,
       f.type.toUpperCase(),
       bytesText(lang, f.size),
       ...(editable
@@ -117,7 +123,7 @@ function filesTable(
               action: `${BASE}/chargebacks/${cb.id}/evidence/files/${f.id}/remove`,
               csrfToken: token,
               label: t(lang, 'dash_evd_file_remove'),
-              ariaLabel: t(lang, 'dash_evd_file_remove_named', { file: f.id }),
+              ariaLabel: t(lang, 'dash_evd_file_remove_named', { file: fileLabel(lang, f) }),
             }),
           ]
         : []),
@@ -396,7 +402,11 @@ export function chargebackEvidenceRoutes(
         if (current.length >= EVIDENCE_FILES_MAX) {
           throw validationError('fileIds', `at most ${String(EVIDENCE_FILES_MAX)} files`)
         }
-        const file = await uploadFile(deps, merchantId, { purpose: 'dispute_evidence', bytes })
+        const file = await uploadFile(deps, merchantId, {
+          purpose: 'dispute_evidence',
+          bytes,
+          name: uploadFileName(form),
+        })
         await saveEvidence(deps, merchantId, cb.paymentId, cb.id, {
           fileIds: [...current, file.id],
         })

@@ -35,7 +35,7 @@ import { PageActionBody } from './dashboard.schemas.ts'
 import { pageRoute } from './page-rules.ts'
 import { queryFields } from './forms.ts'
 import { idParam, keysetPager } from './list-pages.ts'
-import { statusBadge } from './chargeback-view.ts'
+import { reasonEvidence, reasonText, statusBadge } from './chargeback-view.ts'
 import {
   chargebackEvidenceRoutes,
   evidencePanel,
@@ -113,7 +113,7 @@ async function listPage(deps: Deps, ctx: PageContext) {
           formatMoney(cb.amount, lang),
           statusBadge(lang, cb.status),
           deadline(lang, cb),
-          cb.reasonCode,
+          reasonText(lang, cb.reasonCode),
         ]),
         empty: t(lang, 'dash_none'),
       })}
@@ -163,7 +163,11 @@ async function detailPage(deps: Deps, ctx: PageContext, id: string, extra: Detai
           t(lang, 'dash_cb_resolved'),
           cb.resolvedAt ? formatDate(cb.resolvedAt, lang, 'datetime') : '—',
         ],
-        [t(lang, 'dash_pay_reason_code'), cb.reasonCode],
+        [
+          t(lang, 'dash_pay_reason_code'),
+          markup`<span id="reason">${reasonText(lang, cb.reasonCode)}</span>`,
+        ],
+        [t(lang, 'dash_cb_reason_evidence'), reasonEvidence(lang, cb.reasonCode) || '—'],
         [t(lang, 'dash_cb_bank_id'), markup`<span class="mono">${cb.bankChargebackId}</span>`],
         [
           t(lang, 'dash_cb_payment'),

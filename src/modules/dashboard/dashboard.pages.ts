@@ -1,22 +1,13 @@
-import cookie from '@fastify/cookie'
-import csrfProtection from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
-import type {
-  FastifyError,
-  FastifyInstance,
-  FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
-} from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Deps } from '../../database.ts'
-import { AppError } from '../../platform/errors.ts'
-import { toAppError } from '../../platform/http/errors.ts'
+import type { AppError } from '../../platform/errors.ts'
 import { errorContent, type ErrorStatus } from '../../platform/web/app-shell.ts'
 import { sendAsset } from '../../platform/web/assets.ts'
 import { csrfInput, field } from '../../platform/web/components.ts'
+import { htmlContext, langOf } from '../../platform/web/html-context.ts'
 import { markup } from '../../platform/web/html.ts'
 import { t } from '../../platform/web/i18n.ts'
-import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
 import { recordAuditEntry } from '../audit/index.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import {
@@ -30,10 +21,8 @@ import {
   csrfHmacKey,
   csrfToken,
   csrfUserInfo,
-  langOf,
   redirect,
   refusalText,
-  rememberLang,
   renderPage,
   renderPublicPage,
   sessionCookieValue,
@@ -109,40 +98,41 @@ function stageHome(session: WebSession | null, access: Access): string | undefin
 }
 
 async function dashboardContext(app: FastifyInstance, deps: Deps, options: DashboardPagesOptions) {
-  await app.register(cookie, { secret: cookieSigningKey(deps) })
-  await app.register(formbody, { bodyLimit: FORM_BODY_BYTES_MAX })
-  await app.register(csrfProtection, {
-    cookieKey: CSRF_COOKIE,
-    cookieOpts: { ...cookieOptions(deps), signed: true },
-    // A token is good only with the session cookie it was made for (dashboard.web.ts).
-    getUserInfo: csrfUserInfo,
-    csrfOpts: { hmacKey: csrfHmacKey(deps) },
+  await app.register(htmlContext, {
+    name: 'dashboard',
+    live: deps.config.env === 'live',
+    secureCookies: cookieOptions(deps).secure,
+    rateLimiter: options.rateLimiter,
+    assetsPrefix: `${BASE}/assets/`,
+    csrf: {
+      cookieSecret: cookieSigningKey(deps),
+      cookieKey: CSRF_COOKIE,
+      cookieOptions: cookieOptions(deps),
+      // A token is good only with the session cookie it was made for (dashboard.web.ts).
+      userInfo: csrfUserInfo,
+      hmacKey: csrfHmacKey(deps),
+    },
+    // A refused KYC gate (a page rule's, as the API's) says why, not just "not allowed".
+    errorPage: (request, reply, error) =>
+      errorPage(
+        deps,
+        request,
+        reply,
+        error.status,
+        error.code === 'SVC-KYC-3101' ? error : undefined,
+      ),
   })
+  await app.register(formbody, { bodyLimit: FORM_BODY_BYTES_MAX })
   app.decorateRequest('dashSession', null)
   app.decorateRequest('dashNav', { getter: () => SECTIONS })
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true }
     notePageRoute(route, BASE)
-    // Every POST proves it comes from our own form: a missing or wrong token is a 403 before
-    // the handler runs, so nothing changes. (preValidation: the token is in the parsed body.)
-    const methods = Array.isArray(route.method) ? route.method : [route.method]
-    if (methods.includes('POST')) {
-      const existing = route.preValidation
-      route.preValidation = [
-        app.csrfProtection,
-        ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
-      ]
-    }
   })
 
+  // After the context's rate limit: the session behind the cookie, looked up on every request.
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith(`${BASE}/assets/`)) return
-    const decision = await options.rateLimiter.take(`ip:${request.ip}`)
-    if (!decision.allowed) {
-      throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
-        'retry-after': String(decision.retryAfterSeconds),
-      })
-    }
     const token = sessionCookieValue(request)
     request.dashSession = token ? ((await resolveSession(deps, token)) ?? null) : null
   })
@@ -156,26 +146,6 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
       return reply.code(200).header('hx-redirect', home).send('')
     }
     return redirect(reply, home)
-  })
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (!reply.hasHeader('content-security-policy')) {
-      void reply.header('content-security-policy', contentSecurityPolicy())
-    }
-    void reply.headers(pageSecurityHeaders({ live: deps.config.env === 'live' }))
-    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
-    rememberLang(deps, request, reply)
-    return payload
-  })
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
-    const appError =
-      error.code === 'FST_CSRF_MISSING_SECRET' || error.code === 'FST_CSRF_INVALID_TOKEN'
-        ? new AppError('SVC-AUTH-3201', 403, 'the form is missing its CSRF token or it is wrong')
-        : toAppError(error)
-    if (appError.status >= 500) request.log.error({ err: error }, 'dashboard page error')
-    if (appError.headers) void reply.headers(appError.headers)
-    // A refused KYC gate (a page rule's, as the API's) says why, not just "not allowed".
-    const why = appError.code === 'SVC-KYC-3101' ? appError : undefined
-    return errorPage(deps, request, reply, appError.status, why)
   })
   app.setNotFoundHandler(async (request, reply) => errorPage(deps, request, reply, 404))
 

@@ -1,6 +1,6 @@
 import { hkdfSync } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-// The cookie and CSRF plugins' request and reply decorations (registered in dashboard.pages.ts).
+// The cookie and CSRF plugins' request and reply decorations (registered by the html context).
 import type {} from '@fastify/cookie'
 import type {} from '@fastify/csrf-protection'
 import type { Deps } from '../../database.ts'
@@ -8,14 +8,8 @@ import { AppError } from '../../platform/errors.ts'
 import { appAssets, appShell, type NavLink } from '../../platform/web/app-shell.ts'
 import type { Flash } from '../../platform/web/components.ts'
 import { jsonForScript, type SafeHtml } from '../../platform/web/html.ts'
-import {
-  LANG_COOKIE,
-  LANGS,
-  pickLang,
-  t,
-  type Lang,
-  type MessageKey,
-} from '../../platform/web/i18n.ts'
+import { langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
+import { t, type Lang, type MessageKey } from '../../platform/web/i18n.ts'
 import { audited, type AuditInput } from '../audit/index.ts'
 import { getMerchant, type DashboardMember } from '../merchants/index.ts'
 import { dashboardError } from './dashboard.errors.ts'
@@ -96,41 +90,6 @@ export function csrfUserInfo(request: FastifyRequest): string {
 /** A CSRF token for this page's forms. */
 export function csrfToken(request: FastifyRequest, reply: FastifyReply): string {
   return reply.generateCsrf({ userInfo: csrfUserInfo(request) })
-}
-
-export function langOf(request: FastifyRequest): Lang {
-  const query = request.query as Record<string, unknown> | undefined
-  const fromQuery = typeof query?.['lang'] === 'string' ? query['lang'] : undefined
-  return pickLang({
-    query: fromQuery,
-    cookie: request.headers.cookie,
-    acceptLanguage: request.headers['accept-language'],
-  })
-}
-
-/** This page in each language (its other query parameters kept). */
-export function langHrefs(request: FastifyRequest): Record<Lang, string> {
-  const url = new URL(request.url, 'http://dashboard.invalid')
-  const out = {} as Record<Lang, string>
-  for (const lang of LANGS) {
-    url.searchParams.set('lang', lang)
-    out[lang] = url.pathname + url.search
-  }
-  return out
-}
-
-/** Remembers an explicit ?lang= choice (the visible switch) in the pages' language cookie. */
-export function rememberLang(deps: Deps, request: FastifyRequest, reply: FastifyReply): void {
-  const chosen = (request.query as Record<string, unknown> | undefined)?.['lang']
-  if (chosen === 'tr' || chosen === 'en') {
-    void reply.setCookie(LANG_COOKIE, chosen, {
-      path: '/',
-      maxAge: 365 * 24 * 3600,
-      sameSite: 'lax',
-      httpOnly: true,
-      secure: cookieOptions(deps).secure,
-    })
-  }
 }
 
 // ---- flash messages: one message carried to the page a POST redirects to
@@ -238,10 +197,6 @@ export interface PageInput {
   flash?: Flash
   chart?: boolean
   data?: unknown
-}
-
-export function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(body)
 }
 
 /** A signed-in page in the shell, with the navigation and the account box. */

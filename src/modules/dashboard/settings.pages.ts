@@ -15,7 +15,7 @@ import {
 } from '../../platform/web/components.ts'
 import { formatDate } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import { t, type Lang } from '../../platform/web/i18n.ts'
+import { isMessageKey, t, type Lang } from '../../platform/web/i18n.ts'
 import { AUDIT_PAGE_MAX, listAuditEntries, recordAuditEntry } from '../audit/index.ts'
 import {
   DASHBOARD_ROLES,
@@ -73,6 +73,15 @@ import {
 // /dashboard/settings: the team (members, roles, invitations), two-factor sign-in (the
 // member's own TOTP, and the merchant's rule that owners and admins must use it), and the
 // audit log of every dashboard action.
+
+/**
+ * An audit entry's action in words ("Rapor oluşturuldu"), not its code (`reports.create`);
+ * a code without words yet is shown as it is, so no entry is hidden.
+ */
+function auditActionText(lang: Lang, action: string): SafeHtml | string {
+  const key = `dash_audit_do_${action.replaceAll('.', '__')}`
+  return isMessageKey(key) ? t(lang, key) : markup`<span class="mono">${action}</span>`
+}
 
 function audit(ctx: PageContext, action: string, target: string | null, details = {}) {
   return recordAuditEntry(ctx.deps, {
@@ -564,7 +573,7 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
           rows: page.items.map((e) => [
             formatDate(e.at, lang, 'datetime'),
             emailOf.get(e.actorId) ?? e.actorId,
-            markup`<span class="mono">${e.action}</span>`,
+            auditActionText(lang, e.action),
             e.target === null ? '—' : markup`<span class="mono">${e.target}</span>`,
           ]),
           empty: t(lang, 'dash_none'),

@@ -3,7 +3,7 @@ import { AppError, validationError } from '../../platform/errors.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { eventsForResource } from '../events/index.ts'
-import { getFiles, storeFile } from '../files/index.ts'
+import { getFileContents, getFiles, storeFile } from '../files/index.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { getPayment } from '../payments/index.ts'
 import { disputesError } from './disputes.errors.ts'
@@ -73,6 +73,14 @@ export async function saveEvidence(
       getMerchant(deps, merchantId),
       eventsForResource(deps.db, merchantId, paymentId),
     ])
+    // The images go into the document itself (the bank gets one PDF, not our file ids).
+    const attached = []
+    for (const f of files) {
+      const image = f.type === 'png' || f.type === 'jpeg'
+      attached.push(
+        image ? { ...f, bytes: (await getFileContents(deps, merchantId, f.id)).bytes } : f,
+      )
+    }
     pdf = await renderEvidencePdf({
       merchantName: merchant.name,
       chargeback: {
@@ -86,7 +94,7 @@ export async function saveEvidence(
       payment,
       timeline: timeline.map((e) => ({ at: e.createdAt, type: e.type })),
       evidence: draft,
-      files,
+      files: attached,
       generatedAt: deps.clock.now(),
     })
   }

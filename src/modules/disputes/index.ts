@@ -19,3 +19,4 @@ export { ChargebackStatus as ChargebackStatusSchema } from './disputes.schemas.t
 export { saveEvidence } from './evidence.service.ts'
 // The API's body schema the dashboard's evidence form is checked against (issue 36).
 export { EvidenceBody } from './disputes.schemas.ts'
+export { reasonCodeInfo } from './reason-codes.ts'

@@ -5,7 +5,7 @@ import { AppError } from '../../platform/errors.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { collectRawUnparsed } from '../../platform/http/raw-body.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
-import { parseUploadForm } from './files.multipart.ts'
+import { parseUploadForm, uploadFileName } from './files.multipart.ts'
 import { ContentsResponse, FileParams, FileSchema, UploadForm } from './files.schemas.ts'
 import {
   FILE_SIZE_MAX_BYTES,
@@ -67,6 +67,7 @@ export function filesRoutes(deps: Deps): FastifyPluginAsync {
         const file = await uploadFile(deps, authOf(request).merchantId, {
           purpose: form.purpose,
           bytes: Buffer.from(form.file, 'latin1'),
+          name: uploadFileName(form),
         })
         return reply.code(201).send(fileJson(file))
       },

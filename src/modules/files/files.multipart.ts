@@ -12,6 +12,18 @@ const FIELDS_MAX = 8
 const FIELD_BYTES_MAX = 1024
 const FILES_MAX = 2
 
+/**
+ * Where the parsed body keeps the file part's name: a symbol, so the route's schema (which
+ * refuses unknown properties) does not see it. Read it with `uploadFileName`.
+ */
+const FILE_NAME = Symbol('upload file name')
+
+/** The file name the browser or client sent with the file part, if any. */
+export function uploadFileName(body: unknown): string | undefined {
+  const name = (body as { [FILE_NAME]?: unknown } | null)?.[FILE_NAME]
+  return typeof name === 'string' ? name : undefined
+}
+
 function invalid(reason: string): AppError {
   return new AppError('SVC-VAL-3001', 400, `body: ${reason}`, [{ field: 'body', reason }])
 }
@@ -34,7 +46,7 @@ export function parseUploadForm(bytes: Buffer, contentType: string): Promise<unk
       reject(invalid('must be multipart/form-data with a boundary'))
       return
     }
-    const body: Record<string, string> = {}
+    const body: Record<string, string> & { [FILE_NAME]?: string } = {}
     let failure: AppError | undefined
     const put = (name: string, value: string) => {
       if (Object.hasOwn(body, name)) failure ??= invalid(`${name} is given more than once`)
@@ -48,7 +60,8 @@ export function parseUploadForm(bytes: Buffer, contentType: string): Promise<unk
         else put(name, value)
       },
     )
-    parser.on('file', (name: string, stream: NodeJS.ReadableStream) => {
+    parser.on('file', (name: string, stream: NodeJS.ReadableStream, filename: string) => {
+      if (name === 'file' && filename) body[FILE_NAME] = filename
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('error', () => (failure ??= invalid('is not well-formed multipart/form-data')))

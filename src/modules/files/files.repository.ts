@@ -13,7 +13,7 @@ export function findFileById(
 ): Promise<Omit<FileRow, 'content'> | undefined> {
   return db
     .selectFrom('files')
-    .select(['id', 'merchant_id', 'purpose', 'type', 'size', 'sha256', 'created_at'])
+    .select(['id', 'merchant_id', 'purpose', 'type', 'size', 'sha256', 'name', 'created_at'])
     .where('merchant_id', '=', merchantId)
     .where('id', '=', id)
     .executeTakeFirst()
@@ -41,7 +41,7 @@ export function findFilesByIds(
   if (ids.length === 0) return Promise.resolve([])
   return db
     .selectFrom('files')
-    .select(['id', 'merchant_id', 'purpose', 'type', 'size', 'sha256', 'created_at'])
+    .select(['id', 'merchant_id', 'purpose', 'type', 'size', 'sha256', 'name', 'created_at'])
     .where('merchant_id', '=', merchantId)
     .where('id', 'in', ids)
     .execute()

@@ -15,6 +15,8 @@ export interface StoredFile {
   type: FileType
   size: number
   sha256: string
+  /** The uploader's file name, for people to recognise it; null for files we made. */
+  name: string | null
   createdAt: Date
 }
 
@@ -25,6 +27,7 @@ function toFile(row: Omit<FileRow, 'content'>): StoredFile {
     type: row.type,
     size: row.size,
     sha256: row.sha256,
+    name: row.name,
     createdAt: row.created_at,
   }
 }
@@ -42,6 +45,7 @@ async function insert(
   merchantId: string,
   purpose: FilePurpose,
   bytes: Uint8Array,
+  name: string | null = null,
 ): Promise<StoredFile> {
   const type = checked(bytes)
   const row = {
@@ -51,6 +55,7 @@ async function insert(
     type,
     size: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
+    name,
     content: bytes,
     created_at: deps.clock.now(),
   }
@@ -62,9 +67,9 @@ async function insert(
 export function uploadFile(
   deps: Deps,
   merchantId: string,
-  input: { purpose: 'dispute_evidence'; bytes: Uint8Array },
+  input: { purpose: 'dispute_evidence'; bytes: Uint8Array; name?: string | undefined },
 ): Promise<StoredFile> {
-  return insert(deps.db, deps, merchantId, input.purpose, input.bytes)
+  return insert(deps.db, deps, merchantId, input.purpose, input.bytes, cleanName(input.name))
 }
 
 /** A file the platform made (the rendered evidence PDF), in the caller's transaction. */
@@ -114,4 +119,15 @@ export async function getFiles(
     else missing.push(id)
   }
   return { found, missing }
+}
+
+/** The upload's file name as shown: its last path part, no control characters, ≤ 200 chars. */
+function cleanName(name: string | undefined): string | null {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? ''
+  const clean = Array.from(base)
+    .filter((ch) => ch >= ' ' && ch !== '\u007f')
+    .join('')
+    .trim()
+    .slice(0, 200)
+  return clean === '' ? null : clean
 }

@@ -14,6 +14,8 @@ export interface FilesTable {
   size: number
   /** Hex SHA-256 of the bytes. */
   sha256: string
+  /** The uploader's file name (shown to staff; never used to type the file); null if none. */
+  name: string | null
   /** pg returns a Buffer, PGlite a Uint8Array. */
   content: ColumnType<Uint8Array, Uint8Array, never>
   created_at: Date

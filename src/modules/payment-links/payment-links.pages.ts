@@ -1,20 +1,13 @@
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import QRCode from 'qrcode'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
-import { AppError, isValidationError } from '../../platform/errors.ts'
+import { isValidationError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import {
-  LANG_COOKIE,
-  LANGS,
-  pickLang,
-  t,
-  type KeysAfter,
-  type Lang,
-} from '../../platform/web/i18n.ts'
-import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
+import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
+import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
 import { formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
@@ -47,30 +40,6 @@ function initial(name: string): string {
 }
 
 const FORM_BODY_BYTES_MAX = 2048
-
-function langOf(request: FastifyRequest): Lang {
-  const query = request.query as Record<string, unknown> | undefined
-  const fromQuery = typeof query?.['lang'] === 'string' ? query['lang'] : undefined
-  return pickLang({
-    query: fromQuery,
-    cookie: request.headers.cookie,
-    acceptLanguage: request.headers['accept-language'],
-  })
-}
-
-function langHrefs(request: FastifyRequest): Record<Lang, string> {
-  const url = new URL(request.url, 'http://pages.invalid')
-  const out = {} as Record<Lang, string>
-  for (const lang of LANGS) {
-    url.searchParams.set('lang', lang)
-    out[lang] = url.pathname + url.search
-  }
-  return out
-}
-
-function sendHtml(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).type('text/html; charset=utf-8').send(body)
-}
 
 interface Base {
   lang: Lang
@@ -240,43 +209,15 @@ function buyerFrom(body: unknown): Buyer {
 export function paymentLinkPagesRoutes(deps: Deps, options: LinkPagesOptions): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    const live = deps.config.env === 'live'
-
-    app.addHook('onRequest', async (request) => {
-      const decision = await options.rateLimiter.take(`ip:${request.ip}`)
-      if (!decision.allowed) {
-        throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
-          'retry-after': String(decision.retryAfterSeconds),
-        })
-      }
+    await app.register(htmlContext, {
+      name: 'payment link',
+      live: deps.config.env === 'live',
+      rateLimiter: options.rateLimiter,
+      // The Pay form posts urlencoded (a plain HTML form): kept as text, read by buyerFrom.
+      form: { bodyLimit: FORM_BODY_BYTES_MAX, parse: (text) => text },
+      errorPage: (request, reply, error) =>
+        sendHtml(reply, error.status, errorPage(deps, request, error.status)),
     })
-    app.addHook('onSend', async (request, reply, payload) => {
-      void reply.header('content-security-policy', contentSecurityPolicy())
-      void reply.headers(pageSecurityHeaders({ live }))
-      if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
-      const chosen = (request.query as Record<string, unknown> | undefined)?.['lang']
-      if (chosen === 'tr' || chosen === 'en') {
-        void reply.header(
-          'set-cookie',
-          `${LANG_COOKIE}=${chosen}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${live ? '; Secure' : ''}`,
-        )
-      }
-      return payload
-    })
-    app.setErrorHandler((error: FastifyError, request, reply) => {
-      const appError = toAppError(error)
-      if (appError.status >= 500) request.log.error({ err: error }, 'payment link page error')
-      if (appError.headers) void reply.headers(appError.headers)
-      return sendHtml(reply, appError.status, errorPage(deps, request, appError.status))
-    })
-    // The Pay form posts urlencoded (a plain HTML form): kept as text, read by buyerFrom.
-    app.addContentTypeParser(
-      'application/x-www-form-urlencoded',
-      { parseAs: 'string', bodyLimit: FORM_BODY_BYTES_MAX },
-      (_request, body, done) => {
-        done(null, body)
-      },
-    )
 
     app.get(
       '/l/:hash',

@@ -1,23 +1,12 @@
-import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
-import { AppError } from '../../platform/errors.ts'
-import { toAppError } from '../../platform/http/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import {
-  LANG_COOKIE,
-  LANGS,
-  pickLang,
-  t,
-  type KeysAfter,
-  type Lang,
-} from '../../platform/web/i18n.ts'
-import { contentSecurityPolicy, pageSecurityHeaders } from '../../platform/web/security.ts'
+import { assetRegistry, CONTENT_TYPES, sendAsset } from '../../platform/web/assets.ts'
+import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
+import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { noticePage } from '../../pages/status.pages.ts'
@@ -34,30 +23,16 @@ type SubscriptionStatus = PortalView['subscription']['status']
 // own origin only, no inline script or style (CSP), HTML error pages, tr/en.
 
 // Our own static files, read once and versioned by content hash (cached for good).
-interface Asset {
-  body: Buffer
-  contentType: string
-  hash: string
-}
-
-const ASSET_TYPES: Readonly<Record<string, string>> = {
-  'portal.js': 'text/javascript; charset=utf-8',
-  'portal.css': 'text/css; charset=utf-8',
-}
-
-const ASSETS: ReadonlyMap<string, Asset> = new Map(
-  Object.entries(ASSET_TYPES).map(([name, contentType]) => {
-    const body = readFileSync(fileURLToPath(new URL(`assets/${name}`, import.meta.url)))
-    const hash = createHash('sha256').update(body).digest('hex').slice(0, 16)
-    return [name, { body, contentType, hash }]
-  }),
-)
-
-function assetUrl(name: string): string {
-  const asset = ASSETS.get(name)
-  if (!asset) throw new Error(`unknown asset ${name}`)
-  return `/subscription-assets/${name}?v=${asset.hash}`
-}
+const ASSETS = assetRegistry('/subscription-assets/', {
+  'portal.js': {
+    file: new URL('assets/portal.js', import.meta.url),
+    contentType: CONTENT_TYPES.js,
+  },
+  'portal.css': {
+    file: new URL('assets/portal.css', import.meta.url),
+    contentType: CONTENT_TYPES.css,
+  },
+})
 
 // This page's words are in the pages' one catalogue (platform/web/messages.ts, `sub_` keys).
 type PageMessageKey = KeysAfter<'sub_'>
@@ -174,8 +149,8 @@ export function subscriptionPage(p: PageInput): string {
         }
       </section>
     </div>
-    <link rel="stylesheet" href="${assetUrl('portal.css')}" />
-    <script type="module" src="${assetUrl('portal.js')}"></script>`
+    <link rel="stylesheet" href="${ASSETS.url('portal.css')}" />
+    <script type="module" src="${ASSETS.url('portal.js')}"></script>`
   return layout({
     lang,
     title: m(lang, 'title', { merchant: view.merchantName }),
@@ -202,30 +177,6 @@ export function subscriptionPage(p: PageInput): string {
       },
     },
   })
-}
-
-function langOf(request: FastifyRequest): Lang {
-  const query = request.query as Record<string, unknown> | undefined
-  const fromQuery = typeof query?.['lang'] === 'string' ? query['lang'] : undefined
-  return pickLang({
-    query: fromQuery,
-    cookie: request.headers.cookie,
-    acceptLanguage: request.headers['accept-language'],
-  })
-}
-
-function langHrefs(request: FastifyRequest): Record<Lang, string> {
-  const url = new URL(request.url, 'http://pages.invalid')
-  const out = {} as Record<Lang, string>
-  for (const lang of LANGS) {
-    url.searchParams.set('lang', lang)
-    out[lang] = url.pathname + url.search
-  }
-  return out
-}
-
-function sendHtml(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).type('text/html; charset=utf-8').send(body)
 }
 
 function errorPage(deps: Deps, request: FastifyRequest, status: number): string {
@@ -260,50 +211,20 @@ export function subscriptionPagesRoutes(
 ): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    const live = deps.config.env === 'live'
-
-    app.addHook('onRequest', async (request) => {
-      if (request.url.startsWith('/subscription-assets/')) return
-      const decision = await options.rateLimiter.take(`ip:${request.ip}`)
-      if (!decision.allowed) {
-        throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
-          'retry-after': String(decision.retryAfterSeconds),
-        })
-      }
-    })
-    app.addHook('onSend', async (request, reply, payload) => {
-      void reply.header('content-security-policy', contentSecurityPolicy())
-      void reply.headers(pageSecurityHeaders({ live }))
-      if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store')
-      const chosen = (request.query as Record<string, unknown> | undefined)?.['lang']
-      if (chosen === 'tr' || chosen === 'en') {
-        void reply.header(
-          'set-cookie',
-          `${LANG_COOKIE}=${chosen}; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly${live ? '; Secure' : ''}`,
-        )
-      }
-      return payload
-    })
-    app.setErrorHandler((error: FastifyError, request, reply) => {
-      const appError = toAppError(error)
-      if (appError.status >= 500) request.log.error({ err: error }, 'subscription page error')
-      if (appError.headers) void reply.headers(appError.headers)
-      return sendHtml(reply, appError.status, errorPage(deps, request, appError.status))
+    await app.register(htmlContext, {
+      name: 'subscription',
+      live: deps.config.env === 'live',
+      rateLimiter: options.rateLimiter,
+      assetsPrefix: '/subscription-assets/',
+      errorPage: (request, reply, error) =>
+        sendHtml(reply, error.status, errorPage(deps, request, error.status)),
     })
 
     app.get('/subscription-assets/:name', { schema: { hide: true } }, async (request, reply) => {
       const { name } = request.params as { name: string }
       const asset = ASSETS.get(name)
       if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404))
-      const versioned = (request.query as Record<string, unknown>)['v'] === asset.hash
-      return reply
-        .header(
-          'cache-control',
-          versioned ? 'public, max-age=31536000, immutable' : 'public, max-age=300',
-        )
-        .header('etag', `"${asset.hash}"`)
-        .type(asset.contentType)
-        .send(asset.body)
+      return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
     })
 
     app.get(

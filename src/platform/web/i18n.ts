@@ -67,3 +67,8 @@ export function t(lang: Lang, key: MessageKey, vars: Record<string, string | num
 export function clientMessages(lang: Lang, keys: readonly MessageKey[]): Record<string, string> {
   return Object.fromEntries(keys.map((k) => [k, MESSAGES[lang][k]]))
 }
+
+/** Is this string a key of the catalogue? (Words looked up by a code read from the database.) */
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(tr, key)
+}
