@@ -14,7 +14,6 @@ import {
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import { assertKycApproved } from '../merchants/index.ts'
 import { getPayment, getPaymentRiskFacts, type Payment } from '../payments/index.ts'
 import {
@@ -29,6 +28,7 @@ import {
   BASE,
   allow,
   attempt,
+  auditedAction,
   csrfToken,
   redirect,
   refusalText,
@@ -272,7 +272,7 @@ async function decide(
   id: string,
   decision: Decision,
 ): Promise<FastifyReply> {
-  const { merchantId, userId } = ctx.member
+  const { merchantId } = ctx.member
   const review = await getReview(deps, merchantId, id)
   if (review.status !== 'open') {
     return detailPage(
@@ -287,22 +287,19 @@ async function decide(
     const payment = await getPayment(deps, merchantId, review.paymentId)
     return confirmPage(ctx, review, payment, decision)
   }
-  const result = await attempt(async () => {
-    if (decision === 'approve') {
-      // The API's approve route is KYC-gated (it may capture: money coming in), as capture is.
-      await assertKycApproved(deps, merchantId)
-      return approveReview(deps, merchantId, id)
-    }
-    return rejectReview(deps, merchantId, id)
-  })
+  // The entry commits with the review's close (reviews.service.ts: the capture or void
+  // before it commits on its own).
+  const result = await attempt(() =>
+    auditedAction(ctx, `review.${decision}`, id, { paymentId: review.paymentId }, async () => {
+      if (decision === 'approve') {
+        // The API's approve route is KYC-gated (it may capture: money coming in), as capture is.
+        await assertKycApproved(deps, merchantId)
+        return approveReview(deps, merchantId, id)
+      }
+      return rejectReview(deps, merchantId, id)
+    }),
+  )
   if (!result.ok) return detailPage(deps, ctx, id, result.error)
-  await recordAuditEntry(deps, {
-    merchantId,
-    actorId: userId,
-    action: `review.${decision}`,
-    target: id,
-    details: { paymentId: review.paymentId, paymentStatus: result.value.payment.status },
-  })
   setFlash(
     deps,
     ctx.reply,

@@ -16,7 +16,7 @@ import {
 import { formatDate } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
-import { AUDIT_PAGE_MAX, listAuditEntries, recordAuditEntry } from '../audit/index.ts'
+import { AUDIT_PAGE_MAX, listAuditEntries } from '../audit/index.ts'
 import {
   DASHBOARD_ROLES,
   isDashboardRole,
@@ -64,16 +64,6 @@ import {
 // /dashboard/settings: the team (members, roles, invitations), two-factor sign-in (the
 // member's own TOTP, and the merchant's rule that owners and admins must use it), and the
 // audit log of every dashboard action.
-
-function audit(ctx: PageContext, action: string, target: string | null, details = {}) {
-  return recordAuditEntry(ctx.deps, {
-    merchantId: ctx.member.merchantId,
-    actorId: ctx.member.userId,
-    action,
-    target,
-    details,
-  })
-}
 
 function roleOptions(lang: Lang, ctx: PageContext) {
   // Only owners may give the owner role: the others do not see it offered.
@@ -379,11 +369,13 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       const form = formFields(request)
       const role = form.text('role', 20)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
+      const email = form.text('email', 320)
       const result = await attempt(() =>
-        inviteMember(deps, ctx.member, { email: form.text('email', 320), role }),
+        auditedAction(ctx, 'team.invite', email.trim().toLowerCase(), { role }, () =>
+          inviteMember(deps, ctx.member, { email, role }),
+        ),
       )
       if (!result.ok) return refused(ctx, result.error)
-      await audit(ctx, 'team.invite', result.value.email, { role })
       setFlash(deps, reply, 'success', 'dash_done_invite', { email: result.value.email })
       return redirect(reply, `${BASE}/settings`)
     })
@@ -407,10 +399,11 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       const role = formFields(request).text('role', 20)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
       const result = await attempt(() =>
-        changeMemberRole(deps, ctx.member, userId.slice(0, 64), role),
+        auditedAction(ctx, 'team.change_role', userId.slice(0, 64), { role }, () =>
+          changeMemberRole(deps, ctx.member, userId.slice(0, 64), role),
+        ),
       )
       if (!result.ok) return refused(ctx, result.error)
-      await audit(ctx, 'team.change_role', result.value.email, { role })
       setFlash(deps, reply, 'success', 'dash_done_role', { email: result.value.email })
       return redirect(reply, `${BASE}/settings`)
     })
@@ -418,9 +411,12 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
     app.post('/settings/team/:userId/remove', async (request, reply) => {
       const ctx = allow(deps, request, reply, 'team.manage')
       const { userId } = request.params as { userId: string }
-      const result = await attempt(() => removeMember(deps, ctx.member, userId.slice(0, 64)))
+      const result = await attempt(() =>
+        auditedAction(ctx, 'team.remove', userId.slice(0, 64), undefined, () =>
+          removeMember(deps, ctx.member, userId.slice(0, 64)),
+        ),
+      )
       if (!result.ok) return refused(ctx, result.error)
-      await audit(ctx, 'team.remove', result.value.email)
       setFlash(deps, reply, 'success', 'dash_done_remove', { email: result.value.email })
       return redirect(reply, `${BASE}/settings`)
     })
