@@ -37,8 +37,9 @@ export interface CreatedMerchant {
 export async function createMerchant(
   deps: Deps,
   input: { name: string; kycStatus?: KycStatus; commission?: CommissionInput },
+  /** Chosen by a caller that records the creation under it first (the operator's audit). */
+  merchantId: string = newId('mrc'),
 ): Promise<CreatedMerchant> {
-  const merchantId = newId('mrc')
   const storeId = newId('sto')
   const now = deps.clock.now()
   const kycStatus = input.kycStatus ?? 'none'
