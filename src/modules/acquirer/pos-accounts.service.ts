@@ -1,6 +1,7 @@
 import type { Deps } from '../../database.ts'
 import { decryptWithAny, encrypt } from '../../platform/crypto.ts'
 import { AppError, notFound, type FieldIssue } from '../../platform/errors.ts'
+import { transact } from '../../platform/db/transaction.ts'
 import { newId } from '../../platform/ids.ts'
 import { keyRing, ringKeys } from '../../platform/key-rotation.ts'
 import type { BankEndpoints } from './est-v3.ts'
@@ -154,21 +155,24 @@ export async function createPosAccount(
   const id = newId('pos')
   const now = deps.clock.now()
   const programs = input.installmentPrograms ?? (BANK_PROGRAMS[bank] ? [BANK_PROGRAMS[bank]] : [])
-  const row = await repo.insertPosAccount(deps.db, {
-    id,
-    merchant_id: 'merchantId' in owner ? owner.merchantId : null,
-    provider,
-    bank,
-    name: input.name,
-    environment: input.environment as PosEnvironment,
-    credentials_enc: seal(deps, id, credentialsRecord(input.credentials)),
-    endpoints: input.endpoints ? JSON.stringify(input.endpoints) : null,
-    installment_programs: JSON.stringify(programs),
-    enabled: input.enabled ?? true,
-    deleted_at: null,
-    created_at: now,
-    updated_at: now,
-  })
+  // Each change in a transaction of its own, for a door's audit entry to commit in (0036).
+  const row = await transact(deps.db, (tx) =>
+    repo.insertPosAccount(tx, {
+      id,
+      merchant_id: 'merchantId' in owner ? owner.merchantId : null,
+      provider,
+      bank,
+      name: input.name,
+      environment: input.environment as PosEnvironment,
+      credentials_enc: seal(deps, id, credentialsRecord(input.credentials)),
+      endpoints: input.endpoints ? JSON.stringify(input.endpoints) : null,
+      installment_programs: JSON.stringify(programs),
+      enabled: input.enabled ?? true,
+      deleted_at: null,
+      created_at: now,
+      updated_at: now,
+    }),
+  )
   return toView(row)
 }
 
@@ -210,17 +214,19 @@ export async function updatePosAccount(
     issues.push(...connector.checkCredentials(patch.credentials, row.bank))
   }
   if (issues.length > 0) throw invalid(issues)
-  const updated = await repo.updatePosAccount(deps.db, id, {
-    ...(patch.name !== undefined ? { name: patch.name } : {}),
-    ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
-    ...(patch.installmentPrograms !== undefined
-      ? { installment_programs: JSON.stringify(patch.installmentPrograms) }
-      : {}),
-    ...(patch.credentials !== undefined
-      ? { credentials_enc: seal(deps, id, credentialsRecord(patch.credentials)) }
-      : {}),
-    updated_at: deps.clock.now(),
-  })
+  const updated = await transact(deps.db, (tx) =>
+    repo.updatePosAccount(tx, id, {
+      ...(patch.name !== undefined ? { name: patch.name } : {}),
+      ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+      ...(patch.installmentPrograms !== undefined
+        ? { installment_programs: JSON.stringify(patch.installmentPrograms) }
+        : {}),
+      ...(patch.credentials !== undefined
+        ? { credentials_enc: seal(deps, id, credentialsRecord(patch.credentials)) }
+        : {}),
+      updated_at: deps.clock.now(),
+    }),
+  )
   if (!updated) throw notFound('pos account')
   return toView(updated)
 }
@@ -231,7 +237,9 @@ export async function deletePosAccount(deps: Deps, owner: PosOwner, id: string):
   if (!ownedBy(row, owner)) throw notFound('pos account')
   if (row.deleted_at !== null) return
   const now = deps.clock.now()
-  await repo.updatePosAccount(deps.db, id, { enabled: false, deleted_at: now, updated_at: now })
+  await transact(deps.db, (tx) =>
+    repo.updatePosAccount(tx, id, { enabled: false, deleted_at: now, updated_at: now }),
+  )
 }
 
 /** An account routing may use now: enabled, and of the environment the deployment runs in. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Db } from '../../database.ts'
+import type { Db, Tx } from '../../database.ts'
 import type {
   AcquirerPosAccountsTable,
   AcquirerPosPaymentsTable,
@@ -12,7 +12,7 @@ import type {
 import type { Insertable, Updateable } from 'kysely'
 
 export function insertPosAccount(
-  db: Db,
+  db: Db | Tx,
   row: Insertable<AcquirerPosAccountsTable>,
 ): Promise<PosAccountRow> {
   return db.insertInto('acquirer_pos_accounts').values(row).returningAll().executeTakeFirstOrThrow()
@@ -33,7 +33,7 @@ export function findPosAccount(db: Db, id: string): Promise<PosAccountRow | unde
 }
 
 export function updatePosAccount(
-  db: Db,
+  db: Db | Tx,
   id: string,
   patch: Updateable<AcquirerPosAccountsTable>,
 ): Promise<PosAccountRow | undefined> {

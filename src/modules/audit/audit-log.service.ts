@@ -47,11 +47,12 @@ function auditRow(deps: Deps, entry: AuditInput) {
 }
 
 /**
- * An entry for something that is its own record (a sign-in, a sign-out, a denied attempt):
- * there is no business transaction for it to ride on.
+ * An entry for something that is its own record (a denied attempt): there is no business
+ * transaction for it to ride on. Or, given `tx`, written in the caller's transaction, for an
+ * entry that depends on what the action found (a sign-out that ended a signed-in session).
  */
-export async function recordAuditEntry(deps: Deps, entry: AuditInput): Promise<void> {
-  await repo.insertAuditEntry(deps.db, auditRow(deps, entry))
+export async function recordAuditEntry(deps: Deps, entry: AuditInput, tx?: Tx): Promise<void> {
+  await repo.insertAuditEntry(tx ?? deps.db, auditRow(deps, entry))
 }
 
 /**

@@ -14,7 +14,6 @@ import {
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import { getChargeback, saveEvidence, type Chargeback } from '../disputes/index.ts'
 import {
   FILE_SIZE_MAX_BYTES,
@@ -30,6 +29,7 @@ import {
   allow,
   attempt,
   permitted,
+  auditedAction,
   csrfToken,
   renderPage,
   redirect,
@@ -295,7 +295,16 @@ export function chargebackEvidenceRoutes(
   )
 
   /** Saves the draft's texts (the API's evidence call without submit); a refusal is shown. */
-  const saveTexts = async (ctx: PageContext, cb: Chargeback) => {
+  // The evidence's audit entry commits with the save that is the action (decision 0036).
+  const audited = <T>(
+    ctx: PageContext,
+    action: string,
+    cb: Chargeback,
+    details: Record<string, string | number>,
+    run: () => Promise<T>,
+  ) => auditedAction(ctx, action, cb.id, { paymentId: cb.paymentId, ...details }, run)
+
+  const saveTexts = async (ctx: PageContext, cb: Chargeback, action?: string) => {
     const { texts, tooLong } = readTexts(ctx)
     if (tooLong) {
       return {
@@ -307,10 +316,11 @@ export function chargebackEvidenceRoutes(
         }),
       }
     }
+    const save = () => saveEvidence(deps, ctx.member.merchantId, cb.paymentId, cb.id, texts)
     const saved = await attempt(() => {
       const refused = pageInput(ctx.request, texts)
       if (refused) throw refused
-      return saveEvidence(deps, ctx.member.merchantId, cb.paymentId, cb.id, texts)
+      return action ? audited(ctx, action, cb, {}, save) : save()
     })
     if (!saved.ok) {
       return {
@@ -321,24 +331,14 @@ export function chargebackEvidenceRoutes(
     return { ok: true as const }
   }
 
-  const audit = (ctx: PageContext, action: string, cb: Chargeback, details = {}) =>
-    recordAuditEntry(deps, {
-      merchantId: ctx.member.merchantId,
-      actorId: ctx.member.userId,
-      action,
-      target: cb.id,
-      details: { paymentId: cb.paymentId, ...details },
-    })
-
   app.post(
     '/chargebacks/:id/evidence',
     { bodyLimit: EVIDENCE_FORM_BYTES_MAX, ...ROUTES.save },
     async (request, reply) => {
       const ctx = permitted(deps, request, reply)
       const cb = await getChargeback(deps, ctx.member.merchantId, idParam(request))
-      const saved = await saveTexts(ctx, cb)
+      const saved = await saveTexts(ctx, cb, 'chargeback.evidence_save')
       if (!saved.ok) return saved.page
-      await audit(ctx, 'chargeback.evidence_save', cb)
       setFlash(deps, reply, 'success', 'dash_done_ev_save')
       return redirect(reply, `${BASE}/chargebacks/${cb.id}`)
     },
@@ -358,12 +358,11 @@ export function chargebackEvidenceRoutes(
         return confirmSubmitPage(ctx, cb)
       }
       const result = await attempt(() =>
-        saveEvidence(deps, merchantId, cb.paymentId, cb.id, { submit: true }),
+        audited(ctx, 'chargeback.evidence_submit', cb, {}, () =>
+          saveEvidence(deps, merchantId, cb.paymentId, cb.id, { submit: true }),
+        ),
       )
       if (!result.ok) return detailPage(deps, ctx, cb.id, { problem: result.error })
-      await audit(ctx, 'chargeback.evidence_submit', cb, {
-        evidenceFileId: result.value.evidenceFileId,
-      })
       setFlash(deps, reply, 'success', 'dash_done_ev_submit')
       return redirect(reply, `${BASE}/chargebacks/${cb.id}`)
     },
@@ -402,22 +401,21 @@ export function chargebackEvidenceRoutes(
         if (current.length >= EVIDENCE_FILES_MAX) {
           throw validationError('fileIds', `at most ${String(EVIDENCE_FILES_MAX)} files`)
         }
+        // The stored file is not yet evidence: attaching it is the action, with its entry.
         const file = await uploadFile(deps, merchantId, {
           purpose: 'dispute_evidence',
           bytes,
           name: uploadFileName(form),
         })
-        await saveEvidence(deps, merchantId, cb.paymentId, cb.id, {
-          fileIds: [...current, file.id],
-        })
+        const details = { fileId: file.id, type: file.type, size: file.size }
+        await audited(ctx, 'chargeback.evidence_file', cb, details, () =>
+          saveEvidence(deps, merchantId, cb.paymentId, cb.id, {
+            fileIds: [...current, file.id],
+          }),
+        )
         return file
       })
       if (!result.ok) return detailPage(deps, ctx, cb.id, { problem: result.error })
-      await audit(ctx, 'chargeback.evidence_file', cb, {
-        fileId: result.value.id,
-        type: result.value.type,
-        size: result.value.size,
-      })
       setFlash(deps, reply, 'success', 'dash_done_ev_file')
       return redirect(reply, `${BASE}/chargebacks/${cb.id}`)
     },
@@ -430,12 +428,13 @@ export function chargebackEvidenceRoutes(
     const current = cb.evidence.fileIds ?? []
     if (!current.includes(fileId)) throw new AppError('SVC-RES-3301', 404, 'file not found')
     const result = await attempt(() =>
-      saveEvidence(deps, ctx.member.merchantId, cb.paymentId, cb.id, {
-        fileIds: current.filter((f) => f !== fileId),
-      }),
+      audited(ctx, 'chargeback.evidence_file_remove', cb, { fileId }, () =>
+        saveEvidence(deps, ctx.member.merchantId, cb.paymentId, cb.id, {
+          fileIds: current.filter((f) => f !== fileId),
+        }),
+      ),
     )
     if (!result.ok) return detailPage(deps, ctx, cb.id, { problem: result.error })
-    await audit(ctx, 'chargeback.evidence_file_remove', cb, { fileId })
     setFlash(deps, reply, 'success', 'dash_done_ev_file_remove')
     return redirect(reply, `${BASE}/chargebacks/${cb.id}`)
   })

@@ -10,7 +10,6 @@ import {
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import {
   acceptChargeback,
   evidenceDueBy,
@@ -24,6 +23,7 @@ import {
   allow,
   attempt,
   permitted,
+  auditedAction,
   csrfToken,
   refusalText,
   renderPage,
@@ -218,22 +218,18 @@ export function chargebacksPages(deps: Deps): FastifyPluginAsync {
       id: string,
       action: 'accept' | 'reverse',
     ): Promise<FastifyReply> => {
-      const { merchantId, userId } = ctx.member
+      const { merchantId } = ctx.member
       // Another merchant's (or no) chargeback is the 404 page.
       const cb = await getChargeback(deps, merchantId, id)
+      const details = { paymentId: cb.paymentId, amount: cb.amount }
       const result = await attempt(() =>
-        action === 'accept'
-          ? acceptChargeback(deps, merchantId, cb.paymentId, id)
-          : reverseChargeback(deps, merchantId, cb.paymentId, id),
+        auditedAction(ctx, `chargeback.${action}`, id, details, () =>
+          action === 'accept'
+            ? acceptChargeback(deps, merchantId, cb.paymentId, id)
+            : reverseChargeback(deps, merchantId, cb.paymentId, id),
+        ),
       )
       if (!result.ok) return detailPage(deps, ctx, id, { problem: result.error })
-      await recordAuditEntry(deps, {
-        merchantId,
-        actorId: userId,
-        action: `chargeback.${action}`,
-        target: id,
-        details: { paymentId: cb.paymentId, amount: cb.amount },
-      })
       setFlash(
         deps,
         ctx.reply,

@@ -14,7 +14,6 @@ import {
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { markup } from '../../platform/web/html.ts'
 import { t } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import {
   detachCard,
   getCustomer,
@@ -29,6 +28,7 @@ import {
   allow,
   attempt,
   permitted,
+  auditedAction,
   csrfToken,
   refusalText,
   renderPage,
@@ -259,16 +259,13 @@ export function customersPages(deps: Deps): FastifyPluginAsync {
       // Another merchant's (or no) customer is the 404 page, as in the API.
       await getCustomer(deps, ctx.member.merchantId, id)
       // The API's DELETE /v1/customers/{id}/cards/{cardId}: the token is revoked in the vault.
-      const removed = await attempt(() => detachCard(deps, ctx.member.merchantId, id, cardId))
+      const removed = await attempt(() =>
+        auditedAction(ctx, 'customer.card_remove', id, { cardId }, () =>
+          detachCard(deps, ctx.member.merchantId, id, cardId),
+        ),
+      )
       // A card removed already (a second click) or not this customer's: said on the page.
       if (!removed.ok) return detailPage(deps, ctx, id, removed.error)
-      await recordAuditEntry(deps, {
-        merchantId: ctx.member.merchantId,
-        actorId: ctx.member.userId,
-        action: 'customer.card_remove',
-        target: id,
-        details: { cardId },
-      })
       setFlash(deps, reply, 'success', 'dash_done_card_removed')
       return redirect(reply, `${BASE}/customers/${id}`)
     })

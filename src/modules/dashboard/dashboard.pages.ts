@@ -8,7 +8,6 @@ import { csrfInput, field } from '../../platform/web/components.ts'
 import { htmlContext, langOf } from '../../platform/web/html-context.ts'
 import { markup } from '../../platform/web/html.ts'
 import { t } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import {
   ASSETS,
@@ -338,13 +337,8 @@ function signInRoutes(app: FastifyInstance, deps: Deps): void {
   const logout = { config: { dashboardAccess: 'public', page: SIGN_IN.logout } } as const
   app.post('/logout', logout, async (request, reply) => {
     const session = request.dashSession
-    if (session && (await signOut(deps, session)) && session.stage === 'active') {
-      await recordAuditEntry(deps, {
-        merchantId: session.member.merchantId,
-        actorId: session.member.userId,
-        action: 'session.sign_out',
-      })
-    }
+    // The sign-out's audit entry commits with it (sessions.service.ts).
+    if (session) await signOut(deps, session)
     clearSessionCookie(deps, reply)
     setFlash(deps, reply, 'info', 'dash_signed_out')
     return redirect(reply, `${BASE}/login`)
@@ -416,17 +410,11 @@ function invitationRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/invite/:token', accept, async (request, reply) => {
     const { token } = request.params as { token: string }
     const form = formFields(request)
+    // The join's audit entry commits with the new member (team.service.ts).
     const result = await attempt(() =>
       acceptInvitation(deps, token, form.text('password', 400), form.text('passwordConfirm', 400)),
     )
     if (!result.ok) return page(request, reply, result.error)
-    await recordAuditEntry(deps, {
-      merchantId: result.value.merchantId,
-      actorId: result.value.userId,
-      action: 'team.join',
-      target: result.value.email,
-      details: { role: result.value.role },
-    })
     setFlash(deps, reply, 'success', 'dash_invite_done')
     return redirect(reply, `${BASE}/login`)
   })

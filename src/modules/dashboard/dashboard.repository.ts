@@ -204,7 +204,7 @@ export async function countUnusedRecoveryCodes(db: Db, userId: string): Promise<
 // ---- invitations
 
 export async function insertInvitation(
-  db: Db,
+  db: Db | Tx,
   row: Insertable<DashboardInvitationsTable>,
 ): Promise<void> {
   await db.insertInto('dashboard_invitations').values(row).execute()

@@ -16,7 +16,6 @@ import {
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import { listStores } from '../merchants/index.ts'
 import {
   CreateLinkBody,
@@ -303,22 +302,24 @@ export function paymentLinksPages(deps: Deps): FastifyPluginAsync {
             ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {}),
           })
           if (invalid) throw invalid
-          return createPaymentLink(deps, ctx.member.merchantId, {
-            ...input,
-            maxPayments: max,
-            expiresAt,
-          })
+          // A new link is recorded under its store: its id exists only inside the action.
+          return auditedAction(
+            ctx,
+            'payment_links.create',
+            input.storeId,
+            { amount: input.amount },
+            () =>
+              createPaymentLink(deps, ctx.member.merchantId, {
+                ...input,
+                maxPayments: max,
+                expiresAt,
+              }),
+          )
         })
         if (!result.ok) {
           for (const d of result.error.details ?? []) fields.add(d.field)
           return newPage(deps, ctx, form, { error: result.error, fields })
         }
-        await recordAuditEntry(deps, {
-          merchantId: ctx.member.merchantId,
-          actorId: ctx.member.userId,
-          action: 'payment_links.create',
-          target: result.value.id,
-        })
         setFlash(deps, reply, 'success', 'dash_plink_done_create')
         return redirect(reply, `${BASE}/payment-links/${result.value.id}`)
       },

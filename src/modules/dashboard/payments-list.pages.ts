@@ -21,7 +21,6 @@ import {
 } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang, type MessageKey } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import { customerEmails, listCustomers } from '../customers/index.ts'
 import { PAYMENT_STATUSES, type Payment } from '../payments/index.ts'
 import {
@@ -35,6 +34,7 @@ import {
   allow,
   attempt,
   permitted,
+  auditedAction,
   csrfToken,
   refusalText,
   renderPage,
@@ -350,13 +350,10 @@ export function paymentListRoutes(deps: Deps, app: FastifyInstance): void {
           ? { customerId: 'cus_none' }
           : {}),
     }
-    const created = await createExport(deps, ctx.member.merchantId, { format: 'csv', filters })
-    await recordAuditEntry(deps, {
-      merchantId: ctx.member.merchantId,
-      actorId: ctx.member.userId,
-      action: 'payments.export',
-      target: created.id,
-    })
+    // Recorded under its merchant: the export's id exists only inside the action.
+    const created = await auditedAction(ctx, 'payments.export', null, { format: 'csv' }, () =>
+      createExport(deps, ctx.member.merchantId, { format: 'csv', filters }),
+    )
     return redirect(reply, `${BASE}/payments/exports/${created.id}`)
   })
 

@@ -16,7 +16,6 @@ import {
 import { formatDate, formatMoney, istanbulDayStart } from '../../platform/web/format.ts'
 import { markup } from '../../platform/web/html.ts'
 import { t, type MessageKey } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import {
   createReport,
   listBalanceTransactionsPage,
@@ -29,6 +28,7 @@ import {
   allow,
   attempt,
   permitted,
+  auditedAction,
   csrfToken,
   redirect,
   refusalText,
@@ -256,8 +256,11 @@ export function reportsPages(deps: Deps): FastifyPluginAsync {
       if (!from || !toDay || from.getTime() > toDay.getTime())
         return refuse('dash_reports_bad_period')
       const to = new Date(toDay.getTime() + DAY_MS)
+      // Recorded under its merchant: the report's id exists only inside the action.
       const created = await attempt(() =>
-        createReport(deps, ctx.member.merchantId, { type, format, from, to }),
+        auditedAction(ctx, 'reports.create', null, { type, format }, () =>
+          createReport(deps, ctx.member.merchantId, { type, format, from, to }),
+        ),
       )
       if (!created.ok) {
         const error: AppError = created.error
@@ -266,12 +269,6 @@ export function reportsPages(deps: Deps): FastifyPluginAsync {
           flash: { kind: 'error', text: refusalText(lang, error) },
         })
       }
-      await recordAuditEntry(deps, {
-        merchantId: ctx.member.merchantId,
-        actorId: ctx.member.userId,
-        action: 'reports.create',
-        target: created.value.id,
-      })
       setFlash(deps, reply, 'success', 'dash_reports_created')
       return redirect(reply, `${BASE}/reports`)
     })

@@ -29,6 +29,7 @@ import {
   allow,
   attempt,
   permitted,
+  auditedAction,
   csrfToken,
   redirect,
   refusalText,
@@ -274,7 +275,7 @@ async function decide(
   id: string,
   decision: Decision,
 ): Promise<FastifyReply> {
-  const { merchantId, userId } = ctx.member
+  const { merchantId } = ctx.member
   const review = await getReview(deps, merchantId, id)
   if (review.status !== 'open') {
     return detailPage(
@@ -289,20 +290,15 @@ async function decide(
     const payment = await getPayment(deps, merchantId, review.paymentId)
     return confirmPage(ctx, review, payment, decision)
   }
-  const result = await attempt(async () => {
-    if (decision === 'approve') {
-      return approveReview(deps, merchantId, id)
-    }
-    return rejectReview(deps, merchantId, id)
-  })
+  // The entry commits with the review's close (reviews.service.ts: the capture or void
+  // before it commits on its own). Approve's KYC gate is the route's declared rule.
+  const result = await attempt(() =>
+    auditedAction(ctx, `review.${decision}`, id, { paymentId: review.paymentId }, async () => {
+      if (decision === 'approve') return approveReview(deps, merchantId, id)
+      return rejectReview(deps, merchantId, id)
+    }),
+  )
   if (!result.ok) return detailPage(deps, ctx, id, result.error)
-  await recordAuditEntry(deps, {
-    merchantId,
-    actorId: userId,
-    action: `review.${decision}`,
-    target: id,
-    details: { paymentId: review.paymentId, paymentStatus: result.value.payment.status },
-  })
   setFlash(
     deps,
     ctx.reply,

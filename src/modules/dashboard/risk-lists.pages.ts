@@ -5,7 +5,6 @@ import { csrfInput, dataTable, field, postButton, section } from '../../platform
 import { formatDate } from '../../platform/web/format.ts'
 import { markup } from '../../platform/web/html.ts'
 import { t } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import {
   AddListItemBody,
   LIST_NAMES,
@@ -134,17 +133,8 @@ const ROUTES = {
   remove: pageRoute({ permission: 'risk.manage', schema: PageActionBody }),
 }
 
-/** The block lists' routes; `audit` writes the member's audit entry for a change. */
-export function riskListRoutes(
-  deps: Deps,
-  app: FastifyInstance,
-  audit: (
-    ctx: PageContext,
-    action: string,
-    target: string,
-    details?: Parameters<typeof recordAuditEntry>[1]['details'],
-  ) => Promise<unknown>,
-): void {
+/** The block lists' routes; each change commits with the member's audit entry. */
+export function riskListRoutes(deps: Deps, app: FastifyInstance): void {
   app.get('/risk/lists', async (request, reply) => {
     allow(deps, request, reply, 'read')
     return redirect(reply, `${BASE}/risk/lists/card_fingerprint`)
@@ -176,7 +166,12 @@ export function riskListRoutes(
           problem: invalid,
         })
       }
-      const result = await attempt(() => addListItem(deps, ctx.member.merchantId, list, input))
+      // A new item is recorded under its list: its id exists only inside the action.
+      const result = await attempt(() =>
+        auditedAction(ctx, 'risk.list_add', list, { list, value }, () =>
+          addListItem(deps, ctx.member.merchantId, list, input),
+        ),
+      )
       if (!result.ok) {
         return listPage(deps, ctx, list, {
           ...shown,
@@ -184,7 +179,6 @@ export function riskListRoutes(
           problem: result.error,
         })
       }
-      await audit(ctx, 'risk.list_add', result.value.id, { list, value: result.value.value })
       setFlash(deps, reply, 'success', 'dash_done_list_add')
       return redirect(reply, `${BASE}/risk/lists/${list}`)
     },

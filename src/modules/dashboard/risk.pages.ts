@@ -12,7 +12,6 @@ import {
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import {
   CreateRuleBody,
   backtestRule,
@@ -284,20 +283,6 @@ const ROUTES = {
 const DELETE_RULE = '/risk/rules/:id/delete'
 export function riskPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
-    const audit = (
-      ctx: PageContext,
-      action: string,
-      target: string,
-      details?: Parameters<typeof recordAuditEntry>[1]['details'],
-    ) =>
-      recordAuditEntry(deps, {
-        merchantId: ctx.member.merchantId,
-        actorId: ctx.member.userId,
-        action,
-        target,
-        ...(details ? { details } : {}),
-      })
-
     app.get('/risk', async (request, reply) => {
       allow(deps, request, reply, 'read')
       return redirect(reply, `${BASE}/risk/rules`)
@@ -335,13 +320,21 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
           const problem = invalid ?? validationError('action', t(lang, 'dash_err_invalid'))
           return rulesPage(deps, ctx, { values, errors: fieldErrorsOf(lang, problem), problem })
         }
+        // A new rule is recorded under its merchant: its id exists only inside the action.
         const result = await attempt(() =>
-          createRule(deps, ctx.member.merchantId, {
-            name: values.name,
-            action,
-            condition: condition.value,
-            enabled: values.enabled,
-          }),
+          auditedAction(
+            ctx,
+            'risk.rule_create',
+            null,
+            { name: values.name, action, enabled: values.enabled },
+            () =>
+              createRule(deps, ctx.member.merchantId, {
+                name: values.name,
+                action,
+                condition: condition.value,
+                enabled: values.enabled,
+              }),
+          ),
         )
         if (!result.ok) {
           return rulesPage(deps, ctx, {
@@ -351,10 +344,6 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
           })
         }
         const rule = result.value
-        await audit(ctx, 'risk.rule_create', rule.id, {
-          action: rule.action,
-          enabled: rule.enabled,
-        })
         setFlash(deps, reply, 'success', 'dash_done_rule_create')
         return redirect(reply, `${BASE}/risk/rules/${rule.id}`)
       },
@@ -464,6 +453,6 @@ export function riskPages(deps: Deps): FastifyPluginAsync {
       return redirect(reply, `${BASE}/risk/rules`)
     })
 
-    riskListRoutes(deps, app, audit)
+    riskListRoutes(deps, app)
   }
 }

@@ -1,6 +1,6 @@
 import { Secret, TOTP } from 'otpauth'
 import type { Deps, Tx } from '../../database.ts'
-import { audited } from '../audit/index.ts'
+import { audited, recordAuditEntry } from '../audit/index.ts'
 import { randomInt } from 'node:crypto'
 import { decrypt, encrypt, randomToken, sha256Hex } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
@@ -360,9 +360,17 @@ async function effectiveStage(
  */
 export async function signOut(deps: Deps, session: WebSession): Promise<boolean> {
   const now = deps.clock.now()
-  const ended = await repo.endSession(deps.db, session.idHash, now)
-  await repo.endSessionsOfUser(deps.db, session.member.userId, now, 'api')
-  return ended
+  return transact(deps.db, async (tx) => {
+    const ended = await repo.endSession(tx, session.idHash, now)
+    await repo.endSessionsOfUser(tx, session.member.userId, now, 'api')
+    // A signed-in person's sign-out is audited with it; ending a half-finished sign-in
+    // (second factor, enrolment) is not a sign-out (decision 0036).
+    if (ended && session.stage === 'active') {
+      const { merchantId, userId } = session.member
+      await recordAuditEntry(deps, { merchantId, actorId: userId, action: 'session.sign_out' }, tx)
+    }
+    return ended
+  })
 }
 
 /**

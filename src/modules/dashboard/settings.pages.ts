@@ -16,7 +16,7 @@ import {
 import { formatDate } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { isMessageKey, t, type Lang } from '../../platform/web/i18n.ts'
-import { AUDIT_PAGE_MAX, listAuditEntries, recordAuditEntry } from '../audit/index.ts'
+import { AUDIT_PAGE_MAX, listAuditEntries } from '../audit/index.ts'
 import {
   DASHBOARD_ROLES,
   isDashboardRole,
@@ -81,16 +81,6 @@ import {
 function auditActionText(lang: Lang, action: string): SafeHtml | string {
   const key = `dash_audit_do_${action.replaceAll('.', '__')}`
   return isMessageKey(key) ? t(lang, key) : markup`<span class="mono">${action}</span>`
-}
-
-function audit(ctx: PageContext, action: string, target: string | null, details = {}) {
-  return recordAuditEntry(ctx.deps, {
-    merchantId: ctx.member.merchantId,
-    actorId: ctx.member.userId,
-    action,
-    target,
-    details,
-  })
 }
 
 function roleOptions(lang: Lang, ctx: PageContext) {
@@ -416,9 +406,12 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       const invalid = pageInput(request, { email, role })
       if (invalid) return refused(ctx, invalid)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
-      const result = await attempt(() => inviteMember(deps, ctx.member, { email, role }))
+      const result = await attempt(() =>
+        auditedAction(ctx, 'team.invite', email.trim().toLowerCase(), { role }, () =>
+          inviteMember(deps, ctx.member, { email, role }),
+        ),
+      )
       if (!result.ok) return refused(ctx, result.error)
-      await audit(ctx, 'team.invite', result.value.email, { role })
       setFlash(deps, reply, 'success', 'dash_done_invite', { email: result.value.email })
       return redirect(reply, `${BASE}/settings`)
     })
@@ -444,10 +437,11 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
       if (invalid) return refused(ctx, invalid)
       if (!isDashboardRole(role)) return refused(ctx, dashboardError('forbidden'))
       const result = await attempt(() =>
-        changeMemberRole(deps, ctx.member, userId.slice(0, 64), role),
+        auditedAction(ctx, 'team.change_role', userId.slice(0, 64), { role }, () =>
+          changeMemberRole(deps, ctx.member, userId.slice(0, 64), role),
+        ),
       )
       if (!result.ok) return refused(ctx, result.error)
-      await audit(ctx, 'team.change_role', result.value.email, { role })
       setFlash(deps, reply, 'success', 'dash_done_role', { email: result.value.email })
       return redirect(reply, `${BASE}/settings`)
     })
@@ -455,9 +449,12 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
     app.post('/settings/team/:userId/remove', ROUTES.remove, async (request, reply) => {
       const ctx = permitted(deps, request, reply)
       const { userId } = request.params as { userId: string }
-      const result = await attempt(() => removeMember(deps, ctx.member, userId.slice(0, 64)))
+      const result = await attempt(() =>
+        auditedAction(ctx, 'team.remove', userId.slice(0, 64), undefined, () =>
+          removeMember(deps, ctx.member, userId.slice(0, 64)),
+        ),
+      )
       if (!result.ok) return refused(ctx, result.error)
-      await audit(ctx, 'team.remove', result.value.email)
       setFlash(deps, reply, 'success', 'dash_done_remove', { email: result.value.email })
       return redirect(reply, `${BASE}/settings`)
     })

@@ -14,7 +14,6 @@ import {
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import type { Lang } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import {
   getBankAccount,
   getSchedule,
@@ -32,6 +31,7 @@ import {
   allow,
   attempt,
   permitted,
+  auditedAction,
   csrfToken,
   redirect,
   refusalText,
@@ -535,27 +535,23 @@ export function settlementRoutes(app: FastifyInstance, deps: Deps): void {
   )
   app.post('/settings/bank-account', ROUTES.bankAccount, async (request, reply) => {
     const ctx = permitted(deps, request, reply)
-    const { merchantId, userId } = ctx.member
+    const { merchantId } = ctx.member
     const form = formFields(request)
     const input = { iban: form.text('iban', 64), holderName: form.text('holderName', 200) }
     const invalid = pageInput(request, input)
     if (invalid) return settingsPage(deps, ctx, input, invalid)
-    const result = await attempt(() => putBankAccount(deps, merchantId, input))
+    const last4 = input.iban.replace(/\s/g, '').slice(-4)
+    const result = await attempt(() =>
+      auditedAction(ctx, 'bank_account.update', merchantId, { last4 }, () =>
+        putBankAccount(deps, merchantId, input),
+      ),
+    )
     if (!result.ok) return settingsPage(deps, ctx, input, result.error)
-    if (result.value.changed) {
-      await recordAuditEntry(deps, {
-        merchantId,
-        actorId: userId,
-        action: 'bank_account.update',
-        target: merchantId,
-        details: { last4: result.value.account.last4 },
-      })
-    }
     return redirect(reply, `${BASE}/settings/bank-account?saved=bank`)
   })
   app.post('/settings/payout-schedule', ROUTES.schedule, async (request, reply) => {
     const ctx = permitted(deps, request, reply)
-    const { merchantId, userId } = ctx.member
+    const { merchantId } = ctx.member
     const form = formFields(request)
     const input = {
       interval: form.text('interval', 16),
@@ -567,20 +563,16 @@ export function settlementRoutes(app: FastifyInstance, deps: Deps): void {
       if (minimumMinor === undefined) {
         throw validationError('minimumMinor', 'enter an amount in TRY')
       }
-      return putSchedule(deps, merchantId, {
-        interval: input.interval as PayoutSchedule['interval'],
-        anchor: input.anchor === '' ? null : input.anchor,
-        minimumMinor,
-      })
+      const details = { interval: input.interval, minimumMinor }
+      return auditedAction(ctx, 'payout_schedule.update', merchantId, details, () =>
+        putSchedule(deps, merchantId, {
+          interval: input.interval as PayoutSchedule['interval'],
+          anchor: input.anchor === '' ? null : input.anchor,
+          minimumMinor,
+        }),
+      )
     })
     if (!result.ok) return settingsPage(deps, ctx, input, result.error)
-    await recordAuditEntry(deps, {
-      merchantId,
-      actorId: userId,
-      action: 'payout_schedule.update',
-      target: merchantId,
-      details: { interval: result.value.interval, minimumMinor: result.value.minimumMinor },
-    })
     return redirect(reply, `${BASE}/settings/bank-account?saved=schedule`)
   })
 }

@@ -15,7 +15,6 @@ import {
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import { customerEmails } from '../customers/index.ts'
 import {
   CancelBody,
@@ -33,6 +32,7 @@ import {
   allow,
   attempt,
   permitted,
+  auditedAction,
   csrfToken,
   refusalText,
   renderPage,
@@ -289,38 +289,35 @@ export function subscriptionsPages(deps: Deps): FastifyPluginAsync {
     )
 
     const act = async (ctx: PageContext, id: string, action: Action): Promise<FastifyReply> => {
-      const { merchantId, userId } = ctx.member
+      const { merchantId } = ctx.member
       const form = formFields(ctx.request)
       const atPeriodEnd = form.text('when', 20) === 'period_end'
       const reason = form.optional('reason', 500)
-      const result = await attempt(async () => {
-        switch (action) {
-          case 'pause':
-            return pauseSubscription(deps, merchantId, id)
-          case 'resume':
-            return resumeSubscription(deps, merchantId, id)
-          case 'cancel': {
-            const refused = pageInput(ctx.request, { atPeriodEnd, ...(reason ? { reason } : {}) })
-            if (refused) throw refused
-            return cancelSubscription(deps, merchantId, id, { atPeriodEnd, reason })
+      const details = action === 'cancel' ? { atPeriodEnd } : {}
+      // Resume's KYC gate is the route's declared rule (page-rules.ts), as the API's.
+      const result = await attempt(() =>
+        auditedAction(ctx, `subscription.${action}`, id, details, async () => {
+          switch (action) {
+            case 'pause':
+              return pauseSubscription(deps, merchantId, id)
+            case 'resume':
+              return resumeSubscription(deps, merchantId, id)
+            case 'cancel': {
+              const refused = pageInput(ctx.request, {
+                atPeriodEnd,
+                ...(reason ? { reason } : {}),
+              })
+              if (refused) throw refused
+              return cancelSubscription(deps, merchantId, id, { atPeriodEnd, reason })
+            }
           }
-        }
-      })
+        }),
+      )
       if (!result.ok) {
         // Another merchant's (or no) subscription is the 404 page.
         if (result.error.status === 404) throw result.error
         return detailPage(deps, ctx, id, result.error)
       }
-      await recordAuditEntry(deps, {
-        merchantId,
-        actorId: userId,
-        action: `subscription.${action}`,
-        target: id,
-        details: {
-          status: result.value.status,
-          ...(action === 'cancel' ? { atPeriodEnd } : {}),
-        },
-      })
       setFlash(
         deps,
         ctx.reply,

@@ -4,6 +4,7 @@ import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { sendMail } from '../mail/index.ts'
+import { recordAuditEntry } from '../audit/index.ts'
 import {
   addDashboardMember,
   changeDashboardMemberRole,
@@ -70,16 +71,19 @@ export async function inviteMember(
     createdAt: now,
     expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
   }
-  await repo.insertInvitation(deps.db, {
-    id: invitation.id,
-    merchant_id: actor.merchantId,
-    email,
-    role: input.role,
-    token_hash: sha256Hex(token),
-    invited_by: actor.userId,
-    created_at: now,
-    expires_at: invitation.expiresAt,
-  })
+  // A transaction of its own, for the page's audit entry to commit in (decision 0036).
+  await transact(deps.db, (tx) =>
+    repo.insertInvitation(tx, {
+      id: invitation.id,
+      merchant_id: actor.merchantId,
+      email,
+      role: input.role,
+      token_hash: sha256Hex(token),
+      invited_by: actor.userId,
+      created_at: now,
+      expires_at: invitation.expiresAt,
+    }),
+  )
   // After the insert has committed: mail may be network I/O (SMTP).
   const merchant = await getMerchant(deps, actor.merchantId)
   const link = `${deps.config.publicApiUrl}${invitationPath(token)}`
@@ -190,6 +194,19 @@ export async function acceptInvitation(
       at: now,
     })
     await repo.markInvitationAccepted(tx, row.id, now)
+    // The new member is the actor, known only here: the entry commits with the join
+    // (decision 0036).
+    await recordAuditEntry(
+      deps,
+      {
+        merchantId: member.merchantId,
+        actorId: member.userId,
+        action: 'team.join',
+        target: member.email,
+        details: { role: member.role },
+      },
+      tx,
+    )
     return member
   })
 }

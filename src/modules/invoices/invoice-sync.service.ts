@@ -1,5 +1,5 @@
 import type { Deps } from '../../database.ts'
-import { transact } from '../../platform/db/transaction.ts'
+import { transact, withoutRider } from '../../platform/db/transaction.ts'
 import {
   cancelSession,
   findPaymentByTransactionId,
@@ -96,7 +96,10 @@ export async function closeInvoice(
   to: 'cancelled' | 'expired',
 ): Promise<CloseOutcome> {
   if (isTerminal(row.status)) return { closed: false, row, reason: 'terminal' }
-  if (row.session_seq > 0) {
+  // The session's cancel and a payment taken in commit on their own: an audited close rides
+  // on the invoice's own transaction below (decision 0036).
+  const early = await withoutRider(async (): Promise<CloseOutcome | undefined> => {
+    if (row.session_seq === 0) return undefined
     const before = await paymentState(deps, row)
     if (before.paid)
       return { closed: false, row: await markPaid(deps, row, before.paid), reason: 'terminal' }
@@ -106,7 +109,9 @@ export async function closeInvoice(
     if (after.paid)
       return { closed: false, row: await markPaid(deps, row, after.paid), reason: 'terminal' }
     if (after.inFlight) return { closed: false, row, reason: 'payment_in_progress' }
-  }
+    return undefined
+  })
+  if (early) return early
   return transact(deps.db, async (tx): Promise<CloseOutcome> => {
     const current = await repo.lockInvoice(tx, row.merchant_id, row.id)
     if (!current) throw invoicesError('invoice_not_found')
@@ -139,12 +144,15 @@ function isPastExpiry(row: InvoiceRow, now: Date): boolean {
  */
 export async function refreshInvoice(deps: Deps, row: InvoiceRow): Promise<InvoiceRow> {
   if (isTerminal(row.status)) return row
-  if (row.session_seq > 0) {
-    const state = await paymentState(deps, row)
-    if (state.paid) return markPaid(deps, row, state.paid)
-  }
-  if (isPastExpiry(row, deps.clock.now())) return (await closeInvoice(deps, row, 'expired')).row
-  return row
+  // Taking in what already happened is never the action a caller audits (decision 0036).
+  return withoutRider(async () => {
+    if (row.session_seq > 0) {
+      const state = await paymentState(deps, row)
+      if (state.paid) return markPaid(deps, row, state.paid)
+    }
+    if (isPastExpiry(row, deps.clock.now())) return (await closeInvoice(deps, row, 'expired')).row
+    return row
+  })
 }
 
 const SWEEP_BATCH = 200

@@ -44,8 +44,9 @@ export async function createMerchant(
     /** The owner's sign-in email; without it, a synthetic address of the merchant's id. */
     ownerEmail?: string
   },
+  /** Chosen by a caller that records the creation under it first (the operator's audit). */
+  merchantId: string = newId('mrc'),
 ): Promise<CreatedMerchant> {
-  const merchantId = newId('mrc')
   const storeId = newId('sto')
   const now = deps.clock.now()
   const kycStatus = input.kycStatus ?? 'none'

@@ -1,14 +1,18 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { safeEqual } from '../../platform/crypto.ts'
 import { AppError } from '../../platform/errors.ts'
 import { ErrorEnvelope, isoZ } from '../../platform/http/schemas.ts'
+import { newId } from '../../platform/ids.ts'
 import { operatorPosAccountRoutes } from '../acquirer/index.ts'
+import { audited, AUDIT_PAGE_MAX, listAuditEntries } from '../audit/index.ts'
 import * as merchants from '../merchants/index.ts'
 import {
   ApiKeyView,
+  AuditLogPage,
+  AuditLogQuery,
   CreateMerchantBody,
   CreateStoreBody,
   CreateSubmerchantBody,
@@ -26,6 +30,50 @@ import {
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope }
 const security = [{ operatorToken: [] }]
 
+// The operator's actions are audited as the dashboard's are (decision 0036): the entry commits
+// in the action's own transaction, actor `operator`, `details.door = 'operator'`; under the
+// merchant concerned (its dashboard's audit log shows it), or under PLATFORM_LOG for what no
+// merchant owns (the platform's POS accounts), read at GET /operator/v1/audit-log.
+const OPERATOR_ACTOR = 'operator'
+const PLATFORM_LOG = 'platform'
+
+function asOperator<T>(
+  deps: Deps,
+  entry: { merchantId: string; action: string; target: string | null; details?: AuditFacts },
+  action: () => Promise<T>,
+): Promise<T> {
+  return audited(
+    deps,
+    {
+      merchantId: entry.merchantId,
+      actorId: OPERATOR_ACTOR,
+      action: entry.action,
+      target: entry.target,
+      details: { ...entry.details, door: 'operator' },
+    },
+    action,
+  )
+}
+type AuditFacts = Record<string, string | number | boolean | null>
+
+/** The platform's POS account routes (acquirer module), each change audited in the log. */
+function auditedPosRoute(deps: Deps, method: string, handler: RouteHandlerMethod) {
+  if (method === 'GET' || method === 'HEAD') return handler
+  const verb = method === 'POST' ? 'create' : method === 'PATCH' ? 'update' : 'delete'
+  return function (
+    this: unknown,
+    request: FastifyRequest,
+    reply: Parameters<RouteHandlerMethod>[1],
+  ) {
+    const { id } = (request.params ?? {}) as { id?: string }
+    return asOperator(
+      deps,
+      { merchantId: PLATFORM_LOG, action: `pos_account.${verb}`, target: id ?? null },
+      async () => handler.call(this as never, request, reply) as Promise<unknown>,
+    )
+  } as RouteHandlerMethod
+}
+
 /** Platform staff's API (bearer KURUS_OPERATOR_TOKEN); the `kurus` CLI is its client. */
 export function operatorRoutes(deps: Deps): FastifyPluginAsync {
   return async (plain) => {
@@ -40,7 +88,13 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       }
     })
     // The platform's bank POS contracts, behind the same bearer token.
-    await app.register(operatorPosAccountRoutes(deps))
+    await app.register(async (pos) => {
+      pos.addHook('onRoute', (route) => {
+        const methods = Array.isArray(route.method) ? route.method : [route.method]
+        route.handler = auditedPosRoute(deps, methods[0] ?? 'GET', route.handler)
+      })
+      await pos.register(operatorPosAccountRoutes(deps))
+    })
 
     app.post(
       '/operator/v1/merchants',
@@ -57,7 +111,18 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const created = await merchants.createMerchant(deps, request.body)
+        // Its id chosen here, so that its creation is recorded in its own log.
+        const merchantId = newId('mrc')
+        const created = await asOperator(
+          deps,
+          {
+            merchantId,
+            action: 'operator.merchant_create',
+            target: merchantId,
+            details: { kycStatus: request.body.kycStatus ?? 'none' },
+          },
+          () => merchants.createMerchant(deps, request.body, merchantId),
+        )
         return reply.code(201).send({
           merchantId: created.merchantId,
           storeId: created.storeId,
@@ -111,7 +176,11 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const created = await merchants.createStore(deps, request.params.id, request.body ?? {})
+        const created = await asOperator(
+          deps,
+          { merchantId: request.params.id, action: 'operator.store_create', target: null },
+          () => merchants.createStore(deps, request.params.id, request.body ?? {}),
+        )
         return reply.code(201).send({ storeId: created.storeId, ...created.key })
       },
     )
@@ -133,10 +202,15 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const { payoutLimits, ...rest } = request.body
-        const created = await merchants.createSubmerchant(deps, request.params.id, {
-          ...rest,
-          ...(payoutLimits ? { payoutLimits } : {}),
-        })
+        const created = await asOperator(
+          deps,
+          { merchantId: request.params.id, action: 'submerchant.create', target: null },
+          () =>
+            merchants.createSubmerchant(deps, request.params.id, {
+              ...rest,
+              ...(payoutLimits ? { payoutLimits } : {}),
+            }),
+        )
         return reply.code(201).send({ submerchantId: created.submerchantId, ...created.key })
       },
     )
@@ -164,7 +238,17 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const m = await merchants.setKycStatus(deps, request.params.id, request.body.status)
+        const { id } = request.params
+        const m = await asOperator(
+          deps,
+          {
+            merchantId: id,
+            action: 'operator.kyc_set',
+            target: id,
+            details: { status: request.body.status },
+          },
+          () => merchants.setKycStatus(deps, id, request.body.status),
+        )
         return { merchantId: m.id, status: m.kycStatus, decidedAt: isoZ(m.kycDecidedAt) }
       },
     )
@@ -211,10 +295,11 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const { previousExpiresAt, ...key } = await merchants.rollApiKey(
+        const { id, keyId } = request.params
+        const { previousExpiresAt, ...key } = await asOperator(
           deps,
-          request.params.id,
-          request.params.keyId,
+          { merchantId: id, action: 'api_key.roll', target: keyId },
+          () => merchants.rollApiKey(deps, id, keyId),
         )
         return reply.code(201).send({ ...key, previousKeyExpiresAt: isoZ(previousExpiresAt) })
       },
@@ -245,6 +330,32 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
       )
     }
 
+    app.get(
+      '/operator/v1/audit-log',
+      {
+        schema: {
+          operationId: 'operator.auditLog.list',
+          summary:
+            'An audit log, newest first: a merchant’s (its people’s and the operator’s actions), or the platform’s',
+          tags: ['operator'],
+          security,
+          querystring: AuditLogQuery,
+          response: { 200: AuditLogPage, ...errors },
+        },
+      },
+      async (request) => {
+        const { merchantId, limit, cursor } = request.query
+        const page = await listAuditEntries(deps, merchantId ?? PLATFORM_LOG, {
+          limit: Math.min(limit, AUDIT_PAGE_MAX),
+          cursor,
+        })
+        return {
+          items: page.items.map((e) => ({ ...e, at: isoZ(e.at) })),
+          nextCursor: page.nextCursor,
+        }
+      },
+    )
+
     app.post(
       '/operator/v1/merchants/:id/api-keys/:keyId/revoke',
       {
@@ -260,7 +371,10 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await merchants.revokeApiKey(deps, request.params.id, request.params.keyId)
+        const { id, keyId } = request.params
+        await asOperator(deps, { merchantId: id, action: 'api_key.revoke', target: keyId }, () =>
+          merchants.revokeApiKey(deps, id, keyId),
+        )
         return reply.code(204).send(null)
       },
     )

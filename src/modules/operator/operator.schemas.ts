@@ -109,3 +109,35 @@ export const KeyParams = Type.Object({
   id: Type.String({ maxLength: 64 }),
   keyId: Type.String({ maxLength: 64 }),
 })
+
+export const AuditLogQuery = Type.Object(
+  {
+    merchantId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'The merchant whose log to read; without it, the platform’s own',
+      }),
+    ),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ maxLength: 2048 })),
+  },
+  { additionalProperties: false },
+)
+
+export const AuditLogPage = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      actorId: Type.String({ description: 'A dashboard user’s id, or `operator`' }),
+      action: Type.String(),
+      target: Type.Union([Type.String(), Type.Null()]),
+      details: Type.Record(
+        Type.String(),
+        Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+      ),
+      at: Timestamp,
+    }),
+  ),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+})

@@ -3,7 +3,7 @@ import type { NewPaymentLink, PaymentLinkRow, PaymentLinkUpdate } from './paymen
 
 // All of the payment_links table's SQL.
 
-export async function insertLink(db: Db, row: NewPaymentLink): Promise<PaymentLinkRow> {
+export async function insertLink(db: Db | Tx, row: NewPaymentLink): Promise<PaymentLinkRow> {
   return db.insertInto('payment_links').values(row).returningAll().executeTakeFirstOrThrow()
 }
 

@@ -154,24 +154,27 @@ export async function createPaymentLink(
     ...(input.collect?.phone ? { phone: true } : {}),
     ...(input.collect?.name ? { name: true } : {}),
   }
-  const row = await repo.insertLink(deps.db, {
-    id: newId('plink'),
-    merchant_id: merchantId,
-    store_id: input.storeId,
-    public_hash: randomBytes(16).toString('base64url'),
-    amount: input.amount,
-    description: input.description,
-    max_payments: input.maxPayments ?? null,
-    expires_at: input.expiresAt ?? null,
-    metadata: JSON.stringify(metadata),
-    installments: input.installments ?? false,
-    collect: JSON.stringify(collect),
-    return_url: input.returnUrl ?? null,
-    active: true,
-    deactivated_at: null,
-    created_at: now,
-    updated_at: now,
-  })
+  // A transaction of its own, for the door's audit entry to commit in (decision 0036).
+  const row = await transact(deps.db, (tx) =>
+    repo.insertLink(tx, {
+      id: newId('plink'),
+      merchant_id: merchantId,
+      store_id: input.storeId,
+      public_hash: randomBytes(16).toString('base64url'),
+      amount: input.amount,
+      description: input.description,
+      max_payments: input.maxPayments ?? null,
+      expires_at: input.expiresAt ?? null,
+      metadata: JSON.stringify(metadata),
+      installments: input.installments ?? false,
+      collect: JSON.stringify(collect),
+      return_url: input.returnUrl ?? null,
+      active: true,
+      deactivated_at: null,
+      created_at: now,
+      updated_at: now,
+    }),
+  )
   return rowToLink(deps.config, row, undefined, now)
 }
 

@@ -1,4 +1,5 @@
 import type { Deps } from '../../database.ts'
+import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
 import { WEEKDAYS } from './settlement-calendar.ts'
 import * as repo from './settlement.repository.ts'
@@ -85,12 +86,15 @@ export async function putSchedule(
       `an integer of kuruş from 0 to ${String(MINIMUM_MAX_MINOR)}`,
     )
   }
-  const row = await repo.upsertSchedule(deps.db, {
-    merchant_id: merchantId,
-    interval: input.interval,
-    anchor,
-    minimum_minor: minimum,
-    updated_at: deps.clock.now(),
-  })
+  // A transaction of its own, for the door's audit entry to commit in (decision 0036).
+  const row = await transact(deps.db, (tx) =>
+    repo.upsertSchedule(tx, {
+      merchant_id: merchantId,
+      interval: input.interval,
+      anchor,
+      minimum_minor: minimum,
+      updated_at: deps.clock.now(),
+    }),
+  )
   return toSchedule(row)
 }

@@ -57,7 +57,7 @@ export function findSchedule(db: Db, merchantId: string): Promise<ScheduleRow | 
 }
 
 export function upsertSchedule(
-  db: Db,
+  db: Db | Tx,
   row: Insertable<PayoutSchedulesTable>,
 ): Promise<ScheduleRow> {
   return db

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
-import { transact } from '../../platform/db/transaction.ts'
+import { transact, withoutRider } from '../../platform/db/transaction.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
@@ -216,8 +216,10 @@ export async function approveReview(
     throw riskError('review_payment_not_authorized')
   }
   if (row.status === 'open' && payment.captureRequested && !approvedBefore) {
-    payment = await actingForReview.run(true, () =>
-      capturePayment(deps, merchantId, row.payment_id, {}),
+    // The capture commits its own phases; a door's audit entry rides on the review's close
+    // below, the decision's own transaction (decision 0036).
+    payment = await withoutRider(() =>
+      actingForReview.run(true, () => capturePayment(deps, merchantId, row.payment_id, {})),
     )
     failpoint('review.after_action')
   }
@@ -241,8 +243,10 @@ export async function rejectReview(
     throw riskError('review_payment_not_authorized')
   }
   if (row.status === 'open' && !rejectedBefore) {
-    payment = await actingForReview.run(true, () =>
-      voidPayment(deps, merchantId, row.payment_id, 'review_rejected'),
+    payment = await withoutRider(() =>
+      actingForReview.run(true, () =>
+        voidPayment(deps, merchantId, row.payment_id, 'review_rejected'),
+      ),
     )
     failpoint('review.after_action')
   }

@@ -19,7 +19,7 @@ type Keyset = { createdAt: Date; id: string } | undefined
 
 // ---------------------------------------------------------------- lists
 
-export function insertListItem(db: Db, row: NewListItem): Promise<ListItemRow> {
+export function insertListItem(db: Db | Tx, row: NewListItem): Promise<ListItemRow> {
   return db.insertInto('risk_list_items').values(row).returningAll().executeTakeFirstOrThrow()
 }
 

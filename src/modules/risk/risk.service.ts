@@ -115,14 +115,17 @@ export async function addListItem(
 ): Promise<ListItem> {
   const value = normaliseListValue(list, input.value)
   try {
-    const row = await repo.insertListItem(deps.db, {
-      id: newId('rli'),
-      merchant_id: merchantId,
-      list,
-      value,
-      note: input.note ?? null,
-      created_at: deps.clock.now(),
-    })
+    // A transaction of its own, for the door's audit entry to commit in (decision 0036).
+    const row = await transact(deps.db, (tx) =>
+      repo.insertListItem(tx, {
+        id: newId('rli'),
+        merchant_id: merchantId,
+        list,
+        value,
+        note: input.note ?? null,
+        created_at: deps.clock.now(),
+      }),
+    )
     return itemRowToItem(row)
   } catch (error) {
     if (isUniqueViolation(error)) throw riskError('list_item_exists')

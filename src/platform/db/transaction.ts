@@ -45,6 +45,16 @@ export async function withRider<T>(
 }
 
 /**
+ * Runs `work` with no rider: what an action does first that is not the action (a lazy expiry,
+ * a captured payment taken in, a session cancelled before its invoice) commits on its own,
+ * and the rider waits for the action's own transaction.
+ */
+export function withoutRider<T>(work: () => Promise<T>): Promise<T> {
+  if (!riders.getStore()) return work()
+  return riders.run({ write: async () => {}, committed: true }, work)
+}
+
+/**
  * The one way services open a transaction. A deadlock or serialization failure is retried
  * (at most 3 attempts) because the whole callback is re-run from a clean state; any other
  * error rolls back and propagates.
