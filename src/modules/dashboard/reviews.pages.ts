@@ -14,7 +14,6 @@ import {
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { t, type Lang } from '../../platform/web/i18n.ts'
-import { recordAuditEntry } from '../audit/index.ts'
 import { getPayment, getPaymentRiskFacts, type Payment } from '../payments/index.ts'
 import {
   approveReview,
