@@ -1,4 +1,4 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import {
   cancelSession,
@@ -94,6 +94,8 @@ export async function closeInvoice(
   deps: Deps,
   row: InvoiceRow,
   to: 'cancelled' | 'expired',
+  /** Inside the closing transaction: the request's answer (decision 0035). */
+  record?: (tx: Tx, row: InvoiceRow) => Promise<void>,
 ): Promise<CloseOutcome> {
   if (isTerminal(row.status)) return { closed: false, row, reason: 'terminal' }
   if (row.session_seq > 0) {
@@ -125,6 +127,7 @@ export async function closeInvoice(
         : { status: 'expired', expired_at: now, updated_at: now },
     )
     await emitInvoiceEvent(tx, updated, `invoice.${to}`, now)
+    await record?.(tx, updated)
     return { closed: true, row: updated }
   })
 }
