@@ -4,11 +4,13 @@
 // committed and before the gateway's after-commit store (`answer.before_record`, the point
 // where an answer recorded in `onSend` would be lost): the retry with the same
 // Idempotency-Key is the recorded answer (replayed), never a second execution (a second
-// invoice, link, customer or rule; a 409 for a change that was made). One case per route also
-// dies after the answer left (`answer.after_flush`): the retry is that answer byte for byte.
+// invoice, link, customer or rule; a 409 for a change that was made). One case also dies
+// after the answer left (`answer.after_flush`): the retry is that answer byte for byte.
 // Method: the service as a real process on PostgreSQL, fail points armed through
-// KURUS_FAILPOINTS (exit = SIGKILL); the process is started armed, so each case costs one
-// start. KURUS_REL_ONCE_ROUTES=<a>,<b> runs the cases whose names contain one of them.
+// KURUS_FAILPOINTS. Every route with the fail point throwing (one process, no restart: the
+// claim is left as a crash leaves it); three routes with it SIGKILLing the process (started
+// armed, so each case costs one start) — restarts are what make this suite slow.
+// KURUS_REL_ONCE_ROUTES=<a>,<b> runs the cases whose names contain one of them.
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
@@ -336,32 +338,60 @@ test('SIGKILL after the business commit of invoices, links, customers, cards and
     service.api = undefined
   }
 
-  const selected = cases.filter((c) => only.split(',').some((o) => c.name.includes(o)))
-  assert.ok(selected.length > 0, `no case matches ${only}`)
+  const selected = (names: string) =>
+    cases.filter((c) => names.split(',').some((o) => c.name.includes(o)))
+  const check = async (
+    c: Case,
+    label: string,
+    request: { method: string; path: string; body?: unknown },
+    key: string,
+  ) => {
+    const { res, ms } = await retry(request.method, request.path, request.body, key)
+    assert.ok(ms < RESUME_WITHIN_MS, `${label}: answered after ${ms} ms`)
+    assert.equal(res.status, c.status, `${label}: ${res.text}`)
+    assert.equal(res.replayed, true, `${label}: the recorded answer, not a second run`)
+    assert.equal(await c.effects(), 1, `${label}: one execution`)
+    return res
+  }
+
+  // Every route, in one process: the fail point throws where the after-commit store would
+  // run (the request fails with a 500, its claim is left unanswered as a crash leaves it), and
+  // the same-key retry, taken over at once, must find the answer the business transaction
+  // recorded. A route still answering from `onSend` runs again and meets the fail point again.
+  await armed('answer.before_record:throw')
+  for (const c of selected(only)) {
+    marker = randomUUID()
+    const request = await c.prepare()
+    const key = newKey()
+    const first = await call(request.method, request.path, request.body, key)
+    assert.equal(first?.status, 500, `${c.name}: the fail point did not fire: ${first?.text}`)
+    await check(c, `${c.name} (throw)`, request, key)
+  }
+
+  // SIGKILL, one route of each kind (a create, a change, a 204), the process started armed
+  // so each costs one start; and once after the answer left: that answer byte for byte.
+  const killed = selected(only === '' ? 'invoice create,risk rule update,customer delete' : only)
   for (const spec of ['answer.before_record:exit*1', 'answer.after_flush:exit*1']) {
+    const round = spec.startsWith('answer.after_flush') ? killed.slice(0, 1) : killed
     await armed(spec)
-    for (const [i, c] of selected.entries()) {
+    for (const [i, c] of round.entries()) {
       const label = `${c.name} at ${spec}`
       marker = randomUUID()
-      const { method, path, body } = await c.prepare()
+      const request = await c.prepare()
       const key = newKey()
-      const first = await call(method, path, body, key)
+      const first = await call(request.method, request.path, request.body, key)
       await died(`${label} (answered ${first?.status} ${first?.text.slice(0, 300)})`)
       // The next case's process is armed already: a retry that ran the use case again would
       // meet the fail point a second time and die.
-      if (i < selected.length - 1) await service.startApi({ KURUS_FAILPOINTS: spec })
+      if (i < round.length - 1) await service.startApi({ KURUS_FAILPOINTS: spec })
       else await service.startApi()
-      const { res, ms } = await retry(method, path, body, key)
-      assert.ok(ms < RESUME_WITHIN_MS, `${label}: answered after ${ms} ms`)
-      assert.equal(res.status, c.status, `${label}: ${res.text}`)
-      assert.equal(res.replayed, true, `${label}: the recorded answer, not a second run`)
+      const res = await check(c, label, request, key)
       if (first) {
         assert.equal(spec, 'answer.after_flush:exit*1', `${label}: an answer left`)
         assert.equal(res.text, first.text, label)
         assert.equal(res.requestId, first.requestId, label)
         assert.equal(res.status, first.status, label)
       }
-      assert.equal(await c.effects(), 1, `${label}: one execution`)
     }
   }
 })
