@@ -26,6 +26,7 @@ export const FAILPOINT_NAMES = [
   'capture.after_acquirer',
   'capture.before_commit',
   'capture.after_commit',
+  'answer.before_record',
   'answer.before_flush',
   'answer.after_flush',
   'refund.after_reserve',

@@ -3,6 +3,7 @@
 // between sending and recording that resends the same webhook-id. Method: a real receiver,
 // the test clock moved instead of sleeping, POST /v1/sandbox/reconcile to run deliveries.
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
 import { deliveryFaults } from '../../src/modules/webhooks/index.ts'
 import { startTestApp } from '../helpers/app.ts'
@@ -193,6 +194,48 @@ test('redeliver sends a delivered event again with the same webhook-id; other st
     `/v1/stores/${m.storeId}/webhooks/deliveries/dlv_nosuchdelivery/redeliver`,
   )
   assert.equal(unknown.status, 404)
+})
+
+test('a redelivery retried with the same Idempotency-Key sends once (decision 0035)', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const receiver = await startReceiver(t)
+  await addEndpoint(m, receiver.url)
+  const paymentId = await authorizedPayment(m.client)
+  await reconcile(m.client)
+  const d = await deliveryOf(m, receiver.about(paymentId)[0]!.json.id)
+  const path = `/v1/stores/${m.storeId}/webhooks/deliveries/${d.id}/redeliver`
+  const key = randomUUID()
+  const token = await m.token()
+  const redeliver = async () => {
+    const res = await fetch(h.url + path, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': key,
+      },
+      body: '{}',
+    })
+    return {
+      status: res.status,
+      text: await res.text(),
+      replayed: res.headers.get('idempotent-replayed'),
+    }
+  }
+  const first = await redeliver()
+  assert.equal(first.status, 202, first.text)
+  await reconcile(m.client)
+  // The dashboard API keeps no idempotency record: the retry is answered with the delivery as
+  // it stands (delivered by the first redelivery) and schedules nothing.
+  const retried = await redeliver()
+  assert.equal(retried.status, 202, retried.text)
+  const answered = JSON.parse(retried.text) as { id: string; status: string }
+  assert.equal(answered.id, d.id)
+  assert.equal(answered.status, 'delivered')
+  await reconcile(m.client)
+  // The original delivery and one redelivery: the retry sent nothing.
+  assert.equal(receiver.about(paymentId).length, 2)
 })
 
 test('a crash between sending and recording resends the same webhook-id (at least once)', async (t) => {

@@ -1,6 +1,7 @@
 import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
 import { bindCardToCustomer, getCardToken, revokeCardToken } from '../vault/index.ts'
@@ -89,6 +90,7 @@ export async function attachCard(
   customerId: string,
   cardToken: string,
   options: { isDefault?: boolean | undefined } = {},
+  record?: RecordAnswer<Tx, AttachOutcome>,
 ): Promise<AttachOutcome> {
   // Both reads sit outside the transaction (on PGlite a read on deps.db inside it would wait
   // for the transaction's own connection). The token's details never change; the customer
@@ -96,6 +98,13 @@ export async function attachCard(
   await getCustomer(deps, merchantId, customerId)
   const token = await getCardToken(deps, merchantId, cardToken)
   const outcome = await transact(deps.db, async (tx) => {
+    const made = await attachInTx(tx)
+    await record?.(tx, { card: cardRowToCard(made.row, deps.clock.now()), created: made.created })
+    return made
+  })
+  return { card: cardRowToCard(outcome.row, deps.clock.now()), created: outcome.created }
+
+  async function attachInTx(tx: Tx) {
     await lockCustomer(tx, merchantId, customerId)
     const now = deps.clock.now()
     const existing = await repo.findCardByToken(tx, merchantId, token.cardToken)
@@ -145,8 +154,7 @@ export async function attachCard(
     const row = await repo.findAttachedCardById(tx, merchantId, customerId, id)
     assert(row !== undefined, 'inserted card is readable')
     return { row, created: true }
-  })
-  return { card: cardRowToCard(outcome.row, deps.clock.now()), created: outcome.created }
+  }
 }
 
 /** attachCard for other modules (save-card after capture): the card, new or existing. */
@@ -212,6 +220,7 @@ export async function detachCard(
   merchantId: string,
   customerId: string,
   cardId: string,
+  record?: RecordAnswer<Tx, null>,
 ): Promise<void> {
   await transact(deps.db, async (tx) => {
     await lockCustomer(tx, merchantId, customerId)
@@ -230,5 +239,6 @@ export async function detachCard(
       ...cardEvent(merchantId, 'customer.card_detached', customerId, now),
       data: { customerId, cardId: card.id, wasDefault: card.is_default, newDefaultId },
     })
+    await record?.(tx, null)
   })
 }

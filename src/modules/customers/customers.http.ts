@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   attachCard,
@@ -87,8 +88,20 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const c = await createCustomer(deps, authOf(request).merchantId, request.body)
-        return reply.code(201).send(customerJson(c))
+        // The change and its recorded answer commit together (decision 0035), here and below.
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createCustomer(
+              deps,
+              authOf(request).merchantId,
+              request.body,
+              recordWith(port, 201, customerJson),
+            ),
+          (c) => reply.code(201).send(customerJson(c)),
+        )
       },
     )
 
@@ -122,10 +135,22 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: CustomerResponse, ...errorResponses },
         },
       },
-      async (request) =>
-        customerJson(
-          await updateCustomer(deps, authOf(request).merchantId, request.params.id, request.body),
-        ),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            updateCustomer(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.body,
+              recordWith(port, 200, customerJson),
+            ),
+          (c) => reply.send(customerJson(c)),
+        )
+      },
     )
 
     app.get(
@@ -170,8 +195,19 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await deleteCustomer(deps, authOf(request).merchantId, request.params.id)
-        return reply.code(204).send(null)
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            deleteCustomer(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 204, () => null),
+            ),
+          () => reply.code(204).send(null),
+        )
       },
     )
 
@@ -191,14 +227,23 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const { card, created } = await attachCard(
-          deps,
-          authOf(request).merchantId,
-          request.params.id,
-          request.body.cardToken,
-          { isDefault: request.body.isDefault },
+        const port = request.idempotentAnswer
+        type Attached = { card: Parameters<typeof cardJson>[0] & { bin: string }; created: boolean }
+        const json = ({ card }: Attached) => ({ ...cardJson(card), bin: card.bin })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            attachCard(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.body.cardToken,
+              { isDefault: request.body.isDefault },
+              recordWith(port, (a: Attached) => (a.created ? 201 : 200), json),
+            ),
+          (a) => reply.code(a.created ? 201 : 200).send(json(a)),
         )
-        return reply.code(created ? 201 : 200).send({ ...cardJson(card), bin: card.bin })
       },
     )
 
@@ -260,8 +305,20 @@ export function customersRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await detachCard(deps, authOf(request).merchantId, request.params.id, request.params.cardId)
-        return reply.code(204).send(null)
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            detachCard(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.params.cardId,
+              recordWith(port, 204, () => null),
+            ),
+          () => reply.code(204).send(null),
+        )
       },
     )
   }

@@ -5,6 +5,7 @@ import { assert } from '../../platform/assert.ts'
 import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { newId } from '../../platform/ids.ts'
 import { recordEvent } from '../events/index.ts'
 import { getTestClock } from '../test-clocks/index.ts'
@@ -156,6 +157,7 @@ export async function createCustomer(
   deps: Deps,
   merchantId: string,
   input: CreateCustomerInput,
+  record?: RecordAnswer<Tx, Customer>,
 ): Promise<Customer> {
   const phone = input.phone == null ? null : normalizePhone('phone', input.phone)
   const extraData = checkExtraData(input.extraData ?? {})
@@ -165,7 +167,7 @@ export async function createCustomer(
   const now = deps.clock.now()
   const id = newId('cus')
   try {
-    await transact(deps.db, async (tx) => {
+    return await transact(deps.db, async (tx) => {
       await repo.insertCustomer(tx, {
         id,
         merchant_id: merchantId,
@@ -183,11 +185,15 @@ export async function createCustomer(
         ...storeless(merchantId, 'customer.created', id, now),
         data: { customerId: id, externalId: input.externalId },
       })
+      const row = await repo.findLiveCustomerById(tx, merchantId, id)
+      assert(row, `customer ${id} not found in its own transaction`)
+      const customer = customerRowToCustomer(row)
+      await record?.(tx, customer)
+      return customer
     })
   } catch (error) {
     throw uniquenessError(error)
   }
-  return getCustomer(deps, merchantId, id)
 }
 
 /** The live customer; 404 SVC-RES-3301 when missing, deleted or another merchant's. */
@@ -226,6 +232,7 @@ export async function updateCustomer(
   merchantId: string,
   customerId: string,
   input: UpdateCustomerInput,
+  record?: RecordAnswer<Tx, Customer>,
 ): Promise<Customer> {
   const changes: Updateable<CustomersTable> = {}
   if (input.email !== undefined) changes.email = input.email
@@ -238,19 +245,22 @@ export async function updateCustomer(
     (k) => input[k as keyof UpdateCustomerInput] !== undefined,
   )
   try {
-    const row = await transact(deps.db, async (tx) => {
+    return await transact(deps.db, async (tx) => {
       const current = await lockCustomer(tx, merchantId, customerId)
       // Nothing sent, nothing changes (not even updatedAt).
-      if (fields.length === 0) return current
-      const now = deps.clock.now()
-      const updated = await repo.updateCustomer(tx, current.id, { ...changes, updated_at: now })
-      await recordEvent(tx, {
-        ...storeless(merchantId, 'customer.updated', current.id, now),
-        data: { customerId: current.id, fields },
-      })
-      return updated
+      let row = current
+      if (fields.length > 0) {
+        const now = deps.clock.now()
+        row = await repo.updateCustomer(tx, current.id, { ...changes, updated_at: now })
+        await recordEvent(tx, {
+          ...storeless(merchantId, 'customer.updated', current.id, now),
+          data: { customerId: current.id, fields },
+        })
+      }
+      const customer = customerRowToCustomer(row)
+      await record?.(tx, customer)
+      return customer
     })
-    return customerRowToCustomer(row)
   } catch (error) {
     throw uniquenessError(error)
   }
@@ -265,6 +275,7 @@ export async function deleteCustomer(
   deps: Deps,
   merchantId: string,
   customerId: string,
+  record?: RecordAnswer<Tx, null>,
 ): Promise<void> {
   await transact(deps.db, async (tx) => {
     const customer = await lockCustomer(tx, merchantId, customerId)
@@ -279,6 +290,7 @@ export async function deleteCustomer(
       ...storeless(merchantId, 'customer.deleted', customer.id, now),
       data: { customerId: customer.id, detachedCardIds: cards.map((c) => c.id) },
     })
+    await record?.(tx, null)
   })
 }
 

@@ -203,6 +203,9 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
     const identity = request.idempotency
     if (!identity) return payload
     request.idempotency = null
+    // The use case has committed. A route whose outcome transaction recorded the answer holds
+    // it already; one that still falls back to the store below does not yet (decision 0035).
+    failpoint('answer.before_record')
     const answer = request.idempotentAnswer
     // Out of flight only once its record is written (below, or by its outcome transaction):
     // until then a concurrent retry here must not see the claim as abandoned.
@@ -285,9 +288,16 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       async record(db, status, payload) {
         // The route's own response serializer, so the recorded bytes are what it would send.
         const serialize = reply.getSerializationFunction(String(status))
+        // A 204 goes out without a body: its record holds none either.
+        const body =
+          status === 204
+            ? ''
+            : serialize
+              ? serialize(payload as Record<string, unknown>)
+              : JSON.stringify(payload)
         const answer = {
           status,
-          body: serialize ? serialize(payload as Record<string, unknown>) : JSON.stringify(payload),
+          body,
           contentType: 'application/json; charset=utf-8',
         }
         if (!(await recordIdempotentAnswer(db, identity, claim, answer))) {

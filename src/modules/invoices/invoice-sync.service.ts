@@ -1,4 +1,4 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { transact, withoutRider } from '../../platform/db/transaction.ts'
 import {
   cancelSession,
@@ -94,6 +94,8 @@ export async function closeInvoice(
   deps: Deps,
   row: InvoiceRow,
   to: 'cancelled' | 'expired',
+  /** Inside the closing transaction: the request's answer (decision 0035). */
+  record?: (tx: Tx, row: InvoiceRow) => Promise<void>,
 ): Promise<CloseOutcome> {
   if (isTerminal(row.status)) return { closed: false, row, reason: 'terminal' }
   // The session's cancel and a payment taken in commit on their own: an audited close rides
@@ -130,6 +132,7 @@ export async function closeInvoice(
         : { status: 'expired', expired_at: now, updated_at: now },
     )
     await emitInvoiceEvent(tx, updated, `invoice.${to}`, now)
+    await record?.(tx, updated)
     return { closed: true, row: updated }
   })
 }

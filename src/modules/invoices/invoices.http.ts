@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { invoiceUrl, type Invoice } from './invoice-view.ts'
 import {
@@ -96,12 +97,24 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const b = request.body
-        const invoice = await createInvoice(deps, authOf(request).merchantId, {
-          ...b,
-          dueDate: dateOrUndefined(b.dueDate),
-          expiresAt: dateOrUndefined(b.expiresAt),
-        })
-        return reply.code(201).send(invoiceJson(deps, invoice))
+        // The effect and its recorded answer commit together (decision 0035), here and below.
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createInvoice(
+              deps,
+              authOf(request).merchantId,
+              {
+                ...b,
+                dueDate: dateOrUndefined(b.dueDate),
+                expiresAt: dateOrUndefined(b.expiresAt),
+              },
+              recordWith(port, 201, (i: Invoice) => invoiceJson(deps, i)),
+            ),
+          (invoice) => reply.code(201).send(invoiceJson(deps, invoice)),
+        )
       },
     )
 
@@ -166,9 +179,21 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: SendResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const i = await sendInvoice(deps, authOf(request).merchantId, request.params.id)
-        return { id: i.id, status: i.status, sentAt: isoZ(i.sentAt) }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        const json = (i: Invoice) => ({ id: i.id, status: i.status, sentAt: isoZ(i.sentAt) })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            sendInvoice(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, json),
+            ),
+          (i) => reply.send(json(i)),
+        )
       },
     )
 
@@ -187,9 +212,25 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: ActivateResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const i = await activateInvoice(deps, authOf(request).merchantId, request.params.id)
-        return { id: i.id, status: i.status, activatedAt: isoZ(i.activatedAt) }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        const json = (i: Invoice) => ({
+          id: i.id,
+          status: i.status,
+          activatedAt: isoZ(i.activatedAt),
+        })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            activateInvoice(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, json),
+            ),
+          (i) => reply.send(json(i)),
+        )
       },
     )
 
@@ -207,9 +248,25 @@ export function invoicesRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: CancelResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const i = await cancelInvoice(deps, authOf(request).merchantId, request.params.id)
-        return { id: i.id, status: i.status, cancelledAt: isoZ(i.cancelledAt) }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        const json = (i: Invoice) => ({
+          id: i.id,
+          status: i.status,
+          cancelledAt: isoZ(i.cancelledAt),
+        })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            cancelInvoice(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, json),
+            ),
+          (i) => reply.send(json(i)),
+        )
       },
     )
 

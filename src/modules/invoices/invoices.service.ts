@@ -3,6 +3,7 @@ import { assert } from '../../platform/assert.ts'
 import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError, type FieldIssue } from '../../platform/errors.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { metadataIssues } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import {
@@ -103,6 +104,7 @@ export async function createInvoice(
   deps: Deps,
   merchantId: string,
   input: CreateInvoiceInput,
+  record?: RecordAnswer<Tx, Invoice>,
 ): Promise<Invoice> {
   const now = deps.clock.now()
   const issues = checkAmounts(input)
@@ -138,6 +140,7 @@ export async function createInvoice(
     const inserted = await repo.lockInvoice(tx, merchantId, id)
     assert(inserted !== undefined, 'inserted invoice is readable')
     await emitInvoiceEvent(tx, inserted, 'invoice.created', now)
+    await record?.(tx, invoiceRowToInvoice(deps.config, inserted))
     return inserted
   })
   return invoiceRowToInvoice(deps.config, row)
@@ -182,6 +185,7 @@ async function changeDraft(
   id: string,
   refuse: 'not_sendable' | 'not_activatable',
   change: (tx: Tx, row: InvoiceRow, now: Date) => Promise<InvoiceRow>,
+  record?: RecordAnswer<Tx, Invoice>,
 ): Promise<Invoice> {
   await refreshInvoice(deps, await loadRow(deps, merchantId, id))
   const row = await transact(deps.db, async (tx) => {
@@ -194,7 +198,9 @@ async function changeDraft(
     if (current.expires_at && current.expires_at.getTime() <= now.getTime()) {
       throw invoicesError(refuse, `${invoicesError(refuse).message}; its link has expired`)
     }
-    return change(tx, current, now)
+    const changed = await change(tx, current, now)
+    await record?.(tx, invoiceRowToInvoice(deps.config, changed))
+    return changed
   })
   return invoiceRowToInvoice(deps.config, row)
 }
@@ -204,7 +210,12 @@ async function changeDraft(
  * (email_next_at, the invoice's outbox) and delivered right after it commits; a failing
  * SMTP server does not fail the request: the `invoices.send_emails` reconciler retries.
  */
-export async function sendInvoice(deps: Deps, merchantId: string, id: string): Promise<Invoice> {
+export async function sendInvoice(
+  deps: Deps,
+  merchantId: string,
+  id: string,
+  record?: RecordAnswer<Tx, Invoice>,
+): Promise<Invoice> {
   const invoice = await changeDraft(
     deps,
     merchantId,
@@ -223,6 +234,7 @@ export async function sendInvoice(deps: Deps, merchantId: string, id: string): P
       await emitInvoiceEvent(tx, updated, 'invoice.sent', now)
       return updated
     },
+    record,
   )
   await deliverSoon(deps, invoice.id)
   return invoice
@@ -256,25 +268,43 @@ export async function activateInvoice(
   deps: Deps,
   merchantId: string,
   id: string,
+  record?: RecordAnswer<Tx, Invoice>,
 ): Promise<Invoice> {
-  return changeDraft(deps, merchantId, id, 'not_activatable', async (tx, current, now) => {
-    const updated = await repo.transitionInvoice(tx, current.id, current.status, {
-      status: 'activated',
-      activated_at: now,
-      updated_at: now,
-    })
-    await emitInvoiceEvent(tx, updated, 'invoice.activated', now)
-    return updated
-  })
+  return changeDraft(
+    deps,
+    merchantId,
+    id,
+    'not_activatable',
+    async (tx, current, now) => {
+      const updated = await repo.transitionInvoice(tx, current.id, current.status, {
+        status: 'activated',
+        activated_at: now,
+        updated_at: now,
+      })
+      await emitInvoiceEvent(tx, updated, 'invoice.activated', now)
+      return updated
+    },
+    record,
+  )
 }
 
 /**
  * Any open status → cancelled; its open checkout session is cancelled with it. A payment
  * captured meanwhile wins (the invoice is paid: 409); one still under way is 409 too.
  */
-export async function cancelInvoice(deps: Deps, merchantId: string, id: string): Promise<Invoice> {
+export async function cancelInvoice(
+  deps: Deps,
+  merchantId: string,
+  id: string,
+  record?: RecordAnswer<Tx, Invoice>,
+): Promise<Invoice> {
   const row = await refreshInvoice(deps, await loadRow(deps, merchantId, id))
-  const outcome = await closeInvoice(deps, row, 'cancelled')
+  const outcome = await closeInvoice(
+    deps,
+    row,
+    'cancelled',
+    record && ((tx, closed) => record(tx, invoiceRowToInvoice(deps.config, closed))),
+  )
   if (!outcome.closed) {
     if (outcome.reason === 'payment_in_progress') throw invoicesError('payment_in_progress')
     throw invoicesError(

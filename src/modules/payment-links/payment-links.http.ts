@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   CreateLinkBody,
@@ -66,11 +67,20 @@ export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const { expiresAt, ...rest } = request.body
-        const link = await createPaymentLink(deps, authOf(request).merchantId, {
-          ...rest,
-          expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt),
-        })
-        return reply.code(201).send(linkJson(link))
+        // The link and its recorded answer commit together (decision 0035), here and below.
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createPaymentLink(
+              deps,
+              authOf(request).merchantId,
+              { ...rest, expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt) },
+              recordWith(port, 201, linkJson),
+            ),
+          (link) => reply.code(201).send(linkJson(link)),
+        )
       },
     )
 
@@ -124,8 +134,21 @@ export function paymentLinksRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: LinkSchema, ...errorResponses },
         },
       },
-      async (request) =>
-        linkJson(await deactivatePaymentLink(deps, authOf(request).merchantId, request.params.id)),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            deactivatePaymentLink(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, linkJson),
+            ),
+          (link) => reply.send(linkJson(link)),
+        )
+      },
     )
   }
 }

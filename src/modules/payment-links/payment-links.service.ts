@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import type { Config } from '../../config.ts'
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { newId } from '../../platform/ids.ts'
 import { checkMetadata, METADATA_KEYS_MAX } from '../../platform/metadata.ts'
 import { assertKycApproved, getMerchant, getStore } from '../merchants/index.ts'
@@ -125,6 +126,7 @@ export async function createPaymentLink(
   deps: Deps,
   merchantId: string,
   input: CreateLinkInput,
+  record?: RecordAnswer<Tx, PaymentLink>,
 ): Promise<PaymentLink> {
   const now = deps.clock.now()
   if (input.amount < AMOUNT_MIN_MINOR || input.amount > AMOUNT_MAX_MINOR) {
@@ -154,28 +156,30 @@ export async function createPaymentLink(
     ...(input.collect?.phone ? { phone: true } : {}),
     ...(input.collect?.name ? { name: true } : {}),
   }
-  // A transaction of its own, for the door's audit entry to commit in (decision 0036).
-  const row = await transact(deps.db, (tx) =>
-    repo.insertLink(tx, {
-      id: newId('plink'),
-      merchant_id: merchantId,
-      store_id: input.storeId,
-      public_hash: randomBytes(16).toString('base64url'),
-      amount: input.amount,
-      description: input.description,
-      max_payments: input.maxPayments ?? null,
-      expires_at: input.expiresAt ?? null,
-      metadata: JSON.stringify(metadata),
-      installments: input.installments ?? false,
-      collect: JSON.stringify(collect),
-      return_url: input.returnUrl ?? null,
-      active: true,
-      deactivated_at: null,
-      created_at: now,
-      updated_at: now,
-    }),
-  )
-  return rowToLink(deps.config, row, undefined, now)
+  const row = {
+    id: newId('plink'),
+    merchant_id: merchantId,
+    store_id: input.storeId,
+    public_hash: randomBytes(16).toString('base64url'),
+    amount: input.amount,
+    description: input.description,
+    max_payments: input.maxPayments ?? null,
+    expires_at: input.expiresAt ?? null,
+    metadata: JSON.stringify(metadata),
+    installments: input.installments ?? false,
+    collect: JSON.stringify(collect),
+    return_url: input.returnUrl ?? null,
+    active: true,
+    deactivated_at: null,
+    created_at: now,
+    updated_at: now,
+  }
+  // The link and the request's recorded answer commit together (decision 0035).
+  return transact(deps.db, async (tx) => {
+    const link = rowToLink(deps.config, await repo.insertLink(tx, row), undefined, now)
+    await record?.(tx, link)
+    return link
+  })
 }
 
 export async function getPaymentLink(
@@ -209,15 +213,22 @@ export async function deactivatePaymentLink(
   deps: Deps,
   merchantId: string,
   id: string,
+  record?: RecordAnswer<Tx, PaymentLink>,
 ): Promise<PaymentLink> {
-  await transact(deps.db, async (tx) => {
+  return transact(deps.db, async (tx) => {
     const row = await repo.lockLinkById(tx, id)
     if (row?.merchant_id !== merchantId) throw paymentLinksError('link_not_found')
-    if (!row.active) return
     const now = deps.clock.now()
-    await repo.updateLink(tx, id, { active: false, deactivated_at: now, updated_at: now })
+    if (row.active) {
+      await repo.updateLink(tx, id, { active: false, deactivated_at: now, updated_at: now })
+    }
+    const current = await repo.findLinkById(tx, merchantId, id)
+    assert(current, `payment link ${id} not found in its own transaction`)
+    const usage = (await paymentLinkUsage(tx, now, merchantId, [id])).get(id)
+    const link = rowToLink(deps.config, current, usage, now)
+    await record?.(tx, link)
+    return link
   })
-  return getPaymentLink(deps, merchantId, id)
 }
 
 // The buyer's side: the hash in the path is the bearer.

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
-import { answerOnce } from '../../platform/http/idempotent-answer.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import type { Payment } from '../payments/index.ts'
 import {
@@ -100,13 +100,21 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const item = await addListItem(
-          deps,
-          authOf(request).merchantId,
-          listNamed(request.params.list),
-          request.body,
+        // The change and its recorded answer commit together (decision 0035), here and below.
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            addListItem(
+              deps,
+              authOf(request).merchantId,
+              listNamed(request.params.list),
+              request.body,
+              recordWith(port, 201, itemJson),
+            ),
+          (item) => reply.code(201).send(itemJson(item)),
         )
-        return reply.code(201).send(itemJson(item))
       },
     )
 
@@ -150,8 +158,20 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const { list, id } = request.params
-        await removeListItem(deps, authOf(request).merchantId, listNamed(list), id)
-        return reply.code(204).send(null)
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            removeListItem(
+              deps,
+              authOf(request).merchantId,
+              listNamed(list),
+              id,
+              recordWith(port, 204, () => null),
+            ),
+          () => reply.code(204).send(null),
+        )
       },
     )
 
@@ -170,8 +190,19 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const rule = await createRule(deps, authOf(request).merchantId, request.body)
-        return reply.code(201).send(ruleJson(rule))
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createRule(
+              deps,
+              authOf(request).merchantId,
+              request.body,
+              recordWith(port, 201, ruleJson),
+            ),
+          (rule) => reply.code(201).send(ruleJson(rule)),
+        )
       },
     )
 
@@ -238,10 +269,22 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: RuleSchema, ...errorResponses },
         },
       },
-      async (request) =>
-        ruleJson(
-          await updateRule(deps, authOf(request).merchantId, request.params.id, request.body),
-        ),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            updateRule(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.body,
+              recordWith(port, 200, ruleJson),
+            ),
+          (rule) => reply.send(ruleJson(rule)),
+        )
+      },
     )
 
     app.delete(
@@ -258,8 +301,19 @@ export function riskRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        await deleteRule(deps, authOf(request).merchantId, request.params.id)
-        return reply.code(204).send(null)
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            deleteRule(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 204, () => null),
+            ),
+          () => reply.code(204).send(null),
+        )
       },
     )
 

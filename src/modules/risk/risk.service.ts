@@ -1,10 +1,11 @@
 import { isIP } from 'node:net'
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { isUniqueViolation } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { newId } from '../../platform/ids.ts'
 import {
   riskFactsSince,
@@ -112,21 +113,23 @@ export async function addListItem(
   merchantId: string,
   list: RiskListName,
   input: { value: string; note?: string | undefined },
+  record?: RecordAnswer<Tx, ListItem>,
 ): Promise<ListItem> {
   const value = normaliseListValue(list, input.value)
   try {
-    // A transaction of its own, for the door's audit entry to commit in (decision 0036).
-    const row = await transact(deps.db, (tx) =>
-      repo.insertListItem(tx, {
+    return await transact(deps.db, async (tx) => {
+      const row = await repo.insertListItem(tx, {
         id: newId('rli'),
         merchant_id: merchantId,
         list,
         value,
         note: input.note ?? null,
         created_at: deps.clock.now(),
-      }),
-    )
-    return itemRowToItem(row)
+      })
+      const item = itemRowToItem(row)
+      await record?.(tx, item)
+      return item
+    })
   } catch (error) {
     if (isUniqueViolation(error)) throw riskError('list_item_exists')
     throw error
@@ -152,10 +155,16 @@ export async function removeListItem(
   merchantId: string,
   list: RiskListName,
   id: string,
+  record?: RecordAnswer<Tx, null>,
 ): Promise<void> {
-  // A transaction of its own, for the door's audit entry to commit in (decision 0036).
-  const done = await transact(deps.db, (tx) => repo.deleteListItem(tx, merchantId, list, id))
-  if (!done) throw riskError('list_item_not_found')
+  // A transaction of its own, for the door's audit entry (decision 0036) and the request's
+  // recorded answer (decision 0035) to commit in.
+  await transact(deps.db, async (tx) => {
+    if (!(await repo.deleteListItem(tx, merchantId, list, id))) {
+      throw riskError('list_item_not_found')
+    }
+    await record?.(tx, null)
+  })
 }
 
 // ---------------------------------------------------------------- rules
@@ -170,14 +179,15 @@ export async function createRule(
   deps: Deps,
   merchantId: string,
   input: { name: string; action: RiskAction; condition: unknown; enabled?: boolean | undefined },
+  record?: RecordAnswer<Tx, Rule>,
 ): Promise<Rule> {
   checkCondition(input.condition)
   const now = deps.clock.now()
-  const row = await transact(deps.db, async (tx) => {
+  return transact(deps.db, async (tx) => {
     // The merchant's rules locked, so concurrent creates count one after another.
     await repo.lockMerchantRules(tx, merchantId)
     if ((await repo.countRules(tx, merchantId)) >= RULES_MAX) throw riskError('too_many_rules')
-    return repo.insertRule(tx, {
+    const row = await repo.insertRule(tx, {
       id: newId('rule'),
       merchant_id: merchantId,
       name: input.name,
@@ -187,8 +197,10 @@ export async function createRule(
       created_at: now,
       updated_at: now,
     })
+    const rule = ruleRowToRule(row)
+    await record?.(tx, rule)
+    return rule
   })
-  return ruleRowToRule(row)
 }
 
 export async function listRules(deps: Deps, merchantId: string): Promise<Rule[]> {
@@ -206,24 +218,35 @@ export async function updateRule(
   merchantId: string,
   id: string,
   input: { name?: string | undefined; enabled?: boolean | undefined; condition?: unknown },
+  record?: RecordAnswer<Tx, Rule>,
 ): Promise<Rule> {
   if (input.condition !== undefined) checkCondition(input.condition)
-  // A transaction of its own, for the door's audit entry to commit in (decision 0036).
-  const row = await transact(deps.db, (tx) =>
-    repo.updateRule(tx, merchantId, id, {
+  // A transaction of its own, for the door's audit entry (decision 0036) and the request's
+  // recorded answer (decision 0035) to commit in.
+  return transact(deps.db, async (tx) => {
+    const row = await repo.updateRule(tx, merchantId, id, {
       ...(input.name === undefined ? {} : { name: input.name }),
       ...(input.enabled === undefined ? {} : { enabled: input.enabled }),
       ...(input.condition === undefined ? {} : { condition: JSON.stringify(input.condition) }),
       updated_at: deps.clock.now(),
-    }),
-  )
-  if (!row) throw riskError('rule_not_found')
-  return ruleRowToRule(row)
+    })
+    if (!row) throw riskError('rule_not_found')
+    const rule = ruleRowToRule(row)
+    await record?.(tx, rule)
+    return rule
+  })
 }
 
-export async function deleteRule(deps: Deps, merchantId: string, id: string): Promise<void> {
-  const done = await transact(deps.db, (tx) => repo.deleteRule(tx, merchantId, id))
-  if (!done) throw riskError('rule_not_found')
+export async function deleteRule(
+  deps: Deps,
+  merchantId: string,
+  id: string,
+  record?: RecordAnswer<Tx, null>,
+): Promise<void> {
+  await transact(deps.db, async (tx) => {
+    if (!(await repo.deleteRule(tx, merchantId, id))) throw riskError('rule_not_found')
+    await record?.(tx, null)
+  })
 }
 
 // ---------------------------------------------------------------- the decision

@@ -253,7 +253,16 @@ export function webhooksDashboardRoutes(deps: Deps): FastifyPluginAsync {
       async (request, reply) => {
         const { merchantId } = dashboardAuthOf(request)
         const { storeId, id } = request.params
-        return reply.code(202).send(deliveryJson(await redeliver(deps, merchantId, storeId, id)))
+        // The dashboard API keeps no idempotency records: the delivery keeps the key.
+        const key = request.headers['idempotency-key']
+        const delivery = await redeliver(
+          deps,
+          merchantId,
+          storeId,
+          id,
+          typeof key === 'string' ? key : undefined,
+        )
+        return reply.code(202).send(deliveryJson(delivery))
       },
     )
   }

@@ -3,6 +3,7 @@ import { assert } from '../../platform/assert.ts'
 import { encrypt } from '../../platform/crypto.ts'
 import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import { validationError } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { getStore } from '../merchants/index.ts'
 import { scheduleRedelivery, warmQueueCache } from './delivery.service.ts'
@@ -279,14 +280,20 @@ export async function listDeliveries(
 
 /**
  * Sends a delivery again, whatever its status: queued now, with the same webhook-id, and a
- * fresh 3-day retry window. Its endpoint must be enabled.
+ * fresh 3-day retry window. Its endpoint must be enabled. A retry with the Idempotency-Key of
+ * the delivery's last redelivery sends nothing more: it is answered with the delivery as it
+ * stands (the key is kept on the row, written with the scheduled send; decision 0035).
  */
 export async function redeliver(
   deps: Deps,
   merchantId: string,
   storeId: string,
   deliveryId: string,
+  idempotencyKey?: string,
 ): Promise<Delivery> {
+  if (idempotencyKey !== undefined && idempotencyKey.length > 255) {
+    throw validationError('Idempotency-Key', 'must be at most 255 characters')
+  }
   await getStore(deps, merchantId, storeId)
   await warmQueueCache(deps)
   return transact(deps.db, async (tx) => {
@@ -296,6 +303,13 @@ export async function redeliver(
       const endpoint = await repo.findEndpointById(tx, row.endpoint_id)
       if (endpoint?.status !== 'enabled') throw webhooksError('endpoint_not_enabled')
     }
-    return deliveryRowToDelivery(await scheduleRedelivery(deps, tx, row))
+    if (idempotencyKey !== undefined && row.redelivery_key === idempotencyKey) {
+      return deliveryRowToDelivery(row)
+    }
+    const scheduled = await scheduleRedelivery(deps, tx, row)
+    if (idempotencyKey === undefined) return deliveryRowToDelivery(scheduled)
+    return deliveryRowToDelivery(
+      await repo.updateDelivery(tx, row.id, { redelivery_key: idempotencyKey }),
+    )
   })
 }

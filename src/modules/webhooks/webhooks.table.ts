@@ -51,6 +51,8 @@ export interface WebhookDeliveriesTable {
   delivered_at: Date | null
   created_at: Date
   updated_at: Date
+  /** The Idempotency-Key of the last redelivery (migration 0480): its retry sends nothing. */
+  redelivery_key: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface WebhooksTables {

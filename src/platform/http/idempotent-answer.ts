@@ -58,3 +58,23 @@ export async function answerOnce<T, Db>(
 function sendRecorded(reply: FastifyReply, recorded: RecordedAnswer): FastifyReply {
   return reply.code(recorded.status).type(recorded.contentType).send(recorded.body)
 }
+
+/**
+ * The use case's side of the port for a single-transaction call: inside the transaction
+ * that makes the effect, records the answer the route would send for `value`.
+ */
+export type RecordAnswer<Tx, T> = (tx: Tx, value: T) => Promise<void>
+
+/**
+ * A RecordAnswer for `port` (undefined without a key): the status and body the route sends
+ * for the use case's value, written by the use case's own transaction (decision 0035).
+ */
+export function recordWith<Db, T>(
+  port: IdempotentAnswer<Db> | null,
+  status: number | ((value: T) => number),
+  json: (value: T) => unknown,
+): RecordAnswer<Db, T> | undefined {
+  if (!port) return undefined
+  return (tx, value) =>
+    port.record(tx, typeof status === 'number' ? status : status(value), json(value))
+}

@@ -1,0 +1,397 @@
+// Goal (issue 35, decision 0035): the signed endpoints that move no money — invoices,
+// payment links, customers and their cards, risk lists and rules — commit their effect and
+// their recorded answer together. The API process is SIGKILLed once the business transaction
+// committed and before the gateway's after-commit store (`answer.before_record`, the point
+// where an answer recorded in `onSend` would be lost): the retry with the same
+// Idempotency-Key is the recorded answer (replayed), never a second execution (a second
+// invoice, link, customer or rule; a 409 for a change that was made). One case also dies
+// after the answer left (`answer.after_flush`): the retry is that answer byte for byte.
+// Method: the service as a real process on PostgreSQL, fail points armed through
+// KURUS_FAILPOINTS. Every route with the fail point throwing (one process, no restart: the
+// claim is left as a crash leaves it); three routes with it SIGKILLing the process (started
+// armed, so each case costs one start) — restarts are what make this suite slow.
+// KURUS_REL_ONCE_ROUTES=<a>,<b> runs the cases whose names contain one of them.
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { test } from 'node:test'
+import { sql } from 'kysely'
+import { setTimeout as delay } from 'node:timers/promises'
+import { Kurus } from '../../sdk/index.ts'
+import { createTestDatabase } from '../helpers/db.ts'
+import { CARDS, tokenize } from '../helpers/payments.ts'
+import { exited, newKey, newMerchant, Service, type Merchant, type RawAnswer } from './_harness.ts'
+
+/** A retry must be answered within this long of the API being back. */
+const RESUME_WITHIN_MS = 10_000
+const only = process.env['KURUS_REL_ONCE_ROUTES'] ?? ''
+
+/** A signed request of any method that keeps the raw bytes of its answer (null: it died). */
+function rawSender(baseUrl: string, m: Merchant) {
+  let last = ''
+  const client = new Kurus({
+    publicKey: m.publicKey,
+    secretKey: m.secretKey,
+    baseUrl,
+    fetch: async (input, init) => {
+      const res = await fetch(input, { ...init, signal: AbortSignal.timeout(20_000) })
+      last = await res.clone().text()
+      return res
+    },
+  })
+  return async (
+    method: string,
+    path: string,
+    body: unknown,
+    key: string,
+  ): Promise<RawAnswer | null> => {
+    try {
+      const res = await client.request(method, path, {
+        ...(body === undefined ? {} : { body }),
+        idempotencyKey: key,
+      })
+      return {
+        status: res.status,
+        text: last,
+        requestId: res.requestId,
+        replayed: res.headers.get('idempotent-replayed') === 'true',
+      }
+    } catch {
+      return null
+    }
+  }
+}
+
+interface Case {
+  name: string
+  status: number
+  /** Makes what the call acts on (without a key); the call itself. */
+  prepare(): Promise<{ method: string; path: string; body?: unknown }>
+  /** How many times the effect happened (rows made, events emitted). */
+  effects(): Promise<number>
+}
+
+test('SIGKILL after the business commit of invoices, links, customers, cards and risk rules: the retry is the recorded answer, exactly once', async (t) => {
+  const db = await createTestDatabase()
+  assert.ok(db.url)
+  const service = await Service.create({ databaseUrl: db.url, workers: 0 })
+  t.after(async () => {
+    await service.stop()
+    await db.drop()
+  })
+  await service.startApi()
+  const m = await newMerchant(service.url)
+  const call = rawSender(service.url, m)
+  const api = async <T>(method: string, path: string, body?: unknown) => {
+    const res = await m.client.request<T>(method, path, body === undefined ? {} : { body })
+    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`)
+    return res.body
+  }
+  const count = async (query: ReturnType<typeof sql<{ n: number }>>) =>
+    Number((await query.execute(db.handle.db)).rows[0]?.n)
+  const events = (type: string, id: () => string) => () =>
+    count(sql<{ n: number }>`select count(*)::int as n from events
+      where type = ${type} and merchant_id = ${m.merchantId}
+        and (resource_id = ${id()} or data::text like ${`%${id()}%`})`)
+  const invoiceBody = () => ({
+    storeId: m.storeId,
+    amountMinor: 10_000,
+    currency: 'TRY',
+    lineItems: [{ name: 'Kupa', qty: 2, unitPriceMinor: 5_000, lineTotalMinor: 10_000 }],
+    buyerEmail: 'ayse@example.com',
+    buyerName: 'Ayşe Yılmaz',
+  })
+  let invoice = ''
+  let link = ''
+  let customer = ''
+  let card = ''
+  let item = ''
+  let rule = ''
+  /** Names what one case makes (a fresh one per case). */
+  let marker = ''
+  const newInvoice = async () => {
+    invoice = (await api<{ id: string }>('POST', '/v1/invoices', invoiceBody())).id
+    return invoice
+  }
+  const newCustomer = async () => {
+    customer = (
+      await api<{ id: string }>('POST', '/v1/customers', { externalId: `ext-${randomUUID()}` })
+    ).id
+    return customer
+  }
+  const newRule = async () => {
+    rule = (
+      await api<{ id: string }>('POST', '/v1/risk/rules', {
+        name: 'inert',
+        action: 'review',
+        condition: { '==': [{ var: 'amount' }, 1] },
+      })
+    ).id
+    return rule
+  }
+  const cases: Case[] = [
+    {
+      name: 'invoice create',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/invoices',
+        body: { ...invoiceBody(), notes: marker },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from invoices
+          where merchant_id = ${m.merchantId} and notes = ${marker}`),
+    },
+    {
+      name: 'invoice send',
+      status: 200,
+      prepare: async () => ({ method: 'POST', path: `/v1/invoices/${await newInvoice()}/send` }),
+      effects: events('invoice.sent', () => invoice),
+    },
+    {
+      name: 'invoice activate',
+      status: 200,
+      prepare: async () => ({
+        method: 'POST',
+        path: `/v1/invoices/${await newInvoice()}/activate`,
+      }),
+      effects: events('invoice.activated', () => invoice),
+    },
+    {
+      name: 'invoice cancel',
+      status: 200,
+      prepare: async () => ({ method: 'POST', path: `/v1/invoices/${await newInvoice()}/cancel` }),
+      effects: events('invoice.cancelled', () => invoice),
+    },
+    {
+      name: 'payment link create',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/payment-links',
+        body: { storeId: m.storeId, amount: 14_990, description: marker },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from payment_links
+          where merchant_id = ${m.merchantId} and description = ${marker}`),
+    },
+    {
+      name: 'payment link deactivate',
+      status: 200,
+      prepare: async () => {
+        link = (
+          await api<{ id: string }>('POST', '/v1/payment-links', {
+            storeId: m.storeId,
+            amount: 9_990,
+            description: 'Kupa',
+          })
+        ).id
+        return { method: 'POST', path: `/v1/payment-links/${link}/deactivate` }
+      },
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from payment_links
+          where id = ${link} and not active`),
+    },
+    {
+      name: 'customer create',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/customers',
+        body: { externalId: `ext-${marker}` },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from customers
+          where merchant_id = ${m.merchantId} and external_id = ${`ext-${marker}`}`),
+    },
+    {
+      name: 'customer update',
+      status: 200,
+      prepare: async () => ({
+        method: 'PUT',
+        path: `/v1/customers/${await newCustomer()}`,
+        body: { name: 'Ayşe Yılmaz' },
+      }),
+      effects: events('customer.updated', () => customer),
+    },
+    {
+      name: 'customer delete',
+      status: 204,
+      prepare: async () => ({ method: 'DELETE', path: `/v1/customers/${await newCustomer()}` }),
+      effects: events('customer.deleted', () => customer),
+    },
+    {
+      name: 'card attach',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: `/v1/customers/${await newCustomer()}/cards`,
+        body: { cardToken: await tokenize(m.client, CARDS.frictionless) },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from customer_cards
+          where customer_id = ${customer}`),
+    },
+    {
+      name: 'card detach',
+      status: 204,
+      prepare: async () => {
+        const cardToken = await tokenize(m.client, CARDS.frictionless)
+        card = (
+          await api<{ id: string }>('POST', `/v1/customers/${await newCustomer()}/cards`, {
+            cardToken,
+          })
+        ).id
+        return { method: 'DELETE', path: `/v1/customers/${customer}/cards/${card}` }
+      },
+      effects: events('customer.card_detached', () => card),
+    },
+    {
+      name: 'risk list item add',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/risk/lists/email/items',
+        body: { value: `${marker}@example.com` },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from risk_list_items
+          where merchant_id = ${m.merchantId} and value = ${`${marker}@example.com`}`),
+    },
+    {
+      name: 'risk list item remove',
+      status: 204,
+      prepare: async () => {
+        item = (
+          await api<{ id: string }>('POST', '/v1/risk/lists/email/items', {
+            value: `${randomUUID()}@example.com`,
+          })
+        ).id
+        return { method: 'DELETE', path: `/v1/risk/lists/email/items/${item}` }
+      },
+      effects: async () =>
+        1 -
+        (await count(sql<{ n: number }>`select count(*)::int as n from risk_list_items
+          where id = ${item}`)),
+    },
+    {
+      name: 'risk rule create',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/risk/rules',
+        body: { name: marker.slice(0, 20), action: 'review', condition: { '==': [1, 2] } },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from risk_rules
+          where merchant_id = ${m.merchantId} and name = ${marker.slice(0, 20)}`),
+    },
+    {
+      name: 'risk rule update',
+      status: 200,
+      prepare: async () => ({
+        method: 'PATCH',
+        path: `/v1/risk/rules/${await newRule()}`,
+        body: { enabled: false },
+      }),
+      effects: async () =>
+        (await count(sql<{ n: number }>`select count(*)::int as n from risk_rules
+          where id = ${rule} and not enabled`)) === 1
+          ? 1
+          : 0,
+    },
+    {
+      name: 'risk rule delete',
+      status: 204,
+      prepare: async () => ({ method: 'DELETE', path: `/v1/risk/rules/${await newRule()}` }),
+      effects: async () =>
+        1 -
+        (await count(sql<{ n: number }>`select count(*)::int as n from risk_rules
+          where id = ${rule}`)),
+    },
+  ]
+
+  /** Retries (409 in progress, 5xx, no answer) until an answer; how long it took. */
+  const retry = async (method: string, path: string, body: unknown, key: string) => {
+    const started = Date.now()
+    for (;;) {
+      const res = await call(method, path, body, key)
+      const code = res ? (JSON.parse(res.text || '{}') as { code?: string }).code : undefined
+      if (res && res.status < 500 && code !== 'SVC-GW-2002') {
+        return { res, ms: Date.now() - started }
+      }
+      assert.ok(Date.now() - started < 60_000, `no answer: ${JSON.stringify(res)}`)
+      await delay(100)
+    }
+  }
+
+  /** Starts the API armed with `spec`; the armed call's fail point kills it. */
+  const armed = async (spec: string) => {
+    await service.killApi()
+    await service.startApi({ KURUS_FAILPOINTS: spec })
+  }
+  const died = async (label: string) => {
+    const api = service.api
+    assert.ok(api)
+    const timer = delay(30_000, 'alive')
+    assert.notEqual(await Promise.race([exited(api), timer]), 'alive', `${label}: still alive`)
+    assert.equal(api.signalCode, 'SIGKILL', `${label}: the fail point did not fire`)
+    service.api = undefined
+  }
+
+  const selected = (names: string) =>
+    cases.filter((c) => names.split(',').some((o) => c.name.includes(o)))
+  const check = async (
+    c: Case,
+    label: string,
+    request: { method: string; path: string; body?: unknown },
+    key: string,
+  ) => {
+    const { res, ms } = await retry(request.method, request.path, request.body, key)
+    assert.ok(ms < RESUME_WITHIN_MS, `${label}: answered after ${ms} ms`)
+    assert.equal(res.status, c.status, `${label}: ${res.text}`)
+    assert.equal(res.replayed, true, `${label}: the recorded answer, not a second run`)
+    assert.equal(await c.effects(), 1, `${label}: one execution`)
+    return res
+  }
+
+  // Every route, in one process: the fail point throws where the after-commit store would
+  // run (the request fails with a 500, its claim is left unanswered as a crash leaves it), and
+  // the same-key retry, taken over at once, must find the answer the business transaction
+  // recorded. A route still answering from `onSend` runs again and meets the fail point again.
+  await armed('answer.before_record:throw')
+  for (const c of selected(only)) {
+    marker = randomUUID()
+    const request = await c.prepare()
+    const key = newKey()
+    const first = await call(request.method, request.path, request.body, key)
+    assert.equal(first?.status, 500, `${c.name}: the fail point did not fire: ${first?.text}`)
+    await check(c, `${c.name} (throw)`, request, key)
+  }
+
+  // SIGKILL, one route of each kind (a create, a change, a 204), the process started armed
+  // so each costs one start; and once after the answer left: that answer byte for byte.
+  const killed = selected(only === '' ? 'invoice create,risk rule update,customer delete' : only)
+  for (const spec of ['answer.before_record:exit*1', 'answer.after_flush:exit*1']) {
+    const round = spec.startsWith('answer.after_flush') ? killed.slice(0, 1) : killed
+    await armed(spec)
+    for (const [i, c] of round.entries()) {
+      const label = `${c.name} at ${spec}`
+      marker = randomUUID()
+      const request = await c.prepare()
+      const key = newKey()
+      const first = await call(request.method, request.path, request.body, key)
+      await died(`${label} (answered ${first?.status} ${first?.text.slice(0, 300)})`)
+      // The next case's process is armed already: a retry that ran the use case again would
+      // meet the fail point a second time and die.
+      if (i < round.length - 1) await service.startApi({ KURUS_FAILPOINTS: spec })
+      else await service.startApi()
+      const res = await check(c, label, request, key)
+      if (first) {
+        assert.equal(spec, 'answer.after_flush:exit*1', `${label}: an answer left`)
+        assert.equal(res.text, first.text, label)
+        assert.equal(res.requestId, first.requestId, label)
+        assert.equal(res.status, first.status, label)
+      }
+    }
+  }
+})
