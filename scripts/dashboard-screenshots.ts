@@ -43,7 +43,11 @@ try {
     secretKey: string
     storeId: string
     dashboard: { email: string; password: string }
-  }>('/operator/v1/merchants', { name: 'Anadolu Kitap', kycStatus: 'approved' })
+  }>('/operator/v1/merchants', {
+    name: 'Anadolu Kitap',
+    kycStatus: 'approved',
+    ownerEmail: 'ayse@anadolukitap.com.tr',
+  })
   const client = new Kurus({ ...merchant, baseUrl: base })
   const pay = async (amount: number, card: string, extra: Record<string, unknown> = {}) => {
     const transactionId = `SIP-${Math.floor(Math.random() * 1e6)}`
@@ -224,6 +228,7 @@ try {
       ['developers', '/dashboard/developers'],
       ['team', '/dashboard/settings'],
       ['audit-log', '/dashboard/settings/audit-log'],
+      ['account', '/dashboard/settings/account'],
       ['reports', '/dashboard/reports'],
     ]
     for (const lang of ['tr', 'en'] as const) {
@@ -236,6 +241,11 @@ try {
         await page.goto(`${base}/dashboard/login?lang=${lang}`)
         if (wanted('login')) {
           await page.screenshot({ path: join(OUT, `login-${lang}-${width}.png`) })
+        }
+        if (wanted('forgot-password')) {
+          await page.goto(`${base}/dashboard/password/forgot?lang=${lang}`)
+          await page.screenshot({ path: join(OUT, `forgot-password-${lang}-${width}.png`) })
+          await page.goto(`${base}/dashboard/login?lang=${lang}`)
         }
         await page.locator('input[name="email"]').fill(merchant.dashboard.email)
         await page.locator('input[name="password"]').fill(merchant.dashboard.password)

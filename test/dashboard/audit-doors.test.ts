@@ -361,11 +361,11 @@ test('the invitation’s acceptance: no entry, no member', async (t) => {
 
 test('the operator API: each change is recorded, actor operator, in the log of the merchant concerned or the platform’s', async (t) => {
   const h = await startTestApp(t)
-  const created = await h.operator<{ merchantId: string; apiKeyId: string }>(
-    'POST',
-    '/operator/v1/merchants',
-    { name: 'Operatör Mağaza' },
-  )
+  const created = await h.operator<{
+    merchantId: string
+    apiKeyId: string
+    dashboard: { email: string; password: string }
+  }>('POST', '/operator/v1/merchants', { name: 'Operatör Mağaza' })
   assert.equal(created.status, 201, JSON.stringify(created.body))
   const id = created.body.merchantId
   const store = await h.operator('POST', `/operator/v1/merchants/${id}/stores`, {})
@@ -439,6 +439,14 @@ test('the operator API: each change is recorded, actor operator, in the log of t
       ['pos_account.create', null],
     ],
   )
+  // The merchant's staff read who did it and what, in words, not the codes.
+  const web = await signedIn(h, created.body.dashboard)
+  const page = await web.get('/dashboard/settings/audit-log')
+  assert.equal(page.status, 200)
+  assert.match(page.text, /Kuruş operasyon ekibi/)
+  assert.match(page.text, /Üye işyeri açıldı/)
+  assert.match(page.text, /KYC durumu değişti/)
+  assert.doesNotMatch(page.text, /operator\.(merchant_create|kyc_set|store_create)/)
 })
 
 test('the operator API: an action whose entry cannot be written is not done', async (t) => {

@@ -569,7 +569,8 @@ export function settingsPages(deps: Deps): FastifyPluginAsync {
           ],
           rows: page.items.map((e) => [
             formatDate(e.at, lang, 'datetime'),
-            emailOf.get(e.actorId) ?? e.actorId,
+            emailOf.get(e.actorId) ??
+              (e.actorId === 'operator' ? t(lang, 'dash_audit_actor_operator') : e.actorId),
             auditActionText(lang, e.action),
             e.target === null ? '—' : markup`<span class="mono">${e.target}</span>`,
           ]),
