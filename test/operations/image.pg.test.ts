@@ -12,7 +12,16 @@
 // own (node_modules/node).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { test } from 'node:test'
@@ -240,7 +249,9 @@ test('the image, laid out from the Dockerfile, starts serve and worker', async (
   assert.ok(existsSync(join(app, 'src/main.ts')))
   assert.ok(existsSync(join(app, 'packages/node/src/index.ts')))
   assert.ok(!existsSync(join(app, 'node_modules/node')), 'the image carries a second Node')
-  for (const dev of ['typescript', 'eslint', 'playwright-core', 'test', 'docs', 'bench']) {
+  // Of the docs, only the page the server itself serves (/docs/testing).
+  assert.deepEqual(readdirSync(join(app, 'docs')), ['testing-cards.md'])
+  for (const dev of ['typescript', 'eslint', 'playwright-core', 'test', 'bench']) {
     assert.ok(
       !existsSync(join(app, dev)) && !existsSync(join(app, 'node_modules', dev)),
       `${dev} is in the image`,

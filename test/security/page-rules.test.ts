@@ -11,13 +11,17 @@ import { test } from 'node:test'
 import { pageRouteRules } from '../../src/modules/dashboard/index.ts'
 import { startTestApp } from '../helpers/app.ts'
 
-// The steps before a full session: signing in, the second factor, enrolment, signing out and
-// accepting an invitation.
+// The steps before a full session (signing in, the second factor, enrolment, signing out) and
+// what a mailed link opens (an invitation, a password reset, an email change confirmed from
+// the new address): the person has no full session there yet.
 const PUBLIC = [
+  'POST /dashboard/account/email/:token',
   'POST /dashboard/invite/:token',
   'POST /dashboard/login',
   'POST /dashboard/login/two-factor',
   'POST /dashboard/logout',
+  'POST /dashboard/password/forgot',
+  'POST /dashboard/password/reset/:token',
   'POST /dashboard/settings/two-factor/enrol',
 ]
 
@@ -52,7 +56,7 @@ test('every state-changing page route declares {schema, permission, kyc}', async
   assert.deepEqual(missing, [], 'page routes without a declared rule')
   assert.deepEqual(incomplete, [], 'rules without a schema or a permission')
   const open = posts.filter(([, rule]) => rule?.permission === 'public').map(([route]) => route)
-  assert.deepEqual(open.sort(), PUBLIC, 'only the sign-in steps need no session')
+  assert.deepEqual(open.sort(), PUBLIC, 'only the sign-in steps and mailed links need no session')
   const gated = posts.filter(([, rule]) => rule?.kyc === true).map(([route]) => route)
   assert.deepEqual(gated.sort(), KYC, 'the KYC gate where the API has it')
 })

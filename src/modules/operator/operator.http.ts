@@ -337,6 +337,13 @@ export function operatorRoutes(deps: Deps): FastifyPluginAsync {
           operationId: 'operator.auditLog.list',
           summary:
             'An audit log, newest first: a merchant’s (its people’s and the operator’s actions), or the platform’s',
+          description:
+            'Operator token only. With `merchantId`, that merchant’s log: what its dashboard ' +
+            'users did on the web and through the dashboard API, and what the operator API did ' +
+            'to it (actor `operator`, `details.door: "operator"`); without it, the platform’s ' +
+            'own log (the platform’s POS accounts). Each entry committed with its action. ' +
+            'Newest first, `limit` (1–100, default 20) per page, `nextCursor` for the next page; ' +
+            'a tampered cursor is 400 `SVC-VAL-3001`.',
           tags: ['operator'],
           security,
           querystring: AuditLogQuery,
