@@ -26,6 +26,7 @@ import {
   allow,
   attempt,
   csrfToken,
+  newPasswordFields,
   redirect,
   refusalText,
   renderPage,
@@ -159,23 +160,7 @@ function resetPage(
     content: markup`<form method="post" action="${BASE}/password/reset/${token}" class="panel form-stack">
       <p>${t(lang, 'dash_reset_intro')}</p>
       ${csrfInput(csrfToken(request, reply))}
-      ${field({
-        name: 'password',
-        label: t(lang, 'dash_invite_password'),
-        type: 'password',
-        autocomplete: 'new-password',
-        required: true,
-        hint: t(lang, 'dash_invite_password_hint'),
-        maxlength: 200,
-      })}
-      ${field({
-        name: 'passwordConfirm',
-        label: t(lang, 'dash_invite_password_confirm'),
-        type: 'password',
-        autocomplete: 'new-password',
-        required: true,
-        maxlength: 200,
-      })}
+      ${newPasswordFields(lang)}
       <button type="submit" class="button button-primary button-full">${t(lang, 'dash_reset_submit')}</button>
     </form>`,
   })

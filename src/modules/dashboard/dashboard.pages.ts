@@ -19,6 +19,7 @@ import {
   cookieSigningKey,
   csrfHmacKey,
   csrfToken,
+  newPasswordFields,
   csrfUserInfo,
   redirect,
   refusalText,
@@ -378,23 +379,7 @@ function invitationRoutes(app: FastifyInstance, deps: Deps): void {
           autocomplete: 'username',
           value: invitation.email,
         })}
-        ${field({
-          name: 'password',
-          label: t(lang, 'dash_invite_password'),
-          type: 'password',
-          autocomplete: 'new-password',
-          required: true,
-          hint: t(lang, 'dash_invite_password_hint'),
-          maxlength: 200,
-        })}
-        ${field({
-          name: 'passwordConfirm',
-          label: t(lang, 'dash_invite_password_confirm'),
-          type: 'password',
-          autocomplete: 'new-password',
-          required: true,
-          maxlength: 200,
-        })}
+        ${newPasswordFields(lang)}
         <button type="submit" class="button button-primary button-full">
           ${t(lang, 'dash_invite_submit')}
         </button>

@@ -6,8 +6,8 @@ import type {} from '@fastify/csrf-protection'
 import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { appAssets, appShell, type NavLink } from '../../platform/web/app-shell.ts'
-import type { Flash } from '../../platform/web/components.ts'
-import { jsonForScript, type SafeHtml } from '../../platform/web/html.ts'
+import { field, type Flash } from '../../platform/web/components.ts'
+import { jsonForScript, markup, type SafeHtml } from '../../platform/web/html.ts'
 import { langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
 import { t, type Lang, type MessageKey } from '../../platform/web/i18n.ts'
 import { audited, type AuditInput } from '../audit/index.ts'
@@ -306,4 +306,25 @@ export function auditedAction<T>(
     },
     run,
   )
+}
+
+/** A new password and its confirmation, under the invitation's rules (accept, reset). */
+export function newPasswordFields(lang: Lang): SafeHtml {
+  return markup`${field({
+    name: 'password',
+    label: t(lang, 'dash_invite_password'),
+    type: 'password',
+    autocomplete: 'new-password',
+    required: true,
+    hint: t(lang, 'dash_invite_password_hint'),
+    maxlength: 200,
+  })}
+  ${field({
+    name: 'passwordConfirm',
+    label: t(lang, 'dash_invite_password_confirm'),
+    type: 'password',
+    autocomplete: 'new-password',
+    required: true,
+    maxlength: 200,
+  })}`
 }
