@@ -50,7 +50,7 @@ export async function findPosAccountsUnlessRecorded(
     ) as a on true`.execute(db)
   return {
     recorded: rows[0]?.recorded ?? false,
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null when no account
+    // The one row of a merchant with no account has nulls in the account's columns.
     accounts: rows.filter((r) => r.id !== null).map(({ recorded: _, ...account }) => account),
   }
 }

@@ -488,12 +488,8 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request) => {
-        // Both reads at once: one round trip of waiting, not two (issue 43). The POS row is
-        // keyed by the payment id alone, so it is shown only once the payment is found.
-        const [payment, acquirer] = await Promise.all([
-          getPayment(deps, authOf(request).merchantId, request.params.id),
-          acquirerOfPayment(deps, request.params.id),
-        ])
+        const payment = await getPayment(deps, authOf(request).merchantId, request.params.id)
+        const acquirer = await acquirerOfPayment(deps, payment.id)
         return { ...paymentJson(payment), ...(acquirer ? { acquirer } : {}) }
       },
     )
