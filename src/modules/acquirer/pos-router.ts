@@ -312,9 +312,11 @@ export const bankAcquirer: Acquirer<Deps> = {
   verifyPares: (deps, p) => sandboxBank.verifyPares(deps, p),
 
   async authorize(deps, p) {
-    const recorded = await posOf(deps, p.paymentId)
+    // The usual charge has no POS row yet: its check and the accounts in one statement.
+    const first = await repo.findPosAccountsUnlessRecorded(deps.db, p.paymentId, p.merchantId)
+    const recorded = first.recorded ? await posOf(deps, p.paymentId) : undefined
     if (recorded) return answerOfRecorded(deps, recorded)
-    const all = await usableAccounts(deps, p.merchantId)
+    const all = first.accounts.filter((a) => usable(deps, a))
     if (all.length === 0) {
       if (deps.config.env === 'demo') return sandboxBank.authorize(deps, p)
       throw noPosError()

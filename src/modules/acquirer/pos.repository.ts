@@ -28,6 +28,33 @@ export function findPosAccounts(db: Db, merchantId: string | null): Promise<PosA
   return q.orderBy('created_at').orderBy('id').execute()
 }
 
+/**
+ * A charge's first look at the POS side, in one round trip (issue 43): whether this payment
+ * already has its POS row (a retry: the caller reads it), and the accounts findPosAccounts
+ * returns for the merchant. `recorded` comes on every row; with no account there is one row
+ * whose account columns are all null.
+ */
+export async function findPosAccountsUnlessRecorded(
+  db: Db,
+  paymentId: string,
+  merchantId: string,
+): Promise<{ recorded: boolean; accounts: PosAccountRow[] }> {
+  const { rows } = await sql<PosAccountRow & { recorded: boolean }>`
+    select exists (select 1 from acquirer_pos_payments where payment_id = ${paymentId}) as recorded,
+      a.*
+    from (select 1) as one
+    left join lateral (
+      select * from acquirer_pos_accounts
+      where deleted_at is null and (merchant_id = ${merchantId} or merchant_id is null)
+      order by created_at, id
+    ) as a on true`.execute(db)
+  return {
+    recorded: rows[0]?.recorded ?? false,
+    // The one row of a merchant with no account has nulls in the account's columns.
+    accounts: rows.filter((r) => r.id !== null).map(({ recorded: _, ...account }) => account),
+  }
+}
+
 export function findPosAccount(db: Db, id: string): Promise<PosAccountRow | undefined> {
   return db.selectFrom('acquirer_pos_accounts').selectAll().where('id', '=', id).executeTakeFirst()
 }
