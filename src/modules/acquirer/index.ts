@@ -64,3 +64,5 @@ export {
 export { posAccountNames, testPosAccount, type PosTestResult } from './pos-test.service.ts'
 export { CreatePosAccountBody, UpdatePosAccountBody } from './acquirer.schemas.ts'
 export { EST_V3_BANKS } from './est-v3.ts'
+/** The daily POS reconciliation (src/jobs.ts registers it). */
+export { acquirerReconcilers } from './acquirer.jobs.ts'

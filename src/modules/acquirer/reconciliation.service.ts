@@ -9,7 +9,12 @@ import { CONNECTORS } from './pos-connectors.ts'
 import * as posRepo from './pos.repository.ts'
 import type { PosAccountRow, PosPaymentRow, PosRefundRow } from './pos.table.ts'
 import * as repo from './reconciliation.repository.ts'
-import type { MismatchKind, OrderFacts, ReconciliationItemRow } from './reconciliation.table.ts'
+import type {
+  MismatchField,
+  MismatchKind,
+  OrderFacts,
+  ReconciliationItemRow,
+} from './reconciliation.table.ts'
 
 // Daily reconciliation per bank POS (issue 39, docs/acquiring.md "Reconciliation"): what the
 // bank holds for the orders of one Istanbul bank day against what we hold, each difference
@@ -37,7 +42,7 @@ export interface ReconciliationItem {
   orderId: string
   paymentId: string | null
   kind: MismatchKind
-  field: string | null
+  field: MismatchField | null
   ours: OrderFacts | null
   bank: OrderFacts | null
   createdAt: Date
@@ -129,7 +134,7 @@ interface Difference {
   orderId: string
   row: PosPaymentRow | undefined
   kind: MismatchKind
-  field: string
+  field: MismatchField | ''
   ours: OrderFacts | null
   bank: OrderFacts | null
 }
@@ -140,7 +145,7 @@ function compare(
   ours: OrderFacts | null,
   bank: OrderFacts | null,
 ): Difference[] {
-  const one = (kind: MismatchKind, field: string): Difference[] => [
+  const one = (kind: MismatchKind, field: MismatchField | ''): Difference[] => [
     { orderId, row, kind, field, ours, bank },
   ]
   if (!ours && !bank) return []

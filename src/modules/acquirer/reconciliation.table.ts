@@ -11,6 +11,8 @@ export interface OrderFacts {
   voided: boolean
 }
 
+export type MismatchField = 'authorized' | 'captured' | 'refunded' | 'voided'
+
 export type MismatchKind = 'missing_at_bank' | 'missing_at_us' | 'amount_differs' | 'status_differs'
 
 export interface AcquirerReconciliationRunsTable {
@@ -33,7 +35,7 @@ export interface AcquirerReconciliationItemsTable {
   merchant_id: string | null
   kind: MismatchKind
   /** authorized, captured, refunded or voided for a difference; '' for a missing order. */
-  field: string
+  field: MismatchField | ''
   ours: Json<OrderFacts | null>
   bank: Json<OrderFacts | null>
   created_at: Date
