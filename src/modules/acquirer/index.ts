@@ -66,3 +66,4 @@ export { CreatePosAccountBody, UpdatePosAccountBody } from './acquirer.schemas.t
 export { EST_V3_BANKS } from './est-v3.ts'
 /** The daily POS reconciliation (src/jobs.ts registers it). */
 export { acquirerReconcilers } from './acquirer.jobs.ts'
+export { garantiListDate, garantiOrderListRequest } from './garanti.ts'

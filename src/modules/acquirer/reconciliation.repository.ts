@@ -107,12 +107,35 @@ export function findItems(
   return query.orderBy('id').limit(q.limit).execute()
 }
 
-/** The accounts a daily run covers: every one not deleted (a disabled POS still settles). */
-export function findReconcilableAccounts(db: Db) {
-  return db
-    .selectFrom('acquirer_pos_accounts')
-    .select(['id'])
-    .where('deleted_at', 'is', null)
-    .orderBy('id')
+/**
+ * The accounts a daily run still owes a day: those that took an order of ours that day
+ * (approved, or unknown to us) and have no run for it yet.
+ */
+export async function findAccountsToReconcile(
+  db: Db,
+  day: { start: Date; end: Date; date: string },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('acquirer_pos_payments as p')
+    .innerJoin('acquirer_pos_accounts as a', 'a.id', 'p.pos_account_id')
+    .select('p.pos_account_id as id')
+    .distinct()
+    .where('p.created_at', '>=', day.start)
+    .where('p.created_at', '<', day.end)
+    .where('p.state', 'in', ['approved', 'unknown'])
+    .where('a.deleted_at', 'is', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('acquirer_reconciliation_runs as r')
+            .select('r.pos_account_id')
+            .whereRef('r.pos_account_id', '=', 'p.pos_account_id')
+            .where('r.bank_date', '=', day.date),
+        ),
+      ),
+    )
+    .orderBy('p.pos_account_id')
     .execute()
+  return rows.flatMap((r) => (r.id === null ? [] : [r.id]))
 }

@@ -369,13 +369,16 @@ export async function runReconciliation(
 }
 
 /**
- * The daily run: yesterday's Istanbul bank day for every POS account not deleted. One bank
- * that does not answer does not stop the others; the next run (or an on-demand one) retries.
+ * The daily run: yesterday's Istanbul bank day for every POS account that took an order of
+ * ours that day and has no run for it yet (so a second tick does nothing). A bank that does
+ * not answer records nothing and is asked again at the next tick; it does not stop the others.
+ * A POS with no order of ours that day is not asked (docs/acquiring.md).
  */
 export async function reconcileYesterday(deps: Deps): Promise<number> {
   const date = bankDateOf(new Date(deps.clock.now().getTime() - DAY_MS))
+  const day = dayBounds(deps, date)
   let found = 0
-  for (const { id } of await repo.findReconcilableAccounts(deps.db)) {
+  for (const id of await repo.findAccountsToReconcile(deps.db, { ...day, date })) {
     found += (await reconcilePosDay(deps, id, date)).newItems
   }
   return found
