@@ -35,8 +35,6 @@ const LIST_SPAN_MS = 30 * DAY_MS
 /** The dashboard's "test" orders (pos-test.service.ts): never a payment, never a mismatch. */
 const TEST_ORDER = /^pst_/
 
-export const RECONCILE_PAGE_MAX = 500
-
 export interface ReconciliationItem {
   id: string
   orderId: string
@@ -63,7 +61,7 @@ function invalid(field: string, reason: string): AppError {
 }
 
 /** The Istanbul calendar day of an instant, YYYY-MM-DD. */
-export function bankDateOf(at: Date): string {
+function bankDateOf(at: Date): string {
   return new Date(at.getTime() + ISTANBUL_MS).toISOString().slice(0, 10)
 }
 
