@@ -61,7 +61,7 @@ export {
   updatePosAccount,
   type PosAccount,
 } from './pos-accounts.service.ts'
-export { posAccountNames, testPosAccount, type PosTestResult } from './pos-test.service.ts'
+export { posAccountNames, testPosAccount } from './pos-test.service.ts'
 export { CreatePosAccountBody, UpdatePosAccountBody } from './acquirer.schemas.ts'
 export { EST_V3_BANKS } from './est-v3.ts'
 /** The daily POS reconciliation (src/jobs.ts registers it). */

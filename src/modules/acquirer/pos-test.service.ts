@@ -4,7 +4,6 @@ import { notFound } from '../../platform/errors.ts'
 import { connectorConfigOf, type PosOwner } from './pos-accounts.service.ts'
 import { CONNECTORS } from './pos-connectors.ts'
 import * as repo from './pos.repository.ts'
-import type { PosAttempt } from './pos.table.ts'
 
 // "Send a 1 TRY auth+void" (issue 39): the dashboard's check that an account's credentials
 // and URLs work. It talks to the bank only: no payment, capture or ledger leg is recorded for
