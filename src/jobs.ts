@@ -1,5 +1,6 @@
 import type { Deps } from './database.ts'
 import type { JobQueue } from './platform/jobs/queue.ts'
+import { acquirerReconcilers } from './modules/acquirer/index.ts'
 import { gatewayReconcilers } from './modules/gateway/index.ts'
 import { installRiskPort, paymentsReconcilers } from './modules/payments/index.ts'
 import { riskPortImpl, riskReconcilers } from './modules/risk/index.ts'
@@ -34,6 +35,8 @@ export function registerJobs(queue: JobQueue, deps: Deps): void {
   for (const reconciler of invoicesReconcilers(deps)) queue.defineReconciler(reconciler)
   // Chargeback deadlines, the sandbox bank's decisions on evidence, deadline reminders.
   for (const reconciler of disputesReconcilers(deps)) queue.defineReconciler(reconciler)
+  // Each bank POS against its bank's books for the day before (events in the run's transaction).
+  for (const reconciler of acquirerReconcilers(deps)) queue.defineReconciler(reconciler)
   // Housekeeping: the request log's lines past their retention.
   for (const reconciler of requestLogsReconcilers(deps)) queue.defineReconciler(reconciler)
   // Keep these last: reconcilers run in registration order, so one run (and one

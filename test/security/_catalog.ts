@@ -446,6 +446,11 @@ async function review(w: World, m: Actor): Promise<string> {
   return found.id
 }
 
+/** Today in Istanbul (the bank day), YYYY-MM-DD. */
+function bankDay(w: World): string {
+  return new Date(w.h.clock.now().getTime() + 3 * 3_600_000).toISOString().slice(0, 10)
+}
+
 async function posAccount(m: Actor): Promise<string> {
   const res = await m.client.request<{ id: string }>('POST', '/v1/pos-accounts', {
     body: {
@@ -564,6 +569,15 @@ export const CATALOG: Record<string, Make> = {
   }),
   'DELETE /v1/pos-accounts/{id}': async (_w, m) => ({ params: { id: await posAccount(m) } }),
   'GET /v1/bins/{bin}': () => Promise.resolve({ params: { bin: '435508' } }),
+  // h-pos: a day's reconciliation of the actor's own POS (no order that day: the bank is not asked).
+  'GET /v1/acquirer-reconciliation': async (w, m) => ({
+    params: {},
+    query: { date: bankDay(w), posAccountId: await posAccount(m) },
+  }),
+  'POST /v1/acquirer-reconciliation': async (w, m) => ({
+    params: {},
+    body: { date: bankDay(w), posAccountId: await posAccount(m) },
+  }),
   'GET /v1/payouts/{id}/balance-transactions': (w, m) =>
     (CATALOG['GET /v1/payouts/{id}'] as Make)(w, m),
   'PUT /v1/bank-account': () =>

@@ -13,6 +13,9 @@ import {
   PosAccountList,
   PosAccountParams,
   PosAccountSchema,
+  ReconciliationBody,
+  ReconciliationQuery,
+  ReconciliationSchema,
   RoutingBody,
   RoutingSchema,
   UpdatePosAccountBody,
@@ -26,12 +29,25 @@ import {
   type PosAccount,
   type PosOwner,
 } from './pos-accounts.service.ts'
+import {
+  getReconciliation,
+  runReconciliation,
+  type Reconciliation,
+} from './reconciliation.service.ts'
 import { getRouting, installmentOptions, lookupBin, putRouting } from './routing.service.ts'
 
 const tags = ['acquiring']
 
 function posJson(a: PosAccount) {
   return { ...a, createdAt: isoZ(a.createdAt) }
+}
+
+function reconciliationJson(r: Reconciliation & { bankAnswered?: boolean }) {
+  return {
+    ...r,
+    ranAt: r.ranAt ? isoZ(r.ranAt) : null,
+    items: r.items.map((i) => ({ ...i, createdAt: isoZ(i.createdAt) })),
+  }
 }
 
 /** The POS account routes under a prefix, for an owner (the merchant's or the platform's). */
@@ -205,6 +221,42 @@ export function acquirerRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request) => lookupBin(request.params.bin.slice(0, 6)),
+    )
+    app.get(
+      '/v1/acquirer-reconciliation',
+      {
+        schema: {
+          operationId: 'acquirerReconciliation.get',
+          tags,
+          summary: 'The differences between a bank POS and Kuruş for one bank day',
+          description:
+            "For `posAccountId` and `date` (the Istanbul bank day): what the last reconciliation run found — orders the bank does not have (`missing_at_bank`), orders it has that we do not (`missing_at_us`, Garanti's day list only), amounts (`amount_differs`, `field` authorized, captured or refunded) or a void (`status_differs`) that differ — with both sides' facts in kuruş, oldest first in pages of `limit` (at most 500) with a keyset `nextCursor`. Runs daily at 04:30 Istanbul for the day before; `ranAt` null: not run for that day yet. The merchant's own POS accounts, or a platform one (then only the merchant's orders); another merchant's is 404 SVC-RES-3301, a malformed or future date 400 SVC-VAL-3001. Each difference also raised one `reconciliation.mismatch` event.",
+          querystring: ReconciliationQuery,
+          response: { 200: ReconciliationSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        reconciliationJson(
+          await getReconciliation(deps, { merchantId: authOf(request).merchantId }, request.query),
+        ),
+    )
+    app.post(
+      '/v1/acquirer-reconciliation',
+      {
+        schema: {
+          operationId: 'acquirerReconciliation.run',
+          tags,
+          summary: 'Reconcile a bank POS for one bank day now',
+          description:
+            "Asks the bank now — Garanti its day list, EST and PosNet an order inquiry per order of ours that day — and records what differs, each difference once (a difference found again is not listed twice nor evented again); answers as the GET does. `bankAnswered: false`: the bank did not answer and nothing was recorded (ask again). Only the merchant's own POS accounts (a platform one or another merchant's is 404 SVC-RES-3301); a malformed or future date is 400 SVC-VAL-3001.",
+          body: ReconciliationBody,
+          response: { 200: ReconciliationSchema, ...errorResponses },
+        },
+      },
+      async (request) =>
+        reconciliationJson(
+          await runReconciliation(deps, { merchantId: authOf(request).merchantId }, request.body),
+        ),
     )
     app.get(
       '/v1/installment-options',

@@ -135,3 +135,82 @@ export const InstallmentOptionsSchema = Type.Object(
   },
   { title: 'InstallmentOptions' },
 )
+
+const BankDate = Type.String({
+  pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+  description: 'The Istanbul bank day, YYYY-MM-DD',
+  examples: ['2026-11-27'],
+})
+
+export const ReconciliationQuery = Type.Object(
+  {
+    date: BankDate,
+    posAccountId: PosId,
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    after: Type.Optional(
+      Type.String({ maxLength: 64, description: 'nextCursor of the page before' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const ReconciliationBody = Type.Object(
+  { date: BankDate, posAccountId: PosId },
+  { additionalProperties: false },
+)
+
+const OrderFactsSchema = Type.Union([
+  Type.Object(
+    {
+      authorized: Type.Integer({ description: 'kuruş' }),
+      captured: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'kuruş; null when the bank’s inquiry does not say',
+      }),
+      refunded: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'kuruş; null when the bank’s inquiry does not say',
+      }),
+      voided: Type.Boolean(),
+    },
+    { title: 'ReconciliationOrderFacts' },
+  ),
+  Type.Null(),
+])
+
+export const ReconciliationSchema = Type.Object(
+  {
+    date: Type.String(),
+    posAccountId: Type.String(),
+    method: Type.Union([Type.Literal('list'), Type.Literal('inquiry'), Type.Null()], {
+      description:
+        'list: the bank’s own day list (garanti); inquiry: one order inquiry per order of ours (est_v3, posnet); null: not run yet',
+    }),
+    ranAt: Type.Union([Timestamp, Type.Null()]),
+    checkedOrders: Type.Integer(),
+    bankAnswered: Type.Optional(Type.Boolean()),
+    items: Type.Array(
+      Type.Object({
+        id: Type.String({ examples: ['rcn_5f1c2b7e9a0d4c3b8e6f1a2d'] }),
+        orderId: Type.String(),
+        paymentId: Type.Union([Type.String(), Type.Null()]),
+        kind: Type.Union([
+          Type.Literal('missing_at_bank'),
+          Type.Literal('missing_at_us'),
+          Type.Literal('amount_differs'),
+          Type.Literal('status_differs'),
+        ]),
+        field: Type.Union([
+          Type.Literal('authorized'),
+          Type.Literal('captured'),
+          Type.Literal('refunded'),
+          Type.Literal('voided'),
+          Type.Null(),
+        ]),
+        ours: OrderFactsSchema,
+        bank: OrderFactsSchema,
+        createdAt: Timestamp,
+      }),
+    ),
+    nextCursor: Type.Union([Type.String(), Type.Null()]),
+  },
+  { title: 'AcquirerReconciliation' },
+)

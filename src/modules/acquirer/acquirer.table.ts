@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
 import type { PosTables } from './pos.table.ts'
+import type { ReconciliationTables } from './reconciliation.table.ts'
 
 export type OperationKind = 'authorize' | 'capture' | 'void' | 'refund'
 export type OperationStatus = 'approved' | 'declined' | 'pending' | 'completed' | 'failed'
@@ -47,7 +48,7 @@ export interface AcquirerSandbox3dsTable {
   completed_at: Date | null
 }
 
-export interface AcquirerTables extends PosTables {
+export interface AcquirerTables extends PosTables, ReconciliationTables {
   acquirer_sandbox_operations: AcquirerSandboxOperationsTable
   acquirer_sandbox_3ds: AcquirerSandbox3dsTable
 }

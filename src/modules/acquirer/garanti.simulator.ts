@@ -37,8 +37,22 @@ export interface GarantiOrder {
   retrefNum: string
 }
 
+/** One line of the bank's transaction list (orderlistinq), kept as the bank would list it. */
+export interface GarantiSimTxn {
+  orderId: string
+  trxType: 'Satis' | 'On Otorizasyon' | 'On Otorizasyon Kapama' | 'Iade' | 'Iptal'
+  status: 'Basarili' | 'Basarisiz'
+  /** Kuruş. */
+  amount: number
+  at: Date
+  retrefNum: string
+  origRetrefNum: string
+}
+
 export interface GarantiSimulator extends RunningSimulator {
   readonly api: string
+  /** The day lists' lines, in order (a test may plant or edit one: a reconciliation mismatch). */
+  readonly transactions: GarantiSimTxn[]
   readonly threeDGate: string
   readonly orders: Map<string, GarantiOrder>
   /** Card number → the host's refusal code (beside the built-in ones). */
@@ -64,6 +78,14 @@ function digits(n: number): string {
   return Array.from({ length: n }, () => String(randomInt(10))).join('')
 }
 
+/** `dd/MM/yyyy HH:mm` (Istanbul) → epoch milliseconds. */
+function listDate(text: string): number | undefined {
+  const m = /^(\d{2})\/(\d{2})\/(\d{4}) (\d{2}):(\d{2})$/.exec(text)
+  if (!m) return undefined
+  const at = Date.parse(`${m[3]}-${m[2]}-${m[1]}T${m[4]}:${m[5]}:00+03:00`)
+  return Number.isNaN(at) ? undefined : at
+}
+
 function obj(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
@@ -79,12 +101,24 @@ export async function startGarantiSimulator(
   const callbacks = new Map<string, Record<string, string>[]>()
   const mds = new Map<string, { pan: string; orderId: string }>()
   let authCount = 0
+  const transactions: GarantiSimTxn[] = []
+  const log = (order: GarantiOrder, trxType: GarantiSimTxn['trxType'], amount: number) =>
+    transactions.push({
+      orderId: order.orderId,
+      trxType,
+      status: order.status === 'approved' ? 'Basarili' : 'Basarisiz',
+      amount,
+      at: new Date(),
+      retrefNum: trxType === 'Satis' || trxType === 'On Otorizasyon' ? order.retrefNum : digits(12),
+      origRetrefNum: trxType === 'Satis' || trxType === 'On Otorizasyon' ? '' : order.retrefNum,
+    })
 
   function reply(
     orderId: string,
     response: { source: string; code: string; reason: string; error?: string },
     order?: GarantiOrder,
     inquiry?: Record<string, XmlValue>,
+    list?: Record<string, XmlValue>,
   ): BankAnswer {
     const approved = response.code === '00'
     return {
@@ -101,7 +135,12 @@ export async function startGarantiSimulator(
             MerchantID: credentials.merchantId,
           },
           Customer: { IPAddress: '' },
-          Order: { OrderID: orderId, GroupID: '', ...(inquiry ? { OrderInqResult: inquiry } : {}) },
+          Order: {
+            OrderID: orderId,
+            GroupID: '',
+            ...(inquiry ? { OrderInqResult: inquiry } : {}),
+            ...(list ? { OrderListInqResult: list } : {}),
+          },
           Transaction: {
             Response: {
               Source: response.source,
@@ -152,6 +191,7 @@ export async function startGarantiSimulator(
       retrefNum: digits(12),
     }
     orders.set(orderId, order)
+    log(order, type === 'sales' ? 'Satis' : 'On Otorizasyon', amount)
     return order
   }
 
@@ -236,6 +276,7 @@ export async function startGarantiSimulator(
           return refuse(orderId, '0209', 'Provizyon kapatılamaz', order)
         }
         order.captured = amount
+        log(order, 'On Otorizasyon Kapama', amount)
         return ok(orderId, order)
       }
       case 'void': {
@@ -243,6 +284,7 @@ export async function startGarantiSimulator(
           return refuse(orderId, '0110', 'İşlem bulunamadı')
         }
         order.voided = true
+        log(order, 'Iptal', order.captured || order.amount)
         return ok(orderId, order)
       }
       case 'refund': {
@@ -253,10 +295,13 @@ export async function startGarantiSimulator(
           return refuse(orderId, '0208', 'İade etmek istediğiniz işlem geçerli değil', order)
         }
         order.refunded += amount
+        log(order, 'Iade', amount)
         return ok(orderId, order)
       }
       case 'orderinq':
         return inquiry(orderId)
+      case 'orderlistinq':
+        return orderList(obj(doc['Order']))
       default:
         return refuse(orderId, '0002', 'İşlem tipi')
     }
@@ -285,6 +330,48 @@ export async function startGarantiSimulator(
       RetrefNum: order.retrefNum,
       AuthCode: order.authCode,
       ProvDate: '2026-01-01 12:00:00.000',
+    })
+  }
+
+  /** orderlistinq: the transactions between StartDate and EndDate (Istanbul), 500 a page. */
+  function orderList(order: Record<string, unknown>): BankAnswer {
+    const start = listDate(str(order['StartDate']))
+    const end = listDate(str(order['EndDate']))
+    const page = Number(str(order['ListPageNum']) || '1')
+    if (start === undefined || end === undefined || !Number.isInteger(page) || page < 1) {
+      return refuse('', '0002', 'Tarih aralığı')
+    }
+    // EndDate names a minute: its whole minute is in the range.
+    const inRange = transactions.filter(
+      (x) => x.at.getTime() >= start && x.at.getTime() < end + 60_000,
+    )
+    if (inRange.length === 0) return refuse('', '0110', 'İşlem bulunamadı')
+    const pages = Math.ceil(inRange.length / 500)
+    const rows = inRange.slice((page - 1) * 500, page * 500).map((x, i) => ({
+      Id: String((page - 1) * 500 + i + 1),
+      LastTrxDate: new Date(x.at.getTime() + 3 * 3_600_000)
+        .toISOString()
+        .slice(0, 19)
+        .replace('T', ' '),
+      TrxType: x.trxType,
+      OrderID: x.orderId,
+      AuthCode: '',
+      RetrefNum: x.retrefNum,
+      OrigRetrefNum: x.origRetrefNum,
+      InstallmentCnt: 'Pesin',
+      Status: x.status,
+      AuthAmount: String(x.amount),
+      CurrencyCode: 'TL',
+      Settlement: 'N',
+      ResponseCode: x.status === 'Basarili' ? '00' : '05',
+    }))
+    return reply('', { source: 'GVPS', code: '00', reason: '' }, undefined, undefined, {
+      OrderTxnList: {
+        TotalTxnCount: String(inRange.length),
+        TotalPageCount: String(pages),
+        ActPageNum: String(page),
+        OrderTxn: rows,
+      },
     })
   }
 
@@ -365,6 +452,7 @@ export async function startGarantiSimulator(
     api: `${running.base}/VPServlet`,
     threeDGate: `${running.base}/servlet/gt3dengine`,
     orders,
+    transactions,
     declines,
     callbacks,
     authorizations: () => authCount,

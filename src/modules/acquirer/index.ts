@@ -53,3 +53,17 @@ export {
   posnetXid,
 } from './posnet.ts'
 export { startPosnetSimulator } from './posnet.simulator.ts'
+/** POS accounts for the dashboard's "Banka POS" pages: the API's service functions. */
+export {
+  createPosAccount,
+  getPosAccount,
+  listPosAccounts,
+  updatePosAccount,
+  type PosAccount,
+} from './pos-accounts.service.ts'
+export { posAccountNames, testPosAccount } from './pos-test.service.ts'
+export { CreatePosAccountBody, UpdatePosAccountBody } from './acquirer.schemas.ts'
+export { EST_V3_BANKS } from './est-v3.ts'
+/** The daily POS reconciliation (src/jobs.ts registers it). */
+export { acquirerReconcilers } from './acquirer.jobs.ts'
+export { garantiListDate, garantiOrderListRequest } from './garanti.ts'

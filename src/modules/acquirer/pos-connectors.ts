@@ -14,10 +14,12 @@ import {
   GARANTI_ENDPOINTS,
   garantiAuthorize,
   garantiOrderInquiry,
+  garantiOrderList,
   garantiPostAuth,
   garantiRefund,
   garantiVoid,
   type GarantiConfig,
+  type GarantiListedTxn,
 } from './garanti.ts'
 import {
   POSNET_ENDPOINTS,
@@ -72,6 +74,15 @@ export interface PosConnector {
   void(config: ConnectorConfig, p: Original): Promise<BankOutcome>
   credit(config: ConnectorConfig, p: Original & { amount: number }): Promise<BankOutcome>
   status(config: ConnectorConfig, p: { orderId: string }): Promise<InquiryOutcome>
+  /** The bank's own transaction list over a range, where it has one (reconciliation). */
+  list?(
+    config: ConnectorConfig,
+    p: { start: Date; end: Date },
+  ): Promise<
+    | { kind: 'list'; txns: GarantiListedTxn[] }
+    | { kind: 'not_sent'; reason: string }
+    | { kind: 'unknown'; reason: string }
+  >
 }
 
 const PRINTABLE = /^[\x21-\x7e]{1,128}$/
@@ -153,6 +164,7 @@ const garanti: PosConnector = {
   void: (c, p) => garantiVoid(gvps(c), p),
   credit: (c, p) => garantiRefund(gvps(c), p),
   status: (c, p) => garantiOrderInquiry(gvps(c), p),
+  list: (c, p) => garantiOrderList(gvps(c), p),
 }
 
 function gvps(c: ConnectorConfig): GarantiConfig {

@@ -59,6 +59,11 @@ export function findPosAccount(db: Db, id: string): Promise<PosAccountRow | unde
   return db.selectFrom('acquirer_pos_accounts').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
+export function findPosAccountsByIds(db: Db, ids: readonly string[]): Promise<PosAccountRow[]> {
+  if (ids.length === 0) return Promise.resolve([])
+  return db.selectFrom('acquirer_pos_accounts').selectAll().where('id', 'in', ids).execute()
+}
+
 export function updatePosAccount(
   db: Db | Tx,
   id: string,

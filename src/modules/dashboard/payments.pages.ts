@@ -13,7 +13,8 @@ import {
 } from '../../platform/web/components.ts'
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import { t } from '../../platform/web/i18n.ts'
+import { t, type Lang } from '../../platform/web/i18n.ts'
+import { acquirerOfPayment, posAccountNames } from '../acquirer/index.ts'
 import { customerEmails } from '../customers/index.ts'
 import { eventsForResource } from '../events/index.ts'
 import {
@@ -67,6 +68,8 @@ interface DetailData {
   customerEmail: string | undefined
   riskFacts: RiskFacts | null
   rules: Rule[]
+  acquirer: Awaited<ReturnType<typeof acquirerOfPayment>>
+  posNames: Awaited<ReturnType<typeof posAccountNames>>
 }
 
 async function loadDetail(deps: Deps, merchantId: string, id: string): Promise<DetailData> {
@@ -85,6 +88,11 @@ async function loadDetail(deps: Deps, merchantId: string, id: string): Promise<D
     .flat()
     .map((e) => ({ type: e.type, at: e.createdAt, resourceId: e.resourceId }))
     .sort((a, b) => a.at.getTime() - b.at.getTime())
+  const acquirer = await acquirerOfPayment(deps, id)
+  const names = await posAccountNames(
+    deps,
+    acquirer ? [...new Set(acquirer.attempts.map((a) => a.posAccountId))] : [],
+  )
   const emails = payment.customerId
     ? await customerEmails(deps, merchantId, [payment.customerId])
     : new Map<string, string>()
@@ -96,6 +104,8 @@ async function loadDetail(deps: Deps, merchantId: string, id: string): Promise<D
     customerEmail: payment.customerId ? emails.get(payment.customerId) : undefined,
     riskFacts,
     rules,
+    acquirer,
+    posNames: names,
   }
 }
 
@@ -161,6 +171,58 @@ function actionsPanel(
     title: t(lang, 'dash_pay_actions'),
     id: 'actions-heading',
     body: markup`${buttons.length ? markup`<div class="actions">${buttons}</div>` : ''}${refundForm}`,
+  })
+}
+
+const ATTEMPT_WORDS = {
+  approved: 'dash_pay_attempt_approved',
+  declined: 'dash_pay_attempt_declined',
+  not_sent: 'dash_pay_attempt_not_sent',
+  unknown: 'dash_pay_attempt_unknown',
+  not_found: 'dash_pay_attempt_not_found',
+} as const
+
+/**
+ * The bank POS that holds the payment and each routing attempt in words (CONTRACT: "the
+ * dashboard shows it"); nothing for a payment of the sandbox bank.
+ */
+function acquirerPanel(lang: Lang, d: DetailData): SafeHtml | '' {
+  const a = d.acquirer
+  if (!a) return ''
+  const posName = (id: string | null) => {
+    const known = id ? d.posNames.get(id) : undefined
+    return known ? known.name : (id ?? '—')
+  }
+  const about = facts([
+    [t(lang, 'dash_pay_pos'), markup`<span id="acquirer-pos">${posName(a.posAccountId)}</span>`],
+    [t(lang, 'dash_pos_bank'), a.bank ?? '—'],
+    [t(lang, 'dash_pay_auth_code'), markup`<span class="mono">${a.authCode ?? '—'}</span>`],
+    [
+      t(lang, 'dash_pay_host_reference'),
+      markup`<span class="mono">${a.hostReference ?? '—'}</span>`,
+    ],
+  ])
+  const attempts = dataTable({
+    caption: t(lang, 'dash_pay_attempts'),
+    id: 'attempts-table',
+    columns: [
+      { label: '#', numeric: true },
+      { label: t(lang, 'dash_pay_pos') },
+      { label: t(lang, 'dash_col_status') },
+      { label: t(lang, 'dash_pay_attempt_bank_code') },
+    ],
+    rows: a.attempts.map((x, i) => [
+      formatNumber(i + 1, lang),
+      posName(x.posAccountId),
+      t(lang, ATTEMPT_WORDS[x.outcome]),
+      x.bankCode ?? '—',
+    ]),
+    empty: t(lang, 'dash_none'),
+  })
+  return section({
+    title: t(lang, 'dash_pay_acquirer'),
+    id: 'acquirer-heading',
+    body: markup`${about}<h3>${t(lang, 'dash_pay_attempts')}</h3>${attempts}`,
   })
 }
 
@@ -253,6 +315,7 @@ async function detailPage(
       ...(problem ? { error: fieldErrorText(lang, problem.error, 'amount') } : {}),
     })}
     ${section({ title: t(lang, 'dash_pay_details'), id: 'details-heading', body: about })}
+    ${acquirerPanel(lang, d)}
     ${section({
       title: t(lang, 'dash_risk_title'),
       id: 'risk-heading',

@@ -23,6 +23,11 @@ export type Permission =
    * how: owners and admins.
    */
   | 'risk.manage'
+  /**
+   * Bank virtual POS accounts: add, test (1 TRY auth+void), rename, enable and disable. Where
+   * and through which bank the merchant's money is taken: owners and admins.
+   */
+  | 'pos.manage'
   /** Upload, approve and cancel payout drafts; set the payout schedule. */
   | 'payouts.manage'
   /**
@@ -45,6 +50,7 @@ const EVERYTHING: readonly Permission[] = [
   'customers.manage',
   'payment_links.manage',
   'risk.manage',
+  'pos.manage',
   'payouts.manage',
   'reports.manage',
   'developers.keys',

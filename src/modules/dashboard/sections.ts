@@ -8,6 +8,7 @@ import { invoicesPages } from './invoices.pages.ts'
 import { overviewPages } from './overview.pages.ts'
 import { paymentLinksPages } from './payment-links.pages.ts'
 import { paymentsPages } from './payments.pages.ts'
+import { posPages } from './pos.pages.ts'
 import { payoutsPages } from './payouts.pages.ts'
 import { reportsPages } from './reports.pages.ts'
 import { reviewsPages } from './reviews.pages.ts'
@@ -63,5 +64,6 @@ export const SECTIONS: readonly Section[] = [
     href: '/dashboard/developers',
     pages: developersPages,
   },
+  { id: 'pos', label: 'dash_nav_pos', href: '/dashboard/pos', pages: posPages },
   { id: 'settings', label: 'dash_nav_settings', href: '/dashboard/settings', pages: settingsPages },
 ]
