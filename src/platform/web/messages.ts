@@ -1082,6 +1082,10 @@ export const tr = {
   dash_inv_activate: 'E-postasız etkinleştir',
   dash_done_inv_activate: 'Fatura etkinleştirildi; ödeme linki açık, e-posta gönderilmedi.',
   dash_fig_reviews: 'Bekleyen incelemeler',
+  // h-tds
+  gate_title: 'Bankanızın 3-D Secure sayfasına geçiliyor',
+  gate_intro: '{merchant} için {amount} tutarındaki ödemeyi bankanız doğrulayacak.',
+  gate_continue: 'Bankanın sayfasına geç',
 }
 
 export type MessageKey = keyof typeof tr
@@ -2166,4 +2170,8 @@ export const en: Record<MessageKey, string> = {
   dash_inv_activate: 'Activate without email',
   dash_done_inv_activate: 'Invoice activated; its payment link is open and no email was sent.',
   dash_fig_reviews: 'Reviews waiting',
+  // h-tds
+  gate_title: "Going on to your bank's 3-D Secure page",
+  gate_intro: 'Your bank will verify the payment of {amount} to {merchant}.',
+  gate_continue: "Continue to the bank's page",
 }
