@@ -111,7 +111,11 @@ function stringFields(
 const estV3: PosConnector = {
   checkCredentials(raw, bank) {
     // storeType: how the bank set the store up for 3-D Secure (3d, the default, or 3d_pay).
-    const issues = stringFields(raw, ['clientId', 'username', 'password', 'storeKey'], ['storeType'])
+    const issues = stringFields(
+      raw,
+      ['clientId', 'username', 'password', 'storeKey'],
+      ['storeType'],
+    )
     const storeType = (raw as Record<string, unknown> | null)?.['storeType']
     if (storeType !== undefined && storeType !== '3d' && storeType !== '3d_pay') {
       issues.push({ field: 'credentials.storeType', reason: 'one of 3d, 3d_pay' })
