@@ -465,6 +465,20 @@ export const bankAcquirer: Acquirer<Deps> = {
   async inquire(deps, p) {
     const pos = await posOf(deps, p.paymentId)
     if (!pos) {
+      const gate = await findPos3ds(deps.db, p.paymentId)
+      // 3D Pay: the gate itself may have authorized; only the bank's books can say.
+      if (gate?.model === '3d_pay' && gate.state === 'authenticated') {
+        return authorizeGated(deps, gate, {
+          paymentId: gate.payment_id,
+          merchantId: gate.merchant_id,
+          cardToken: gate.card_token,
+          amount: gate.amount,
+          installmentCount: gate.installment_count,
+          capture: !gate.pre_auth,
+        })
+      }
+      // 3D: the authorization's row is written before it is sent, so none was sent.
+      if (gate) return { status: 'declined', declineCode: 'authorization_not_found' }
       if (deps.config.env === 'demo') return sandboxBank.inquire(deps, p)
       return { status: 'declined', declineCode: 'authorization_not_found' }
     }
