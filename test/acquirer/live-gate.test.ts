@@ -69,10 +69,9 @@ test('live with a production POS: the charge goes to the bank, never the sandbox
   const action = /<form id="bank-gate-form" method="post" action="([^"]*)"/.exec(page)?.[1]
   assert.equal(action, h.bank.threeDGate)
   const fields = Object.fromEntries(
-    [...page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)"/g)].map((x) => [
-      x[1],
-      x[2],
-    ]),
+    [...page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)"/g)].map(
+      (x): [string, string] => [x[1] ?? '', x[2] ?? ''],
+    ),
   )
   const gate = await fetch(h.bank.threeDGate, { method: 'POST', body: new URLSearchParams(fields) })
   const callback = fieldsOfAutoPostPage(await gate.text())

@@ -104,10 +104,9 @@ const PAGES: Record<string, (ctx: Ctx) => Promise<PageRequest>> = {
     const c = await challenge({ ...ctx, m })
     const page = await fetchPage(ctx.w.h, { path: c.url.pathname + c.url.search })
     const fields = Object.fromEntries(
-      [...page.text.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)"/g)].map((x) => [
-        x[1],
-        x[2],
-      ]),
+      [...page.text.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)"/g)].map(
+        (x): [string, string] => [x[1] ?? '', x[2] ?? ''],
+      ),
     )
     const gate = await fetch(bank.threeDGate, { method: 'POST', body: new URLSearchParams(fields) })
     const back = fieldsOfAutoPostPage(await gate.text())
