@@ -2,7 +2,8 @@
 // and authorized once at the same POS (issue 39): for est_v3 (3D and 3D Pay), garanti and
 // posnet, from the API through the simulator's gate to captured; a failed authentication
 // (…3063) fails with nothing authorized; a callback with a wrong hash or a changed amount is
-// refused and changes nothing; a duplicate bank callback is harmless.
+// refused and changes nothing; a duplicate bank callback is harmless; the POS is chosen
+// before the challenge and no other is asked after it.
 // Method: signed HTTP against a real database; the challenge page, the gate and the bank's
 // post back driven with fetch as the buyer's browser would; the simulators' books say what
 // each bank did.
@@ -46,6 +47,7 @@ interface Bank {
   provider: 'est_v3' | 'garanti' | 'posnet'
   credentials: Record<string, string>
   authorizations(): number
+  setDown(down: boolean): Promise<void>
   callbacks(paymentId: string): Record<string, string>[]
   order(paymentId: string): { amount: number; captured: number } | undefined
 }
@@ -61,6 +63,7 @@ async function bank(t: TestContext, provider: Provider): Promise<Bank> {
       provider: 'est_v3',
       credentials: { ...EST, bank: 'isbank', ...storeType },
       authorizations: () => sim.authorizations(),
+      setDown: (d) => sim.setDown(d),
       callbacks: (id) => sim.callbacks.get(id) ?? [],
       order: (id) => sim.orders.get(id),
     }
@@ -74,6 +77,7 @@ async function bank(t: TestContext, provider: Provider): Promise<Bank> {
       provider,
       credentials: GARANTI,
       authorizations: () => sim.authorizations(),
+      setDown: (d) => sim.setDown(d),
       callbacks: (id) => sim.callbacks.get(id) ?? [],
       order: (id) => sim.orders.get(id),
     }
@@ -86,6 +90,7 @@ async function bank(t: TestContext, provider: Provider): Promise<Bank> {
     provider,
     credentials: POSNET,
     authorizations: () => sim.authorizations(),
+    setDown: (d) => sim.setDown(d),
     callbacks: (id) => sim.callbacks.get(posnetOrderId(id).slice(4)) ?? [],
     order: (id) => sim.orders.get(posnetOrderId(id, true)),
   }
@@ -267,3 +272,39 @@ for (const provider of ['est_v3', 'est_v3_pay', 'garanti', 'posnet'] as const) {
     assert.equal(b.authorizations(), provider === 'est_v3_pay' ? 1 : 0)
   })
 }
+
+test('the POS is chosen before the challenge: with it down after the challenge the payment fails, no other POS is asked', async (t) => {
+  const { h, m, b } = await setup(t, 'est_v3')
+  const other = await bank(t, 'garanti')
+  const second = await m.client.request<{ id: string }>('POST', '/v1/pos-accounts', {
+    body: {
+      provider: 'garanti',
+      name: 'Garanti BBVA',
+      environment: 'test',
+      credentials: other.credentials,
+      endpoints: { api: other.api, threeDGate: other.threeDGate },
+    },
+  })
+  assert.equal(second.status, 201, JSON.stringify(second.body))
+  const { paymentId, callback } = await toGate(h, m, CARDS.frictionless, 9_900)
+  const back = await returned(callback)
+  // The authentication is İşbank's: Garanti would need a challenge of its own.
+  await b.setDown(true)
+  const res = await m.client.request<Record<string, unknown>>(
+    'POST',
+    `/v1/payments/${paymentId}/3ds-callback`,
+    { body: back },
+  )
+  assert.equal(res.status, 402, JSON.stringify(res.body))
+  assert.equal(res.body['declineCode'], 'acquirer_unavailable')
+  await b.setDown(false)
+  assert.equal(b.authorizations() + other.authorizations(), 0)
+  const shown = await m.client.request<{ acquirer: { attempts: { outcome: string }[] } }>(
+    'GET',
+    `/v1/payments/${paymentId}`,
+  )
+  assert.deepEqual(
+    shown.body.acquirer.attempts.map((a) => a.outcome),
+    ['not_sent'],
+  )
+})
