@@ -561,7 +561,15 @@ function noticePage() {
   setTimeout(() => location.replace(link.href), delay)
 }
 
+// The bank's 3-D Secure form goes to its gate at once; the button stays for no-script ------
+
+function bankGatePage() {
+  const form = document.getElementById('bank-gate-form')
+  if (form) form.submit()
+}
+
 if (page === 'pay' || page === 'card') cardForm()
 else if (page === 'qr') qrPage()
 else if (page === 'acs') acsPage()
 else if (page === 'notice') noticePage()
+else if (page === 'bank-gate') bankGatePage()

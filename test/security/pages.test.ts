@@ -8,6 +8,7 @@
 // and HTML are checked. A page route missing from the catalog fails the suite.
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
+import { fieldsOfAutoPostPage, startEstV3Simulator } from '../../src/modules/acquirer/index.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { CARDS } from '../helpers/payments.ts'
 import { invoice, paymentLink, session, subscription, type World } from './_catalog.ts'
@@ -26,6 +27,7 @@ interface PageRequest {
 const SHOP_ORIGIN = 'https://shop.example'
 
 interface Ctx {
+  t: TestContext
   w: World
   m: Actor
   /** Asset URLs the pages referenced, by path prefix (`/assets/`, `/invoice-assets/` …). */
@@ -82,6 +84,34 @@ const PAGES: Record<string, (ctx: Ctx) => Promise<PageRequest>> = {
       path: `/3ds/${c.paymentId}`,
       form: { correlationId: c.correlationId, otp: '123456' },
     }
+  },
+  'POST /3ds/{paymentId}/bank': async (ctx) => {
+    // The bank's post back from its 3D gate: a merchant whose POS is an EST simulator.
+    const credentials = { clientId: '700655000200', username: 'U', password: 'P', storeKey: 'K' }
+    const bank = await startEstV3Simulator(credentials)
+    ctx.t.after(() => bank.close())
+    const m = await newActor(ctx.w.h, { name: 'Gate Merchant' })
+    const pos = await m.client.request('POST', '/v1/pos-accounts', {
+      body: {
+        provider: 'est_v3',
+        name: 'İşbank',
+        environment: 'test',
+        credentials: { ...credentials, bank: 'isbank' },
+        endpoints: { api: bank.api, threeDGate: bank.threeDGate },
+      },
+    })
+    assert.equal(pos.status, 201, JSON.stringify(pos.body))
+    const c = await challenge({ ...ctx, m })
+    const page = await fetchPage(ctx.w.h, { path: c.url.pathname + c.url.search })
+    const fields = Object.fromEntries(
+      [...page.text.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)"/g)].map(
+        (x): [string, string] => [x[1] ?? '', x[2] ?? ''],
+      ),
+    )
+    const gate = await fetch(bank.threeDGate, { method: 'POST', body: new URLSearchParams(fields) })
+    const back = fieldsOfAutoPostPage(await gate.text())
+    const url = new URL(back.action)
+    return { method: 'POST', path: url.pathname + url.search, form: back.fields }
   },
   'GET /s/{sessionId}/3ds-complete': async (ctx) => {
     const c = await challenge(ctx)
@@ -271,7 +301,7 @@ async function fetchPage(h: TestApp, req: PageRequest): Promise<RawResponse> {
 async function checkAllPages(t: TestContext, live: boolean): Promise<void> {
   const h = await startTestApp(t, live ? { env: { KURUS_ENV: 'live' }, freshDatabase: true } : {})
   const m = await newActor(h)
-  const ctx: Ctx = { w: { h, receiverUrl: 'http://127.0.0.1:9/hooks' }, m, assets: new Map() }
+  const ctx: Ctx = { t, w: { h, receiverUrl: 'http://127.0.0.1:9/hooks' }, m, assets: new Map() }
   const pages = routeTable(h.app.fastify).filter((r) => r.cls === 'page')
   const missing = pages.filter((r) => !PAGES[r.key]).map((r) => r.key)
   assert.deepEqual(

@@ -9,6 +9,7 @@ export type AcquirerErrorCode =
   | 'not_voidable'
   | 'not_refundable'
   | 'refund_exceeds_captured'
+  | 'gate_callback_refused'
 
 const table: ErrorTable<AcquirerErrorCode> = {
   pares_invalid: {
@@ -50,6 +51,11 @@ const table: ErrorTable<AcquirerErrorCode> = {
     code: 'SVC-STATE-3401',
     status: 409,
     message: 'refunds would exceed the captured amount',
+  },
+  gate_callback_refused: {
+    code: 'SVC-3DS-3601',
+    status: 400,
+    message: "the bank's 3-D Secure callback failed its check (hash, order or amount)",
   },
 }
 

@@ -9,6 +9,12 @@ export type AuthorizeResult =
   /** The acquirer did not answer in time: ask again with inquire, never authorize anew. */
   | { status: 'unknown' }
 
+/** A form for the buyer's browser to post to a bank's 3D gate. */
+export interface ThreeDsGateForm {
+  action: string
+  fields: Record<string, string>
+}
+
 export type ThreeDsStart = { kind: 'frictionless' } | { kind: 'challenge'; correlationId: string }
 
 /**
@@ -31,8 +37,27 @@ export interface Acquirer<D> {
       amount: number
       /** EMV 3DS "challenge mandated" (a risk rule's require_3ds): no frictionless pass. */
       forceChallenge?: boolean
+      /** What a bank's 3D form signs (its gate may authorize too, in the 3D Pay model). */
+      installmentCount?: number
+      capture?: boolean
     },
   ): Promise<ThreeDsStart>
+  /**
+   * The form the buyer's browser posts to the bank's 3D gate when the challenge is at a bank
+   * POS (null: the sandbox ACS's own page). okUrl/failUrl: where the bank posts back.
+   */
+  threeDsGateForm?(
+    deps: D,
+    p: { paymentId: string; correlationId: string; okUrl: string; failUrl: string },
+  ): Promise<ThreeDsGateForm | null>
+  /**
+   * The bank's post back from its 3D gate, verified (hash, order, amount, currency) before
+   * anything is kept; answers as completeChallenge does. 400 SVC-3DS-3601 when refused.
+   */
+  completeGateCallback?(
+    deps: D,
+    p: { paymentId: string; correlationId: string; fields: Record<string, string> },
+  ): Promise<{ pares: string; correlationId: string }>
   /** The ACS: checks the buyer's OTP and signs the outcome as `pares` (compact JWS). */
   completeChallenge(
     deps: D,

@@ -10,7 +10,8 @@ const PosId = Type.String({ minLength: 1, maxLength: 64 })
 
 const Credentials = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 256 }), {
   description:
-    'As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; ' +
+    'As the bank issues them. est_v3: {clientId, username, password, storeKey, bank, ' +
+    'storeType? (3d or 3d_pay, as the bank set the store up; 3d by default)}; ' +
     'garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, ' +
     'refundUser?, refundPassword?}; posnet: ' +
     '{merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged.',

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
+import type { Pos3dsTables } from './pos-3ds.table.ts'
 import type { PosTables } from './pos.table.ts'
 import type { ReconciliationTables } from './reconciliation.table.ts'
 
@@ -48,7 +49,7 @@ export interface AcquirerSandbox3dsTable {
   completed_at: Date | null
 }
 
-export interface AcquirerTables extends PosTables, ReconciliationTables {
+export interface AcquirerTables extends PosTables, Pos3dsTables, ReconciliationTables {
   acquirer_sandbox_operations: AcquirerSandboxOperationsTable
   acquirer_sandbox_3ds: AcquirerSandbox3dsTable
 }

@@ -47,6 +47,8 @@ export interface ConnectorConfig {
 interface Original {
   orderId: string
   hostReference?: string | undefined
+  /** The order went through the bank's 3D gate (PosNet names such orders apart). */
+  threeD?: boolean
 }
 
 export interface PosConnector {
@@ -73,7 +75,7 @@ export interface PosConnector {
   ): Promise<BankOutcome>
   void(config: ConnectorConfig, p: Original): Promise<BankOutcome>
   credit(config: ConnectorConfig, p: Original & { amount: number }): Promise<BankOutcome>
-  status(config: ConnectorConfig, p: { orderId: string }): Promise<InquiryOutcome>
+  status(config: ConnectorConfig, p: { orderId: string; threeD?: boolean }): Promise<InquiryOutcome>
   /** The bank's own transaction list over a range, where it has one (reconciliation). */
   list?(
     config: ConnectorConfig,
@@ -119,7 +121,16 @@ function stringFields(
 
 const estV3: PosConnector = {
   checkCredentials(raw, bank) {
-    const issues = stringFields(raw, ['clientId', 'username', 'password', 'storeKey'])
+    // storeType: how the bank set the store up for 3-D Secure (3d, the default, or 3d_pay).
+    const issues = stringFields(
+      raw,
+      ['clientId', 'username', 'password', 'storeKey'],
+      ['storeType'],
+    )
+    const storeType = (raw as Record<string, unknown> | null)?.['storeType']
+    if (storeType !== undefined && storeType !== '3d' && storeType !== '3d_pay') {
+      issues.push({ field: 'credentials.storeType', reason: 'one of 3d, 3d_pay' })
+    }
     if (!bank || !Object.hasOwn(EST_V3_BANKS, bank)) {
       issues.push({
         field: 'credentials.bank',
@@ -141,7 +152,7 @@ const estV3: PosConnector = {
   status: (c, p) => estV3OrderStatus(est(c), p),
 }
 
-function est(c: ConnectorConfig) {
+export function est(c: ConnectorConfig) {
   const { clientId = '', username = '', password = '', storeKey = '' } = c.credentials
   return {
     credentials: { clientId, username, password, storeKey },
@@ -167,7 +178,7 @@ const garanti: PosConnector = {
   list: (c, p) => garantiOrderList(gvps(c), p),
 }
 
-function gvps(c: ConnectorConfig): GarantiConfig {
+export function gvps(c: ConnectorConfig): GarantiConfig {
   const {
     merchantId = '',
     terminalId = '',
@@ -204,7 +215,7 @@ const posnet: PosConnector = {
   status: (c, p) => posnetOrderStatus(ykb(c), p),
 }
 
-function ykb(c: ConnectorConfig): PosnetConfig {
+export function ykb(c: ConnectorConfig): PosnetConfig {
   const { merchantId = '', terminalId = '', posnetId = '', encKey = '' } = c.credentials
   return {
     credentials: { merchantId, terminalId, posnetId, encKey },

@@ -7,10 +7,19 @@ import type { Acquirer, AuthorizeResult } from './acquirer.port.ts'
 import type { BankOutcome, InquiryOutcome } from './bank-wire.ts'
 import { cardFacts, type CardFacts } from './bin-table.ts'
 import { connectorConfigOf, usable } from './pos-accounts.service.ts'
-import { CONNECTORS, type PosConnector } from './pos-connectors.ts'
+import { CONNECTORS, type ConnectorConfig, type PosConnector } from './pos-connectors.ts'
 import * as repo from './pos.repository.ts'
 import type { PosAccountRow, PosPaymentRow } from './pos.table.ts'
 import { sandboxBank } from './sandbox-bank.ts'
+import {
+  authorizeAfterGate,
+  completeGate,
+  findPos3ds,
+  gateForm,
+  startGate3ds,
+  verifyGatePares,
+} from './pos-3ds.ts'
+import type { Pos3dsRow } from './pos-3ds.table.ts'
 
 // The acquirer the app runs on (decision 0039): the port the payments module calls, routing
 // each payment to a bank POS and keeping to that POS for its captures, voids and refunds.
@@ -165,12 +174,24 @@ async function runRoute(
   pos: PosPaymentRow,
   route: PosAccountRow[],
   p: Parameters<Acquirer<Deps>['authorize']>[1],
+  /** The authorization itself; by default the card's, read from the vault once. */
+  send?: (account: PosAccountRow, config: ConnectorConfig) => Promise<BankOutcome>,
 ): Promise<AuthorizeResult> {
-  const card = await detokenize(deps, {
-    merchantId: p.merchantId,
-    cardToken: p.cardToken,
-    callerService: 'acquirer',
-  })
+  const sendCard = async (account: PosAccountRow, config: ConnectorConfig) => {
+    card ??= await detokenize(deps, {
+      merchantId: p.merchantId,
+      cardToken: p.cardToken,
+      callerService: 'acquirer',
+    })
+    return connectorOf(account).authorize(config, {
+      orderId: pos.payment_id,
+      amount: p.amount,
+      installmentCount: p.installmentCount,
+      preAuth: !p.capture,
+      card: { pan: card.pan, expMonth: card.expMonth, expYear: card.expYear, cvc: '' },
+    })
+  }
+  let card: Awaited<ReturnType<typeof detokenize>> | undefined
   for (const account of route) {
     const connector = connectorOf(account)
     const config = connectorConfigOf(deps, account)
@@ -182,13 +203,7 @@ async function runRoute(
       state: 'sending',
       updated_at: deps.clock.now(),
     })
-    const outcome = await connector.authorize(config, {
-      orderId: pos.payment_id,
-      amount: p.amount,
-      installmentCount: p.installmentCount,
-      preAuth: !p.capture,
-      card: { pan: card.pan, expMonth: card.expMonth, expYear: card.expYear, cvc: '' },
-    })
+    const outcome = await (send ?? sendCard)(account, config)
     const now = deps.clock.now()
     if (outcome.kind === 'approved') {
       const row = await repo.recordAttempt(
@@ -236,7 +251,7 @@ async function runRoute(
       deps,
       current,
       account,
-      await connector.status(config, { orderId: pos.payment_id }),
+      await connector.status(config, { orderId: pos.payment_id, threeD: pos.three_d }),
     )
     if (verdict !== 'not_found') return verdict
   }
@@ -261,6 +276,7 @@ async function answerOfRecorded(deps: Deps, pos: PosPaymentRow): Promise<Authori
       const account = await accountOf(deps, pos)
       const found = await connectorOf(account).status(connectorConfigOf(deps, account), {
         orderId: pos.payment_id,
+        threeD: pos.three_d,
       })
       const verdict = await settleByInquiry(deps, pos, account, found)
       if (verdict !== 'not_found') return verdict
@@ -273,6 +289,74 @@ async function answerOfRecorded(deps: Deps, pos: PosPaymentRow): Promise<Authori
       return { status: 'declined', declineCode: 'acquirer_unavailable' }
     }
   }
+}
+
+/**
+ * The authorization after a bank-gate challenge, at the gate's POS only (no failover: another
+ * bank would need its own challenge). 3D: the XML authorization with the callback's data;
+ * 3D Pay: the gate already authorized, and the bank's order inquiry confirms what it holds.
+ */
+async function authorizeGated(
+  deps: Deps,
+  gate: Pos3dsRow,
+  p: Parameters<Acquirer<Deps>['authorize']>[1],
+): Promise<AuthorizeResult> {
+  if (gate.state !== 'authenticated') {
+    return { status: 'declined', declineCode: 'authentication_failed' }
+  }
+  const account = await repo.findPosAccount(deps.db, gate.pos_account_id)
+  if (!account) throw acquirerError('authorization_not_found')
+  const now = deps.clock.now()
+  const inserted = await repo.insertPosPayment(deps.db, {
+    payment_id: gate.payment_id,
+    merchant_id: gate.merchant_id,
+    pos_account_id: null,
+    provider: null,
+    bank: null,
+    state: 'sending',
+    amount: gate.amount,
+    pre_auth: gate.pre_auth,
+    installment_count: gate.installment_count,
+    auth_code: null,
+    host_reference: null,
+    decline_code: null,
+    attempts: '[]',
+    three_d: true,
+    created_at: now,
+    updated_at: now,
+  })
+  if (!inserted) {
+    const other = await posOf(deps, gate.payment_id)
+    return other ? answerOfRecorded(deps, other) : { status: 'unknown' }
+  }
+  const authorization = { ...p, amount: gate.amount, capture: !gate.pre_auth }
+  if (gate.model === '3d') {
+    return runRoute(deps, inserted, [account], authorization, (a, config) =>
+      authorizeAfterGate(a, config, gate),
+    )
+  }
+  // 3D Pay: nothing is sent to authorize; the gate's answer, confirmed by the bank's books.
+  await repo.updatePosPayment(deps.db, gate.payment_id, {
+    pos_account_id: account.id,
+    provider: account.provider,
+    bank: account.bank,
+    updated_at: now,
+  })
+  const current = (await posOf(deps, gate.payment_id)) ?? inserted
+  const found = await connectorOf(account).status(connectorConfigOf(deps, account), {
+    orderId: gate.payment_id,
+    threeD: true,
+  })
+  const verdict = await settleByInquiry(deps, current, account, found)
+  if (verdict !== 'not_found') return verdict
+  // No order at the bank: the gate did not authorize (its answer says why).
+  const code = gate.gate_payment?.kind === 'declined' ? gate.gate_payment.bankCode : 'md'
+  await repo.updatePosPayment(deps.db, gate.payment_id, {
+    state: 'declined',
+    decline_code: declineCodeOf(code),
+    updated_at: deps.clock.now(),
+  })
+  return { status: 'declined', declineCode: declineCodeOf(code) }
 }
 
 async function posOf(deps: Deps, paymentId: string): Promise<PosPaymentRow | undefined> {
@@ -294,28 +378,56 @@ function assertDone(outcome: BankOutcome, onRefusal: () => AppError): void {
 
 export const bankAcquirer: Acquirer<Deps> = {
   // Live never reaches the sandbox bank: without a usable POS a charge is 402 before
-  // anything is recorded. 3-D Secure in live is refused too until the banks' 3D gates are
-  // wired to the hosted page (the forms and callback checks exist; docs/acquiring.md).
+  // anything is recorded.
   async assertCanCharge(deps, p) {
     if (deps.config.env !== 'live') return
-    if (p.threeDSecure || (await usableAccounts(deps, p.merchantId)).length === 0) {
+    if ((await usableAccounts(deps, p.merchantId)).length === 0) throw noPosError()
+  },
+
+  // 3-D Secure at a bank POS is its own 3D gate (pos-3ds.ts), at the POS routing picks now:
+  // the authorization goes there after the challenge. The sandbox ACS only in demo without
+  // a POS, never in live.
+  async start3ds(deps, p) {
+    const recorded = await findPos3ds(deps.db, p.paymentId)
+    if (recorded) return { kind: 'challenge', correlationId: recorded.correlation_id }
+    const all = await usableAccounts(deps, p.merchantId)
+    if (all.length === 0) {
+      if (deps.config.env === 'demo') return sandboxBank.start3ds(deps, p)
       throw noPosError()
     }
-  },
-
-  // 3-D Secure stays with the sandbox ACS in demo; never in live.
-  async start3ds(deps, p) {
-    if (deps.config.env === 'live') throw noPosError()
-    return sandboxBank.start3ds(deps, p)
+    const installmentCount = p.installmentCount ?? 1
+    const token = await getCardToken(deps, p.merchantId, p.cardToken)
+    const [account] = await routeCharge(deps, p.merchantId, all, {
+      card: cardFacts(token.bin),
+      installmentCount,
+      amount: p.amount,
+    })
+    if (!account) throw noPosError()
+    return startGate3ds(deps, account, {
+      ...p,
+      installmentCount,
+      capture: p.capture ?? true,
+    })
   },
   completeChallenge: (deps, p) => sandboxBank.completeChallenge(deps, p),
-  verifyPares: (deps, p) => sandboxBank.verifyPares(deps, p),
+  async verifyPares(deps, p) {
+    const gate = await findPos3ds(deps.db, p.paymentId)
+    if (gate) return verifyGatePares(deps, gate, p)
+    return sandboxBank.verifyPares(deps, p)
+  },
+  threeDsGateForm: (deps, p) => gateForm(deps, p),
+  completeGateCallback: (deps, p) => completeGate(deps, p),
 
   async authorize(deps, p) {
-    // The usual charge has no POS row yet: its check and the accounts in one statement.
+    // The usual charge has no POS row and no bank 3D gate record yet: that check and the
+    // accounts in one statement.
     const first = await repo.findPosAccountsUnlessRecorded(deps.db, p.paymentId, p.merchantId)
-    const recorded = first.recorded ? await posOf(deps, p.paymentId) : undefined
-    if (recorded) return answerOfRecorded(deps, recorded)
+    if (first.recorded) {
+      const recorded = await posOf(deps, p.paymentId)
+      if (recorded) return answerOfRecorded(deps, recorded)
+      const gate = await findPos3ds(deps.db, p.paymentId)
+      if (gate) return authorizeGated(deps, gate, p)
+    }
     const all = first.accounts.filter((a) => usable(deps, a))
     if (all.length === 0) {
       if (deps.config.env === 'demo') return sandboxBank.authorize(deps, p)
@@ -358,6 +470,20 @@ export const bankAcquirer: Acquirer<Deps> = {
   async inquire(deps, p) {
     const pos = await posOf(deps, p.paymentId)
     if (!pos) {
+      const gate = await findPos3ds(deps.db, p.paymentId)
+      // 3D Pay: the gate itself may have authorized; only the bank's books can say.
+      if (gate?.model === '3d_pay' && gate.state === 'authenticated') {
+        return authorizeGated(deps, gate, {
+          paymentId: gate.payment_id,
+          merchantId: gate.merchant_id,
+          cardToken: gate.card_token,
+          amount: gate.amount,
+          installmentCount: gate.installment_count,
+          capture: !gate.pre_auth,
+        })
+      }
+      // 3D: the authorization's row is written before it is sent, so none was sent.
+      if (gate) return { status: 'declined', declineCode: 'authorization_not_found' }
       if (deps.config.env === 'demo') return sandboxBank.inquire(deps, p)
       return { status: 'declined', declineCode: 'authorization_not_found' }
     }
@@ -384,6 +510,7 @@ export const bankAcquirer: Acquirer<Deps> = {
       hostReference: pos.host_reference ?? undefined,
       amount: p.amount,
       installmentCount: pos.installment_count,
+      threeD: pos.three_d,
     })
     assertDone(outcome, () => acquirerError('not_capturable'))
     await repo.updatePosPayment(deps.db, p.paymentId, {
@@ -402,6 +529,7 @@ export const bankAcquirer: Acquirer<Deps> = {
     const outcome = await connectorOf(account).void(connectorConfigOf(deps, account), {
       orderId: p.paymentId,
       hostReference: pos.host_reference ?? undefined,
+      threeD: pos.three_d,
     })
     assertDone(outcome, () => acquirerError('not_voidable'))
     await repo.updatePosPayment(deps.db, p.paymentId, {
@@ -451,11 +579,15 @@ export const bankAcquirer: Acquirer<Deps> = {
     const account = await accountOf(deps, pos)
     const connector = connectorOf(account)
     const config = connectorConfigOf(deps, account)
-    const hostReference = pos.host_reference ?? undefined
+    const original = {
+      orderId: p.paymentId,
+      hostReference: pos.host_reference ?? undefined,
+      threeD: pos.three_d,
+    }
     const outcome =
       kind === 'void'
-        ? await connector.void(config, { orderId: p.paymentId, hostReference })
-        : await connector.credit(config, { orderId: p.paymentId, hostReference, amount: p.amount })
+        ? await connector.void(config, original)
+        : await connector.credit(config, { ...original, amount: p.amount })
     const at = deps.clock.now()
     if (outcome.kind === 'approved') {
       await repo.updatePosRefund(deps.db, p.refundId, {

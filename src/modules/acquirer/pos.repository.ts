@@ -30,7 +30,8 @@ export function findPosAccounts(db: Db, merchantId: string | null): Promise<PosA
 
 /**
  * A charge's first look at the POS side, in one round trip (issue 43): whether this payment
- * already has its POS row (a retry: the caller reads it), and the accounts findPosAccounts
+ * already has its POS row or a bank 3D gate record (a retry or a 3-D Secure charge: the caller
+ * reads them), and the accounts findPosAccounts
  * returns for the merchant. `recorded` comes on every row; with no account there is one row
  * whose account columns are all null.
  */
@@ -40,7 +41,8 @@ export async function findPosAccountsUnlessRecorded(
   merchantId: string,
 ): Promise<{ recorded: boolean; accounts: PosAccountRow[] }> {
   const { rows } = await sql<PosAccountRow & { recorded: boolean }>`
-    select exists (select 1 from acquirer_pos_payments where payment_id = ${paymentId}) as recorded,
+    select (exists (select 1 from acquirer_pos_payments where payment_id = ${paymentId})
+        or exists (select 1 from acquirer_pos_3ds where payment_id = ${paymentId})) as recorded,
       a.*
     from (select 1) as one
     left join lateral (

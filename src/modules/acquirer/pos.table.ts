@@ -56,6 +56,8 @@ export interface AcquirerPosPaymentsTable {
   captured: ColumnType<number, number | undefined, number>
   voided: ColumnType<boolean, boolean | undefined, boolean>
   attempts: Json<PosAttempt[]>
+  /** The order went through the bank's 3D gate (migration 0520; PosNet names it TDSC…). */
+  three_d: ColumnType<boolean, boolean | undefined, boolean>
   created_at: Date
   updated_at: Date
 }

@@ -9,12 +9,14 @@ import { cardUpdatePage, payPage, qrPage } from '../../pages/checkout.pages.ts'
 import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
 import { t } from '../../platform/web/i18n.ts'
 import { acsPage, noticePage } from '../../pages/status.pages.ts'
+import { bankGatePage } from '../../pages/bank-gate.pages.ts'
 import { sendAsset } from '../../platform/web/assets.ts'
 import { contentSecurityPolicy } from '../../platform/web/security.ts'
 import {
   AcsForm,
   AcsParams,
   AcsQuery,
+  BankCallbackForm,
   FieldsQuery,
   SessionPageParams,
   ThreeDsCompleteQuery,
@@ -28,7 +30,9 @@ import {
 import {
   finishChallenge,
   getChallenge,
+  getBankGate,
   getCheckout,
+  submitBankCallback,
   submitChallenge,
   type CheckoutView,
 } from './checkout.service.ts'
@@ -38,6 +42,20 @@ import {
 // pages instead of the JSON envelope, and the language chosen per request.
 
 const FORM_BODY_BYTES_MAX = 16 * 1024
+
+/**
+ * Where the bank posts back: the origin the buyer's browser reached this page on, as the
+ * configured checkout URL spells it when it names the same host (its https behind a proxy).
+ */
+function publicOrigin(deps: Deps, request: FastifyRequest): string {
+  try {
+    const configured = new URL(deps.config.checkoutUrl)
+    if (configured.host === request.host) return configured.origin
+  } catch {
+    // not an absolute URL: this request's origin
+  }
+  return `${request.protocol}://${request.host}`
+}
 /** How long an outcome page shows before it sends the buyer back to the merchant. */
 const RETURN_DELAY_MS = { success: 1200, failure: 2500 } as const
 
@@ -286,6 +304,30 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
             }),
           )
         }
+        // The challenge is at a bank POS: its 3D gate, posted to by the buyer's browser; the
+        // bank posts back to our callback below (on success and on failure alike).
+        const callbackUrl = `${publicOrigin(deps, request)}/3ds/${encodeURIComponent(c.paymentId)}/bank?correlationId=${encodeURIComponent(c.correlationId)}`
+        const gate = await getBankGate(deps, c.paymentId, c.correlationId, callbackUrl)
+        if (gate) {
+          void reply.header(
+            'content-security-policy',
+            contentSecurityPolicy({
+              formActionExtra: new URL(gate.action).origin,
+              ...(c.returnOrigin ? { frameAncestors: [c.returnOrigin] } : {}),
+            }),
+          )
+          return sendHtml(
+            reply,
+            200,
+            bankGatePage({
+              ...common,
+              action: gate.action,
+              fields: gate.fields,
+              merchantName: c.merchantName,
+              amount: c.amount,
+            }),
+          )
+        }
         if (c.returnOrigin) {
           // A direct API charge's challenge may open in Kuruş.js's modal on the merchant's
           // page: the origin of the session's returnUrl (set by the merchant's server), where
@@ -310,6 +352,24 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
             cardMask: c.cardMask,
           }),
         )
+      },
+    )
+
+    app.post(
+      '/3ds/:paymentId/bank',
+      {
+        // The bank's post back carries its authentication data: kept out of the request log.
+        logLevel: 'warn',
+        schema: { hide: true, params: AcsParams, querystring: AcsQuery, body: BankCallbackForm },
+      },
+      async (request, reply) => {
+        const { redirectUrl } = await submitBankCallback(
+          deps,
+          request.params.paymentId,
+          request.query.correlationId,
+          request.body,
+        )
+        return reply.code(303).header('location', redirectUrl).send()
       },
     )
 

@@ -112,6 +112,12 @@ export const AcsForm = Type.Object({
   correlationId: Type.String({ minLength: 1, maxLength: 200 }),
   otp: Type.String({ maxLength: 32 }),
 })
+/** A bank's post back from its 3D gate: its own fields, checked by the acquirer. */
+export const BankCallbackForm = Type.Record(
+  Type.String({ maxLength: 64 }),
+  Type.String({ maxLength: 4096 }),
+  { maxProperties: 100 },
+)
 export const ThreeDsCompleteQuery = Type.Object({
   paymentId: Type.String({ minLength: 1, maxLength: 80 }),
   correlationId: Type.String({ minLength: 1, maxLength: 200 }),

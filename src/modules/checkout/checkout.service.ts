@@ -392,6 +392,52 @@ export async function submitChallenge(
     correlationId: input.correlationId,
     otp: input.otp,
   })
+  return returnAfterChallenge(deps, paymentId, session, { correlationId, pares })
+}
+
+/**
+ * The form the challenge page posts to the bank's 3D gate when the payment's POS is a bank's
+ * (null: the sandbox ACS page). The bank posts back to `callbackUrl` on success and failure.
+ */
+export async function getBankGate(
+  deps: Deps,
+  paymentId: string,
+  correlationId: string,
+  callbackUrl: string,
+): Promise<{ action: string; fields: Record<string, string> } | null> {
+  if (!deps.acquirer.threeDsGateForm) return null
+  return deps.acquirer.threeDsGateForm(deps, {
+    paymentId,
+    correlationId,
+    okUrl: callbackUrl,
+    failUrl: callbackUrl,
+  })
+}
+
+/**
+ * The bank's post back from its 3D gate: verified by the acquirer (a forged or altered one is
+ * 400 and changes nothing), then the buyer goes on exactly as after the sandbox ACS. A
+ * duplicate callback is answered the same way; the authorization happens once, later, in
+ * the 3DS completion.
+ */
+export async function submitBankCallback(
+  deps: Deps,
+  paymentId: string,
+  correlationId: string,
+  fields: Record<string, string>,
+): Promise<{ redirectUrl: string }> {
+  const { session } = await loadChallenge(deps, paymentId, correlationId)
+  if (!deps.acquirer.completeGateCallback) throw checkoutError('challenge_invalid')
+  const done = await deps.acquirer.completeGateCallback(deps, { paymentId, correlationId, fields })
+  return returnAfterChallenge(deps, paymentId, session, done)
+}
+
+async function returnAfterChallenge(
+  deps: Deps,
+  paymentId: string,
+  session: Session | undefined,
+  { correlationId, pares }: { correlationId: string; pares: string },
+): Promise<{ redirectUrl: string }> {
   const attempt = await repo.findCheckoutAttemptByPaymentId(deps.db, paymentId)
   if (attempt) {
     const query = new URLSearchParams({ paymentId, correlationId, pares })

@@ -329,6 +329,8 @@ async function proceedCharge(
       cardToken: intent.card_token,
       amount: intent.amount,
       forceChallenge: intent.risk?.decision === 'require_3ds',
+      installmentCount: intent.installment_count,
+      capture: capturesAtAuthorization(intent),
     })
     if (start.kind === 'challenge') {
       return transact(deps.db, async (tx) => {

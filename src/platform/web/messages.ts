@@ -1169,6 +1169,10 @@ export const tr = {
   dash_pay_attempt_not_sent: 'Gönderilemedi (banka kapalı)',
   dash_pay_attempt_unknown: 'Belirsiz (cevap yok)',
   dash_pay_attempt_not_found: 'Bankada bulunamadı',
+  // h-tds
+  gate_title: 'Bankanızın 3-D Secure sayfasına geçiliyor',
+  gate_intro: '{merchant} için {amount} tutarındaki ödemeyi bankanız doğrulayacak.',
+  gate_continue: 'Bankanın sayfasına geç',
 }
 
 export type MessageKey = keyof typeof tr
@@ -2340,4 +2344,8 @@ export const en: Record<MessageKey, string> = {
   dash_pay_attempt_not_sent: 'Not sent (bank down)',
   dash_pay_attempt_unknown: 'Unknown (no answer)',
   dash_pay_attempt_not_found: 'Not found at the bank',
+  // h-tds
+  gate_title: "Going on to your bank's 3-D Secure page",
+  gate_intro: 'Your bank will verify the payment of {amount} to {merchant}.',
+  gate_continue: "Continue to the bank's page",
 }
