@@ -8,7 +8,7 @@ import { getAsset } from '../../pages/assets.ts'
 import { cardUpdatePage, payPage, qrPage } from '../../pages/checkout.pages.ts'
 import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
 import { t } from '../../platform/web/i18n.ts'
-import { acsPage, noticePage } from '../../pages/status.pages.ts'
+import { acsPage, buyerErrorPage, noticePage } from '../../pages/status.pages.ts'
 import { sendAsset } from '../../platform/web/assets.ts'
 import { contentSecurityPolicy } from '../../platform/web/security.ts'
 import {
@@ -101,30 +101,6 @@ function sessionPage(deps: Deps, request: FastifyRequest, v: CheckoutView): [num
   ]
 }
 
-function errorPage(deps: Deps, request: FastifyRequest, error: AppError): string {
-  const status = error.status
-  const lang = langOf(request)
-  const key =
-    status === 404
-      ? 'not_found'
-      : status === 429
-        ? 'rate'
-        : isStateConflict(error)
-          ? 'acs_done'
-          : status < 500
-            ? 'bad_request'
-            : 'error'
-  return noticePage({
-    lang,
-    langHrefs: langHrefs(request),
-    sandbox: deps.config.env === 'demo',
-    tone: 'info',
-    title: t(lang, `${key}_title`),
-    body: t(lang, `${key}_body`),
-    ...(status >= 500 ? { detail: t(lang, 'error_ref', { requestId: request.id }) } : {}),
-  })
-}
-
 export interface CheckoutPagesOptions {
   /** The per-IP limiter of the public context: the pages share its budget. */
   rateLimiter: RateLimiter
@@ -144,14 +120,16 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
         bodyLimit: FORM_BODY_BYTES_MAX,
         parse: (text) => Object.fromEntries(new URLSearchParams(text)),
       },
-      errorPage: (request, reply, error) =>
-        sendHtml(reply, error.status, errorPage(deps, request, error)),
+      errorPage: buyerErrorPage({
+        sandbox: deps.config.env === 'demo',
+        conflict: { title: 'acs_done_title', body: 'acs_done_body' },
+      }),
     })
 
     app.get('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
       const { name } = request.params as { name: string }
       const asset = getAsset(name)
-      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, notFound('page')))
+      if (!asset) throw notFound('page')
       return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
     })
 
@@ -171,7 +149,7 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
       async (request, reply) => {
         const view = await getCheckout(deps, request.params.sessionId)
         if (!view.qrPayload) {
-          return sendHtml(reply, 404, errorPage(deps, request, notFound('page')))
+          throw notFound('page')
         }
         const svg = await QRCode.toString(view.qrPayload, {
           type: 'svg',

@@ -2,14 +2,14 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
-import { isStateConflict } from '../../platform/errors.ts'
+import { isStateConflict, notFound } from '../../platform/errors.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { assetRegistry, CONTENT_TYPES, sendAsset } from '../../platform/web/assets.ts'
 import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
 import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { noticePage } from '../../pages/status.pages.ts'
+import { buyerErrorPage, noticePage } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import type { Invoice } from './invoice-view.ts'
 import { payInvoice, viewInvoice, type PublicInvoice } from './public.service.ts'
@@ -183,26 +183,6 @@ export function invoicePage(p: PageInput): string {
 
 const FORM_BODY_BYTES_MAX = 1024
 
-function errorPage(deps: Deps, request: FastifyRequest, status: number): string {
-  const lang = langOf(request)
-  const key =
-    status === 404
-      ? 'not_found'
-      : status === 429
-        ? 'rate'
-        : status === 403
-          ? 'unavailable'
-          : 'error'
-  return noticePage({
-    lang,
-    langHrefs: langHrefs(request),
-    sandbox: deps.config.env === 'demo',
-    tone: 'info',
-    title: m(lang, `${key}_title`),
-    body: m(lang, `${key}_body`),
-  })
-}
-
 export interface InvoicePagesOptions {
   /** The per-IP limiter of the public context: the page shares its budget. */
   rateLimiter: RateLimiter
@@ -220,6 +200,10 @@ const PageQuery = Type.Object({
 export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
+    const invoiceErrors = buyerErrorPage({
+      sandbox: deps.config.env === 'demo',
+      notFound: { title: 'inv_not_found_title', body: 'inv_not_found_body' },
+    })
     await app.register(htmlContext, {
       name: 'invoice',
       live: deps.config.env === 'live',
@@ -237,14 +221,14 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
             .header('location', `/invoice/${encodeURIComponent(hash)}`)
             .send()
         }
-        return sendHtml(reply, error.status, errorPage(deps, request, error.status))
+        return invoiceErrors(request, reply, error)
       },
     })
 
     app.get('/invoice-assets/:name', { schema: { hide: true } }, async (request, reply) => {
       const { name } = request.params as { name: string }
       const asset = ASSETS.get(name)
-      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404))
+      if (!asset) throw notFound('page')
       return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
     })
 

@@ -10,7 +10,7 @@ import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/htm
 import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
 import { formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { noticePage } from '../../pages/status.pages.ts'
+import { buyerErrorPage, noticePage } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import {
   linkUrl,
@@ -174,17 +174,6 @@ function thanksPage(b: Base, view: PublicLink): string {
   })
 }
 
-function errorPage(deps: Deps, request: FastifyRequest, status: number): string {
-  const key = status === 404 ? 'not_found' : status === 429 ? 'rate' : 'error'
-  const b = base(deps, request)
-  return noticePage({
-    ...b,
-    tone: 'info',
-    title: m(b.lang, `${key}_title`),
-    body: m(b.lang, `${key}_body`),
-  })
-}
-
 export interface LinkPagesOptions {
   /** The per-IP limiter of the public context: the page shares its budget. */
   rateLimiter: RateLimiter
@@ -215,8 +204,10 @@ export function paymentLinkPagesRoutes(deps: Deps, options: LinkPagesOptions): F
       rateLimiter: options.rateLimiter,
       // The Pay form posts urlencoded (a plain HTML form): kept as text, read by buyerFrom.
       form: { bodyLimit: FORM_BODY_BYTES_MAX, parse: (text) => text },
-      errorPage: (request, reply, error) =>
-        sendHtml(reply, error.status, errorPage(deps, request, error.status)),
+      errorPage: buyerErrorPage({
+        sandbox: deps.config.env === 'demo',
+        notFound: { title: 'plink_not_found_title', body: 'plink_not_found_body' },
+      }),
     })
 
     app.get(

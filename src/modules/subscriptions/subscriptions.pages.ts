@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
+import { notFound } from '../../platform/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { assetRegistry, CONTENT_TYPES, sendAsset } from '../../platform/web/assets.ts'
@@ -9,7 +10,7 @@ import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/htm
 import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { noticePage } from '../../pages/status.pages.ts'
+import { buyerErrorPage, noticePage } from '../../pages/status.pages.ts'
 import { getPortalView, type PortalView } from './portal.service.ts'
 
 type IntervalUnit = PortalView['subscription']['intervalUnit']
@@ -179,19 +180,6 @@ export function subscriptionPage(p: PageInput): string {
   })
 }
 
-function errorPage(deps: Deps, request: FastifyRequest, status: number): string {
-  const lang = langOf(request)
-  const key = status === 404 ? 'not_found' : status === 429 ? 'rate' : 'error'
-  return noticePage({
-    lang,
-    langHrefs: langHrefs(request),
-    sandbox: deps.config.env === 'demo',
-    tone: 'info',
-    title: m(lang, `${key}_title`),
-    body: m(lang, `${key}_body`),
-  })
-}
-
 export interface SubscriptionPagesOptions {
   /** The per-IP limiter of the public context: the page shares its budget. */
   rateLimiter: RateLimiter
@@ -216,14 +204,16 @@ export function subscriptionPagesRoutes(
       live: deps.config.env === 'live',
       rateLimiter: options.rateLimiter,
       assetsPrefix: '/subscription-assets/',
-      errorPage: (request, reply, error) =>
-        sendHtml(reply, error.status, errorPage(deps, request, error.status)),
+      errorPage: buyerErrorPage({
+        sandbox: deps.config.env === 'demo',
+        notFound: { title: 'sub_not_found_title', body: 'sub_not_found_body' },
+      }),
     })
 
     app.get('/subscription-assets/:name', { schema: { hide: true } }, async (request, reply) => {
       const { name } = request.params as { name: string }
       const asset = ASSETS.get(name)
-      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404))
+      if (!asset) throw notFound('page')
       return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
     })
 
