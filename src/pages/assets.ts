@@ -15,4 +15,3 @@ export const hostedAssets = assetRegistry('/assets/', {
 export function getAsset(name: string): Asset | undefined {
   return hostedAssets.get(name)
 }
-

@@ -1,11 +1,6 @@
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
-import {
-  assetRegistry,
-  CONTENT_TYPES,
-  type AssetRegistry,
-  type AssetSource,
-} from './assets.ts'
+import { assetRegistry, CONTENT_TYPES, type AssetRegistry, type AssetSource } from './assets.ts'
 import { csrfInput, flashMessage, type Flash } from './components.ts'
 import { icons } from './icons.ts'
 import { jsonForScript, markup, raw, type SafeHtml } from './html.ts'
