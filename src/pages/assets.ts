@@ -1,4 +1,4 @@
-import { assetRegistry, CONTENT_TYPES, type Asset } from '../platform/web/assets.ts'
+import { assetRegistry, CONTENT_TYPES } from '../platform/web/assets.ts'
 import { BASE_STYLESHEET } from '../platform/web/shell.ts'
 
 // The hosted pages' static files, served from /assets/ (see platform/web/assets.ts).
@@ -11,7 +11,3 @@ export const hostedAssets = assetRegistry('/assets/', {
   'checkout.js': { file: new URL('checkout.js', import.meta.url), contentType: CONTENT_TYPES.js },
   'favicon.svg': { file: new URL('favicon.svg', import.meta.url), contentType: CONTENT_TYPES.svg },
 })
-
-export function getAsset(name: string): Asset | undefined {
-  return hostedAssets.get(name)
-}

@@ -4,12 +4,11 @@ import QRCode from 'qrcode'
 import type { Deps } from '../../database.ts'
 import { isStateConflict, notFound, type AppError } from '../../platform/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
-import { getAsset } from '../../pages/assets.ts'
+import { hostedAssets } from '../../pages/assets.ts'
 import { cardUpdatePage, payPage, qrPage } from '../../pages/checkout.pages.ts'
 import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
 import { t } from '../../platform/web/i18n.ts'
 import { acsPage, buyerErrorPage, noticePage } from '../../pages/status.pages.ts'
-import { sendAsset } from '../../platform/web/assets.ts'
 import { contentSecurityPolicy } from '../../platform/web/security.ts'
 import {
   AcsForm,
@@ -114,7 +113,7 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
       name: 'checkout',
       live: deps.config.env === 'live',
       rateLimiter: options.rateLimiter,
-      assetsPrefix: '/assets/',
+      assets: hostedAssets,
       // The ACS form posts urlencoded (a plain HTML form, so it works without our script).
       form: {
         bodyLimit: FORM_BODY_BYTES_MAX,
@@ -124,13 +123,6 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
         sandbox: deps.config.env === 'demo',
         conflict: { title: 'acs_done_title', body: 'acs_done_body' },
       }),
-    })
-
-    app.get('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
-      const { name } = request.params as { name: string }
-      const asset = getAsset(name)
-      if (!asset) throw notFound('page')
-      return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
     })
 
     app.get(

@@ -1,11 +1,17 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { isStateConflict, notFound } from '../../platform/errors.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import { assetRegistry, CONTENT_TYPES, sendAsset } from '../../platform/web/assets.ts'
-import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
+import { assetRegistry, CONTENT_TYPES } from '../../platform/web/assets.ts'
+import {
+  htmlContext,
+  langHrefs,
+  langOf,
+  PublicHashParams,
+  ReturnQuery,
+  sendHtml,
+} from '../../platform/web/html-context.ts'
 import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
@@ -169,10 +175,10 @@ export function invoicePage(p: PageInput): string {
         }
         <a class="invoice-pdf-link" href="/v1/public/invoices/${hash}/pdf">${m(lang, 'pdf')}</a>
       </section>
-    </div>
-    <link rel="stylesheet" href="${ASSETS.url('invoice.css')}" />`
+    </div>`
   return layout({
     lang,
+    styles: [ASSETS.url('invoice.css')],
     title: m(lang, 'title', { merchant: merchantName }),
     page: 'invoice',
     langHrefs: p.langHrefs,
@@ -188,14 +194,6 @@ export interface InvoicePagesOptions {
   rateLimiter: RateLimiter
 }
 
-const PageParams = Type.Object({ hash: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) })
-const PageQuery = Type.Object({
-  lang: Type.Optional(Type.String({ maxLength: 8 })),
-  sessionId: Type.Optional(Type.String({ maxLength: 64 })),
-  paymentId: Type.Optional(Type.String({ maxLength: 64 })),
-  status: Type.Optional(Type.String({ maxLength: 32 })),
-})
-
 /** The invoice page's context: register it on its own (it sets hooks and an error handler). */
 export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): FastifyPluginAsync {
   return async (plain) => {
@@ -208,7 +206,7 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
       name: 'invoice',
       live: deps.config.env === 'live',
       rateLimiter: options.rateLimiter,
-      assetsPrefix: '/invoice-assets/',
+      assets: ASSETS,
       // The Pay form posts urlencoded (a plain HTML form); it carries no fields.
       form: { bodyLimit: FORM_BODY_BYTES_MAX, parse: () => ({}) },
       errorPage: (request, reply, error) => {
@@ -225,16 +223,9 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
       },
     })
 
-    app.get('/invoice-assets/:name', { schema: { hide: true } }, async (request, reply) => {
-      const { name } = request.params as { name: string }
-      const asset = ASSETS.get(name)
-      if (!asset) throw notFound('page')
-      return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
-    })
-
     app.get(
       '/invoice/:hash',
-      { schema: { hide: true, params: PageParams, querystring: PageQuery } },
+      { schema: { hide: true, params: PublicHashParams, querystring: ReturnQuery } },
       async (request, reply) => {
         const view = await viewInvoice(deps, request.params.hash)
         return sendHtml(
@@ -254,7 +245,7 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
 
     app.post(
       '/invoice/:hash/pay',
-      { schema: { hide: true, params: PageParams } },
+      { schema: { hide: true, params: PublicHashParams } },
       async (request, reply) => {
         const session = await payInvoice(deps, request.params.hash)
         // Our own origin: the checkout page is served by this same process.

@@ -1,12 +1,18 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import QRCode from 'qrcode'
-import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { isValidationError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
+import {
+  htmlContext,
+  langHrefs,
+  langOf,
+  PublicHashParams,
+  ReturnQuery,
+  sendHtml,
+} from '../../platform/web/html-context.ts'
 import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
 import { formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
@@ -179,14 +185,6 @@ export interface LinkPagesOptions {
   rateLimiter: RateLimiter
 }
 
-const PageParams = Type.Object({ hash: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) })
-const PageQuery = Type.Object({
-  lang: Type.Optional(Type.String({ maxLength: 8 })),
-  sessionId: Type.Optional(Type.String({ maxLength: 64 })),
-  paymentId: Type.Optional(Type.String({ maxLength: 64 })),
-  status: Type.Optional(Type.String({ maxLength: 32 })),
-})
-
 /** The form's fields, from an urlencoded body (unknown fields ignored). */
 function buyerFrom(body: unknown): Buyer {
   const form = new URLSearchParams(typeof body === 'string' ? body : '')
@@ -212,7 +210,7 @@ export function paymentLinkPagesRoutes(deps: Deps, options: LinkPagesOptions): F
 
     app.get(
       '/l/:hash',
-      { schema: { hide: true, params: PageParams, querystring: PageQuery } },
+      { schema: { hide: true, params: PublicHashParams, querystring: ReturnQuery } },
       async (request, reply) => {
         const b = base(deps, request)
         const view = await viewPublicLink(deps, request.params.hash)
@@ -230,34 +228,38 @@ export function paymentLinkPagesRoutes(deps: Deps, options: LinkPagesOptions): F
       },
     )
 
-    app.post('/l/:hash', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
-      const b = base(deps, request)
-      const hash = request.params.hash
-      const buyer = buyerFrom(request.body)
-      let outcome
-      try {
-        outcome = await payLink(deps, hash, buyer)
-      } catch (error) {
-        // A field the link asks for is missing or wrong: the page again, saying which.
-        const appError = toAppError(error as Error)
-        if (!isValidationError(appError)) throw error
-        const view = await viewPublicLink(deps, hash)
-        const errors = new Set((appError.details ?? []).map((d) => d.field))
-        return sendHtml(reply, 400, linkPage(b, hash, view, { form: { values: buyer, errors } }))
-      }
-      if (outcome.kind === 'gone') {
-        return sendHtml(reply, 410, gonePage(b, outcome.status, outcome.link))
-      }
-      if (outcome.kind === 'busy') {
-        return sendHtml(reply, 409, linkPage(b, hash, outcome.link, { busy: true }))
-      }
-      // Our own origin: the checkout page is served by this same process.
-      return reply.code(303).header('location', `/s/${outcome.session.id}`).send()
-    })
+    app.post(
+      '/l/:hash',
+      { schema: { hide: true, params: PublicHashParams } },
+      async (request, reply) => {
+        const b = base(deps, request)
+        const hash = request.params.hash
+        const buyer = buyerFrom(request.body)
+        let outcome
+        try {
+          outcome = await payLink(deps, hash, buyer)
+        } catch (error) {
+          // A field the link asks for is missing or wrong: the page again, saying which.
+          const appError = toAppError(error as Error)
+          if (!isValidationError(appError)) throw error
+          const view = await viewPublicLink(deps, hash)
+          const errors = new Set((appError.details ?? []).map((d) => d.field))
+          return sendHtml(reply, 400, linkPage(b, hash, view, { form: { values: buyer, errors } }))
+        }
+        if (outcome.kind === 'gone') {
+          return sendHtml(reply, 410, gonePage(b, outcome.status, outcome.link))
+        }
+        if (outcome.kind === 'busy') {
+          return sendHtml(reply, 409, linkPage(b, hash, outcome.link, { busy: true }))
+        }
+        // Our own origin: the checkout page is served by this same process.
+        return reply.code(303).header('location', `/s/${outcome.session.id}`).send()
+      },
+    )
 
     app.get(
       '/l/:hash/qr.svg',
-      { schema: { hide: true, params: PageParams } },
+      { schema: { hide: true, params: PublicHashParams } },
       async (request, reply) => {
         const view = await viewPublicLink(deps, request.params.hash)
         const svg = await QRCode.toString(linkUrl(deps.config, view.link.publicHash), {

@@ -1,12 +1,18 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { notFound } from '../../platform/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import { assetRegistry, CONTENT_TYPES, sendAsset } from '../../platform/web/assets.ts'
-import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
+import { assetRegistry, CONTENT_TYPES } from '../../platform/web/assets.ts'
+import {
+  htmlContext,
+  langHrefs,
+  langOf,
+  PublicHashParams,
+  ReturnQuery,
+  sendHtml,
+} from '../../platform/web/html-context.ts'
 import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
@@ -149,11 +155,11 @@ export function subscriptionPage(p: PageInput): string {
               </div>`
         }
       </section>
-    </div>
-    <link rel="stylesheet" href="${ASSETS.url('portal.css')}" />
-    <script type="module" src="${ASSETS.url('portal.js')}"></script>`
+    </div>`
   return layout({
     lang,
+    styles: [ASSETS.url('portal.css')],
+    scripts: [ASSETS.url('portal.js')],
     title: m(lang, 'title', { merchant: view.merchantName }),
     page: 'subscription',
     langHrefs: p.langHrefs,
@@ -185,13 +191,6 @@ export interface SubscriptionPagesOptions {
   rateLimiter: RateLimiter
 }
 
-const PageParams = Type.Object({ hash: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) })
-const PageQuery = Type.Object({
-  lang: Type.Optional(Type.String({ maxLength: 8 })),
-  sessionId: Type.Optional(Type.String({ maxLength: 64 })),
-  status: Type.Optional(Type.String({ maxLength: 32 })),
-})
-
 /** The subscription page's context: register it on its own (it sets hooks and an error handler). */
 export function subscriptionPagesRoutes(
   deps: Deps,
@@ -203,23 +202,16 @@ export function subscriptionPagesRoutes(
       name: 'subscription',
       live: deps.config.env === 'live',
       rateLimiter: options.rateLimiter,
-      assetsPrefix: '/subscription-assets/',
+      assets: ASSETS,
       errorPage: buyerErrorPage({
         sandbox: deps.config.env === 'demo',
         notFound: { title: 'sub_not_found_title', body: 'sub_not_found_body' },
       }),
     })
 
-    app.get('/subscription-assets/:name', { schema: { hide: true } }, async (request, reply) => {
-      const { name } = request.params as { name: string }
-      const asset = ASSETS.get(name)
-      if (!asset) throw notFound('page')
-      return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
-    })
-
     app.get(
       '/subscription/:hash',
-      { schema: { hide: true, params: PageParams, querystring: PageQuery } },
+      { schema: { hide: true, params: PublicHashParams, querystring: ReturnQuery } },
       async (request, reply) => {
         const view = await getPortalView(deps, request.params.hash)
         return sendHtml(
