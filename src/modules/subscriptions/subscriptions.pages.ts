@@ -1,7 +1,6 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
-import { notFound } from '../../platform/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
 import { assetRegistry, CONTENT_TYPES } from '../../platform/web/assets.ts'
@@ -16,7 +15,7 @@ import {
 import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { buyerErrorPage, noticePage } from '../../pages/status.pages.ts'
+import { buyerErrorPage } from '../../pages/status.pages.ts'
 import { getPortalView, type PortalView } from './portal.service.ts'
 
 type IntervalUnit = PortalView['subscription']['intervalUnit']
