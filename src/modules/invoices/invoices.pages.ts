@@ -12,7 +12,7 @@ import {
   ReturnQuery,
   sendHtml,
 } from '../../platform/web/html-context.ts'
-import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
+import { wordsWith, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { buyerErrorPage } from '../../pages/status.pages.ts'
@@ -36,12 +36,8 @@ const ASSETS = assetRegistry('/invoice-assets/', {
   },
 })
 
-// This page's words are in the pages' one catalogue (platform/web/messages.ts, `inv_` keys).
-type PageMessageKey = KeysAfter<'inv_'>
-
-function m(lang: Lang, key: PageMessageKey, vars: Record<string, string | number> = {}): string {
-  return t(lang, `inv_${key}`, vars)
-}
+// This page's words: its own table (invoices.messages.ts, `inv_` keys).
+const m = wordsWith('inv_')
 
 function initial(name: string): string {
   return Array.from(name.trim())[0]?.toLocaleUpperCase('tr') ?? '•'

@@ -13,7 +13,7 @@ import {
   ReturnQuery,
   sendHtml,
 } from '../../platform/web/html-context.ts'
-import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
+import { wordsWith, type Lang } from '../../platform/web/i18n.ts'
 import { formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { buyerErrorPage, noticePage } from '../../pages/status.pages.ts'
@@ -35,11 +35,8 @@ import {
 // stylesheet and rules as the checkout pages: our own origin only, strict CSP, HTML error
 // pages, Turkish and English.
 
-type PageMessageKey = KeysAfter<'plink_'>
-
-function m(lang: Lang, key: PageMessageKey, vars: Record<string, string | number> = {}): string {
-  return t(lang, `plink_${key}`, vars)
-}
+// This page's words: its own table (payment-links.messages.ts, `plink_` keys).
+const m = wordsWith('plink_')
 
 function initial(name: string): string {
   return Array.from(name.trim())[0]?.toLocaleUpperCase('tr') ?? '•'

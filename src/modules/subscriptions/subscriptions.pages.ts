@@ -12,7 +12,7 @@ import {
   ReturnQuery,
   sendHtml,
 } from '../../platform/web/html-context.ts'
-import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
+import { wordsWith, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
 import { buyerErrorPage } from '../../pages/status.pages.ts'
@@ -40,12 +40,8 @@ const ASSETS = assetRegistry('/subscription-assets/', {
   },
 })
 
-// This page's words are in the pages' one catalogue (platform/web/messages.ts, `sub_` keys).
-type PageMessageKey = KeysAfter<'sub_'>
-
-function m(lang: Lang, key: PageMessageKey, vars: Record<string, string | number> = {}): string {
-  return t(lang, `sub_${key}`, vars)
-}
+// This page's words: its own table (subscriptions.messages.ts, `sub_` keys).
+const m = wordsWith('sub_')
 
 function intervalLabel(lang: Lang, unit: IntervalUnit, count: number): string {
   return count === 1 ? m(lang, `every_${unit}`) : m(lang, `every_n_${unit}`, { n: count })

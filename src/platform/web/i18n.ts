@@ -109,6 +109,15 @@ export function t(lang: Lang, key: MessageKey, vars: Record<string, string | num
   )
 }
 
+/**
+ * `t` for one owner's words by their prefix: `wordsWith('inv_')(lang, 'title')` is
+ * `t(lang, 'inv_title')`, and only keys of that prefix are accepted.
+ */
+export function wordsWith<P extends string>(prefix: P) {
+  return (lang: Lang, key: KeysAfter<P>, vars: Record<string, string | number> = {}): string =>
+    t(lang, `${prefix}${key}` as MessageKey, vars)
+}
+
 /** The messages the browser script needs, in one language. */
 export function clientMessages(lang: Lang, keys: readonly MessageKey[]): Record<string, string> {
   return Object.fromEntries(keys.map((k) => [k, message(lang, k)]))
