@@ -1,7 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isStateConflict, type AppError } from '../platform/errors.ts'
 import { markup, type SafeHtml } from '../platform/web/html.ts'
-import { langHrefs, langOf, sendHtml } from '../platform/web/html-context.ts'
+import type { AssetRegistry } from '../platform/web/assets.ts'
+import {
+  langHrefs,
+  langOf,
+  sendHtml,
+  type HtmlContextOptions,
+  type PageRateLimiter,
+} from '../platform/web/html-context.ts'
 import { t, type Lang, type MessageKey } from '../platform/web/i18n.ts'
 import { formatMoney } from '../platform/web/format.ts'
 import { icons, layout } from './layout.ts'
@@ -185,5 +192,32 @@ export function buyerErrorPage(options: BuyerErrorOptions) {
         ...(status >= 500 ? { detail: t(lang, 'error_ref', { requestId: request.id }) } : {}),
       }),
     )
+  }
+}
+
+export interface BuyerContextInput extends Omit<BuyerErrorOptions, 'sandbox'> {
+  /** Names the context in the error log. */
+  name: string
+  /** The deployment (`live` adds HSTS and Secure cookies; `demo` shows the sandbox hints). */
+  env: string
+  rateLimiter: PageRateLimiter
+  assets?: AssetRegistry
+  form?: HtmlContextOptions['form']
+}
+
+/** htmlContext's options for a hosted buyer page: the one error page, the same rules. */
+export function buyerContext(input: BuyerContextInput): HtmlContextOptions {
+  const { name, env, rateLimiter, assets, form, notFound, conflict } = input
+  return {
+    name,
+    live: env === 'live',
+    rateLimiter,
+    ...(assets ? { assets } : {}),
+    ...(form ? { form } : {}),
+    errorPage: buyerErrorPage({
+      sandbox: env === 'demo',
+      ...(notFound ? { notFound } : {}),
+      ...(conflict ? { conflict } : {}),
+    }),
   }
 }

@@ -8,7 +8,7 @@ import { hostedAssets } from '../../pages/assets.ts'
 import { cardUpdatePage, payPage, qrPage } from '../../pages/checkout.pages.ts'
 import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
 import { t } from '../../platform/web/i18n.ts'
-import { acsPage, buyerErrorPage, noticePage } from '../../pages/status.pages.ts'
+import { acsPage, buyerContext, noticePage } from '../../pages/status.pages.ts'
 import { contentSecurityPolicy } from '../../platform/web/security.ts'
 import {
   AcsForm,
@@ -109,21 +109,21 @@ export interface CheckoutPagesOptions {
 export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    await app.register(htmlContext, {
-      name: 'checkout',
-      live: deps.config.env === 'live',
-      rateLimiter: options.rateLimiter,
-      assets: hostedAssets,
-      // The ACS form posts urlencoded (a plain HTML form, so it works without our script).
-      form: {
-        bodyLimit: FORM_BODY_BYTES_MAX,
-        parse: (text) => Object.fromEntries(new URLSearchParams(text)),
-      },
-      errorPage: buyerErrorPage({
-        sandbox: deps.config.env === 'demo',
+    await app.register(
+      htmlContext,
+      buyerContext({
+        name: 'checkout',
+        env: deps.config.env,
+        rateLimiter: options.rateLimiter,
+        assets: hostedAssets,
+        // The ACS form posts urlencoded (a plain HTML form, so it works without our script).
+        form: {
+          bodyLimit: FORM_BODY_BYTES_MAX,
+          parse: (text) => Object.fromEntries(new URLSearchParams(text)),
+        },
         conflict: { title: 'acs_done_title', body: 'acs_done_body' },
       }),
-    })
+    )
 
     app.get(
       '/s/:sessionId',

@@ -15,7 +15,7 @@ import {
 import { wordsWith, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { buyerErrorPage } from '../../pages/status.pages.ts'
+import { buyerContext } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import type { Invoice } from './invoice-view.ts'
 import { payInvoice, viewInvoice, type PublicInvoice } from './public.service.ts'
@@ -194,17 +194,17 @@ export interface InvoicePagesOptions {
 export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    const invoiceErrors = buyerErrorPage({
-      sandbox: deps.config.env === 'demo',
-      notFound: { title: 'inv_not_found_title', body: 'inv_not_found_body' },
-    })
-    await app.register(htmlContext, {
+    const context = buyerContext({
       name: 'invoice',
-      live: deps.config.env === 'live',
+      env: deps.config.env,
       rateLimiter: options.rateLimiter,
       assets: ASSETS,
       // The Pay form posts urlencoded (a plain HTML form); it carries no fields.
       form: { bodyLimit: FORM_BODY_BYTES_MAX, parse: () => ({}) },
+      notFound: { title: 'inv_not_found_title', body: 'inv_not_found_body' },
+    })
+    await app.register(htmlContext, {
+      ...context,
       errorPage: (request, reply, error) => {
         // Pay pressed on an invoice that has just been paid, cancelled or expired: the page
         // itself says what became of it.
@@ -215,7 +215,7 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
             .header('location', `/invoice/${encodeURIComponent(hash)}`)
             .send()
         }
-        return invoiceErrors(request, reply, error)
+        return context.errorPage(request, reply, error)
       },
     })
 

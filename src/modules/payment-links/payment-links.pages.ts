@@ -16,7 +16,7 @@ import {
 import { wordsWith, type Lang } from '../../platform/web/i18n.ts'
 import { formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { buyerErrorPage, noticePage } from '../../pages/status.pages.ts'
+import { buyerContext, noticePage } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import {
   linkUrl,
@@ -193,17 +193,17 @@ function buyerFrom(body: unknown): Buyer {
 export function paymentLinkPagesRoutes(deps: Deps, options: LinkPagesOptions): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    await app.register(htmlContext, {
-      name: 'payment link',
-      live: deps.config.env === 'live',
-      rateLimiter: options.rateLimiter,
-      // The Pay form posts urlencoded (a plain HTML form): kept as text, read by buyerFrom.
-      form: { bodyLimit: FORM_BODY_BYTES_MAX, parse: (text) => text },
-      errorPage: buyerErrorPage({
-        sandbox: deps.config.env === 'demo',
+    await app.register(
+      htmlContext,
+      buyerContext({
+        name: 'payment link',
+        env: deps.config.env,
+        rateLimiter: options.rateLimiter,
+        // The Pay form posts urlencoded (a plain HTML form): kept as text, read by buyerFrom.
+        form: { bodyLimit: FORM_BODY_BYTES_MAX, parse: (text) => text },
         notFound: { title: 'plink_not_found_title', body: 'plink_not_found_body' },
       }),
-    })
+    )
 
     app.get(
       '/l/:hash',

@@ -15,7 +15,7 @@ import {
 import { wordsWith, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { buyerErrorPage } from '../../pages/status.pages.ts'
+import { buyerContext } from '../../pages/status.pages.ts'
 import { getPortalView, type PortalView } from './portal.service.ts'
 
 type IntervalUnit = PortalView['subscription']['intervalUnit']
@@ -193,16 +193,16 @@ export function subscriptionPagesRoutes(
 ): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    await app.register(htmlContext, {
-      name: 'subscription',
-      live: deps.config.env === 'live',
-      rateLimiter: options.rateLimiter,
-      assets: ASSETS,
-      errorPage: buyerErrorPage({
-        sandbox: deps.config.env === 'demo',
+    await app.register(
+      htmlContext,
+      buyerContext({
+        name: 'subscription',
+        env: deps.config.env,
+        rateLimiter: options.rateLimiter,
+        assets: ASSETS,
         notFound: { title: 'sub_not_found_title', body: 'sub_not_found_body' },
       }),
-    })
+    )
 
     app.get(
       '/subscription/:hash',
