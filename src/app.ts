@@ -27,6 +27,8 @@ import { trustProxyOption } from './platform/http/trust-proxy.ts'
 import { installValidators } from './platform/http/validation.ts'
 import { openapiTransforms } from './platform/http/openapi.ts'
 import { apiReferenceRoutes } from './pages/api-reference.ts'
+import { hostedPagesMessages } from './pages/pages.messages.ts'
+import { useMessages } from './platform/web/i18n.ts'
 import type { Logger } from './platform/logger.ts'
 import { createMetrics, installMetrics, type Metrics } from './platform/metrics.ts'
 import { installLoadShedding } from './platform/http/load-shedding.ts'
@@ -48,7 +50,7 @@ import {
   revealDemoCredentials,
   setMerchantCachesLive,
 } from './modules/merchants/index.ts'
-import { dashboardApi, dashboardPagesRoutes } from './modules/dashboard/index.ts'
+import { dashboardApi, dashboardMessages, dashboardPagesRoutes } from './modules/dashboard/index.ts'
 import { eventsRoutes } from './modules/events/index.ts'
 import {
   oldestUndeliveredEventAgeSeconds,
@@ -64,16 +66,22 @@ import { customersRoutes } from './modules/customers/index.ts'
 import { payoutsRoutes } from './modules/payouts/index.ts'
 import {
   subscriptionPagesRoutes,
+  subscriptionsMessages,
   subscriptionsPublicRoutes,
   subscriptionsRoutes,
   subscriptionsSandboxRoutes,
 } from './modules/subscriptions/index.ts'
 import {
   invoicePagesRoutes,
+  invoicesMessages,
   invoicesPublicRoutes,
   invoicesRoutes,
 } from './modules/invoices/index.ts'
-import { paymentLinkPagesRoutes, paymentLinksRoutes } from './modules/payment-links/index.ts'
+import {
+  paymentLinkPagesRoutes,
+  paymentLinksMessages,
+  paymentLinksRoutes,
+} from './modules/payment-links/index.ts'
 import { riskRoutes } from './modules/risk/index.ts'
 import { installRequestLog, requestLogsRoutes } from './modules/request-logs/index.ts'
 import {
@@ -120,6 +128,15 @@ const PROBES = new Set(['/healthz', '/readyz', '/metrics'])
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, db, clock, log } = options
+  // Every page's words: platform's own and each owner's table, composed here as database.ts
+  // composes the modules' tables (platform imports no module).
+  useMessages([
+    hostedPagesMessages,
+    invoicesMessages,
+    subscriptionsMessages,
+    paymentLinksMessages,
+    dashboardMessages,
+  ])
   const jobs = new JobQueue(options.raw, log)
   const read = connectReadDatabase(
     { kind: options.dbKind, db },

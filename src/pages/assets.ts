@@ -1,7 +1,9 @@
-import { assetRegistry, CONTENT_TYPES, type Asset } from '../platform/web/assets.ts'
+import { assetRegistry, CONTENT_TYPES } from '../platform/web/assets.ts'
+import { BASE_STYLESHEET } from '../platform/web/shell.ts'
 
 // The hosted pages' static files, served from /assets/ (see platform/web/assets.ts).
-const ASSETS = assetRegistry('/assets/', {
+export const hostedAssets = assetRegistry('/assets/', {
+  'base.css': BASE_STYLESHEET,
   'checkout.css': {
     file: new URL('checkout.css', import.meta.url),
     contentType: CONTENT_TYPES.css,
@@ -9,12 +11,3 @@ const ASSETS = assetRegistry('/assets/', {
   'checkout.js': { file: new URL('checkout.js', import.meta.url), contentType: CONTENT_TYPES.js },
   'favicon.svg': { file: new URL('favicon.svg', import.meta.url), contentType: CONTENT_TYPES.svg },
 })
-
-export function getAsset(name: string): Asset | undefined {
-  return ASSETS.get(name)
-}
-
-/** `/assets/<name>?v=<hash>`: the URL pages link to. */
-export function assetUrl(name: string): string {
-  return ASSETS.url(name)
-}

@@ -1,10 +1,21 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { isStateConflict, type AppError } from '../platform/errors.ts'
 import { markup, type SafeHtml } from '../platform/web/html.ts'
-import { t, type Lang } from '../platform/web/i18n.ts'
+import type { AssetRegistry } from '../platform/web/assets.ts'
+import {
+  langHrefs,
+  langOf,
+  sendHtml,
+  type HtmlContextOptions,
+  type PageRateLimiter,
+} from '../platform/web/html-context.ts'
+import { t, type Lang, type MessageKey } from '../platform/web/i18n.ts'
 import { formatMoney } from '../platform/web/format.ts'
 import { icons, layout } from './layout.ts'
 
 // The sandbox ACS page, the outcome page after a 3DS challenge, and the notices shown in
-// place of a form (expired, completed, not found, errors).
+// place of a form (expired, completed, not found, errors), and the one error page of every
+// hosted buyer page.
 
 interface PageBase {
   lang: Lang
@@ -131,4 +142,82 @@ export function noticePage(p: NoticeInput): string {
     content,
     variant: p.variant ?? 'checkout',
   })
+}
+
+interface Words {
+  title: MessageKey
+  body: MessageKey
+}
+
+export interface BuyerErrorOptions {
+  sandbox: boolean
+  /** What this context's pages are (a 404 says which thing was not found). */
+  notFound?: Words
+  /** A state conflict the page can name (the ACS page: verified already). */
+  conflict?: Words
+}
+
+/**
+ * The one error page of the hosted buyer pages (checkout, payment links, invoices, the
+ * subscription portal), as htmlContext's `errorPage`: the same words for a status on every
+ * page, only a 404 names what was not found; a server error gives the reference support asks
+ * for.
+ */
+export function buyerErrorPage(options: BuyerErrorOptions) {
+  return (request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply => {
+    const { status } = error
+    const lang = langOf(request)
+    const words: Words =
+      status === 404
+        ? (options.notFound ?? { title: 'not_found_title', body: 'not_found_body' })
+        : status === 429
+          ? { title: 'rate_title', body: 'rate_body' }
+          : status === 403
+            ? { title: 'unavailable_title', body: 'unavailable_body' }
+            : options.conflict && isStateConflict(error)
+              ? options.conflict
+              : status < 500 && status !== 409
+                ? { title: 'bad_request_title', body: 'bad_request_body' }
+                : { title: 'error_title', body: 'error_body' }
+    return sendHtml(
+      reply,
+      status,
+      noticePage({
+        lang,
+        langHrefs: langHrefs(request),
+        sandbox: options.sandbox,
+        tone: 'info',
+        title: t(lang, words.title),
+        body: t(lang, words.body),
+        ...(status >= 500 ? { detail: t(lang, 'error_ref', { requestId: request.id }) } : {}),
+      }),
+    )
+  }
+}
+
+export interface BuyerContextInput extends Omit<BuyerErrorOptions, 'sandbox'> {
+  /** Names the context in the error log. */
+  name: string
+  /** The deployment (`live` adds HSTS and Secure cookies; `demo` shows the sandbox hints). */
+  env: string
+  rateLimiter: PageRateLimiter
+  assets?: AssetRegistry
+  form?: HtmlContextOptions['form']
+}
+
+/** htmlContext's options for a hosted buyer page: the one error page, the same rules. */
+export function buyerContext(input: BuyerContextInput): HtmlContextOptions {
+  const { name, env, rateLimiter, assets, form, notFound, conflict } = input
+  return {
+    name,
+    live: env === 'live',
+    rateLimiter,
+    ...(assets ? { assets } : {}),
+    ...(form ? { form } : {}),
+    errorPage: buyerErrorPage({
+      sandbox: env === 'demo',
+      ...(notFound ? { notFound } : {}),
+      ...(conflict ? { conflict } : {}),
+    }),
+  }
 }

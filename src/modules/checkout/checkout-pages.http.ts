@@ -2,13 +2,13 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import QRCode from 'qrcode'
 import type { Deps } from '../../database.ts'
-import { isStateConflict, notFound, type AppError } from '../../platform/errors.ts'
+import { notFound } from '../../platform/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
-import { getAsset } from '../../pages/assets.ts'
+import { hostedAssets } from '../../pages/assets.ts'
 import { cardUpdatePage, payPage, qrPage } from '../../pages/checkout.pages.ts'
 import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
 import { t } from '../../platform/web/i18n.ts'
-import { acsPage, noticePage } from '../../pages/status.pages.ts'
+import { acsPage, buyerContext, noticePage } from '../../pages/status.pages.ts'
 import { bankGatePage } from '../../pages/bank-gate.pages.ts'
 import { sendAsset } from '../../platform/web/assets.ts'
 import { contentSecurityPolicy } from '../../platform/web/security.ts'
@@ -119,30 +119,6 @@ function sessionPage(deps: Deps, request: FastifyRequest, v: CheckoutView): [num
   ]
 }
 
-function errorPage(deps: Deps, request: FastifyRequest, error: AppError): string {
-  const status = error.status
-  const lang = langOf(request)
-  const key =
-    status === 404
-      ? 'not_found'
-      : status === 429
-        ? 'rate'
-        : isStateConflict(error)
-          ? 'acs_done'
-          : status < 500
-            ? 'bad_request'
-            : 'error'
-  return noticePage({
-    lang,
-    langHrefs: langHrefs(request),
-    sandbox: deps.config.env === 'demo',
-    tone: 'info',
-    title: t(lang, `${key}_title`),
-    body: t(lang, `${key}_body`),
-    ...(status >= 500 ? { detail: t(lang, 'error_ref', { requestId: request.id }) } : {}),
-  })
-}
-
 export interface CheckoutPagesOptions {
   /** The per-IP limiter of the public context: the pages share its budget. */
   rateLimiter: RateLimiter
@@ -152,26 +128,21 @@ export interface CheckoutPagesOptions {
 export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    await app.register(htmlContext, {
-      name: 'checkout',
-      live: deps.config.env === 'live',
-      rateLimiter: options.rateLimiter,
-      assetsPrefix: '/assets/',
-      // The ACS form posts urlencoded (a plain HTML form, so it works without our script).
-      form: {
-        bodyLimit: FORM_BODY_BYTES_MAX,
-        parse: (text) => Object.fromEntries(new URLSearchParams(text)),
-      },
-      errorPage: (request, reply, error) =>
-        sendHtml(reply, error.status, errorPage(deps, request, error)),
-    })
-
-    app.get('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
-      const { name } = request.params as { name: string }
-      const asset = getAsset(name)
-      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, notFound('page')))
-      return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
-    })
+    await app.register(
+      htmlContext,
+      buyerContext({
+        name: 'checkout',
+        env: deps.config.env,
+        rateLimiter: options.rateLimiter,
+        assets: hostedAssets,
+        // The ACS form posts urlencoded (a plain HTML form, so it works without our script).
+        form: {
+          bodyLimit: FORM_BODY_BYTES_MAX,
+          parse: (text) => Object.fromEntries(new URLSearchParams(text)),
+        },
+        conflict: { title: 'acs_done_title', body: 'acs_done_body' },
+      }),
+    )
 
     app.get(
       '/s/:sessionId',
@@ -189,7 +160,7 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
       async (request, reply) => {
         const view = await getCheckout(deps, request.params.sessionId)
         if (!view.qrPayload) {
-          return sendHtml(reply, 404, errorPage(deps, request, notFound('page')))
+          throw notFound('page')
         }
         const svg = await QRCode.toString(view.qrPayload, {
           type: 'svg',

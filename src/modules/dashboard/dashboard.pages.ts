@@ -2,8 +2,7 @@ import formbody from '@fastify/formbody'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Deps } from '../../database.ts'
 import type { AppError } from '../../platform/errors.ts'
-import { errorContent, type ErrorStatus } from '../../platform/web/app-shell.ts'
-import { sendAsset } from '../../platform/web/assets.ts'
+import { errorContent, type ErrorStatus } from '../../platform/web/shell.ts'
 import { csrfInput, field } from '../../platform/web/components.ts'
 import { htmlContext, langOf } from '../../platform/web/html-context.ts'
 import { markup } from '../../platform/web/html.ts'
@@ -103,7 +102,8 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
     live: deps.config.env === 'live',
     secureCookies: cookieOptions(deps).secure,
     rateLimiter: options.rateLimiter,
-    assetsPrefix: `${BASE}/assets/`,
+    assets: ASSETS,
+    assetsRouteConfig: { dashboardAccess: 'public' },
     csrf: {
       cookieSecret: cookieSigningKey(deps),
       cookieKey: CSRF_COOKIE,
@@ -148,13 +148,6 @@ async function dashboardContext(app: FastifyInstance, deps: Deps, options: Dashb
     return redirect(reply, home)
   })
   app.setNotFoundHandler(async (request, reply) => errorPage(deps, request, reply, 404))
-
-  app.get('/assets/:name', { config: { dashboardAccess: 'public' } }, async (request, reply) => {
-    const { name } = request.params as { name: string }
-    const asset = ASSETS.get(name)
-    if (!asset) return errorPage(deps, request, reply, 404)
-    return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
-  })
 
   signInRoutes(app, deps)
   invitationRoutes(app, deps)

@@ -5,7 +5,7 @@ import type {} from '@fastify/cookie'
 import type {} from '@fastify/csrf-protection'
 import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
-import { appAssets, appShell, type NavLink } from '../../platform/web/app-shell.ts'
+import { appAssets, merchantShell, type NavLink } from '../../platform/web/shell.ts'
 import { field, type Flash } from '../../platform/web/components.ts'
 import { jsonForScript, markup, type SafeHtml } from '../../platform/web/html.ts'
 import { langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
@@ -209,7 +209,7 @@ export async function renderPage(ctx: PageContext, page: PageInput): Promise<Fas
     label: t(lang, item.label),
     current: item.id === page.section,
   }))
-  const body = appShell({
+  const body = merchantShell({
     lang,
     heading: page.heading,
     ...(page.headingAside ? { headingAside: page.headingAside } : {}),
@@ -250,7 +250,7 @@ export function renderPublicPage(
   return sendHtml(
     reply,
     page.status ?? 200,
-    appShell({
+    merchantShell({
       lang,
       heading: page.heading,
       homeHref: `${BASE}/login`,

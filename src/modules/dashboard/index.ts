@@ -5,3 +5,4 @@ export { dashboardApi } from './dashboard.http.ts'
 export { dashboardPagesRoutes } from './dashboard.pages.ts'
 // Each page route's declared {schema, permission, kyc} (test/security/page-rules.test.ts).
 export { pageRouteRules } from './page-rules.ts'
+export { dashboardMessages } from './dashboard.messages.ts'

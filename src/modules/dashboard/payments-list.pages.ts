@@ -283,7 +283,7 @@ async function listPage(deps: Deps, ctx: PageContext, raw: ListFilters, cursor?:
       { label: t(lang, 'dash_col_amount'), numeric: true },
       { label: t(lang, 'dash_col_status') },
       { label: t(lang, 'dash_col_card') },
-      { label: t(lang, 'dash_col_customer') },
+      { label: t(lang, 'dash_col_customer'), wrap: true },
       { label: t(lang, 'dash_col_transaction') },
     ],
     rows: items.map((p) => [

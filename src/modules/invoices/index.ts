@@ -21,3 +21,4 @@ export { PDF_FONT_FILES } from './invoice-pdf.ts'
 export { formatDateTr, formatTryTr } from './money-format.ts'
 // The API's body schemas: the dashboard's forms are checked against the same (issue 36).
 export { CreateInvoiceBody } from './invoices.schemas.ts'
+export { invoicesMessages } from './invoices.messages.ts'

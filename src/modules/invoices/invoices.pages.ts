@@ -1,15 +1,21 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { isStateConflict } from '../../platform/errors.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import { assetRegistry, CONTENT_TYPES, sendAsset } from '../../platform/web/assets.ts'
-import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
-import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
+import { assetRegistry, CONTENT_TYPES } from '../../platform/web/assets.ts'
+import {
+  htmlContext,
+  langHrefs,
+  langOf,
+  PublicHashParams,
+  ReturnQuery,
+  sendHtml,
+} from '../../platform/web/html-context.ts'
+import { wordsWith, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney, formatNumber } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { noticePage } from '../../pages/status.pages.ts'
+import { buyerContext } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import type { Invoice } from './invoice-view.ts'
 import { payInvoice, viewInvoice, type PublicInvoice } from './public.service.ts'
@@ -30,12 +36,8 @@ const ASSETS = assetRegistry('/invoice-assets/', {
   },
 })
 
-// This page's words are in the pages' one catalogue (platform/web/messages.ts, `inv_` keys).
-type PageMessageKey = KeysAfter<'inv_'>
-
-function m(lang: Lang, key: PageMessageKey, vars: Record<string, string | number> = {}): string {
-  return t(lang, `inv_${key}`, vars)
-}
+// This page's words: its own table (invoices.messages.ts, `inv_` keys).
+const m = wordsWith('inv_')
 
 function initial(name: string): string {
   return Array.from(name.trim())[0]?.toLocaleUpperCase('tr') ?? '•'
@@ -169,10 +171,10 @@ export function invoicePage(p: PageInput): string {
         }
         <a class="invoice-pdf-link" href="/v1/public/invoices/${hash}/pdf">${m(lang, 'pdf')}</a>
       </section>
-    </div>
-    <link rel="stylesheet" href="${ASSETS.url('invoice.css')}" />`
+    </div>`
   return layout({
     lang,
+    styles: [ASSETS.url('invoice.css')],
     title: m(lang, 'title', { merchant: merchantName }),
     page: 'invoice',
     langHrefs: p.langHrefs,
@@ -183,50 +185,26 @@ export function invoicePage(p: PageInput): string {
 
 const FORM_BODY_BYTES_MAX = 1024
 
-function errorPage(deps: Deps, request: FastifyRequest, status: number): string {
-  const lang = langOf(request)
-  const key =
-    status === 404
-      ? 'not_found'
-      : status === 429
-        ? 'rate'
-        : status === 403
-          ? 'unavailable'
-          : 'error'
-  return noticePage({
-    lang,
-    langHrefs: langHrefs(request),
-    sandbox: deps.config.env === 'demo',
-    tone: 'info',
-    title: m(lang, `${key}_title`),
-    body: m(lang, `${key}_body`),
-  })
-}
-
 export interface InvoicePagesOptions {
   /** The per-IP limiter of the public context: the page shares its budget. */
   rateLimiter: RateLimiter
 }
 
-const PageParams = Type.Object({ hash: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) })
-const PageQuery = Type.Object({
-  lang: Type.Optional(Type.String({ maxLength: 8 })),
-  sessionId: Type.Optional(Type.String({ maxLength: 64 })),
-  paymentId: Type.Optional(Type.String({ maxLength: 64 })),
-  status: Type.Optional(Type.String({ maxLength: 32 })),
-})
-
 /** The invoice page's context: register it on its own (it sets hooks and an error handler). */
 export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    await app.register(htmlContext, {
+    const context = buyerContext({
       name: 'invoice',
-      live: deps.config.env === 'live',
+      env: deps.config.env,
       rateLimiter: options.rateLimiter,
-      assetsPrefix: '/invoice-assets/',
+      assets: ASSETS,
       // The Pay form posts urlencoded (a plain HTML form); it carries no fields.
       form: { bodyLimit: FORM_BODY_BYTES_MAX, parse: () => ({}) },
+      notFound: { title: 'inv_not_found_title', body: 'inv_not_found_body' },
+    })
+    await app.register(htmlContext, {
+      ...context,
       errorPage: (request, reply, error) => {
         // Pay pressed on an invoice that has just been paid, cancelled or expired: the page
         // itself says what became of it.
@@ -237,20 +215,13 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
             .header('location', `/invoice/${encodeURIComponent(hash)}`)
             .send()
         }
-        return sendHtml(reply, error.status, errorPage(deps, request, error.status))
+        return context.errorPage(request, reply, error)
       },
-    })
-
-    app.get('/invoice-assets/:name', { schema: { hide: true } }, async (request, reply) => {
-      const { name } = request.params as { name: string }
-      const asset = ASSETS.get(name)
-      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404))
-      return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
     })
 
     app.get(
       '/invoice/:hash',
-      { schema: { hide: true, params: PageParams, querystring: PageQuery } },
+      { schema: { hide: true, params: PublicHashParams, querystring: ReturnQuery } },
       async (request, reply) => {
         const view = await viewInvoice(deps, request.params.hash)
         return sendHtml(
@@ -270,7 +241,7 @@ export function invoicePagesRoutes(deps: Deps, options: InvoicePagesOptions): Fa
 
     app.post(
       '/invoice/:hash/pay',
-      { schema: { hide: true, params: PageParams } },
+      { schema: { hide: true, params: PublicHashParams } },
       async (request, reply) => {
         const session = await payInvoice(deps, request.params.hash)
         // Our own origin: the checkout page is served by this same process.

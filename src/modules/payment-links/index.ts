@@ -10,3 +10,4 @@ export {
 export type { LinkStatus, PaymentLink } from './payment-links.service.ts'
 // The API's body schema: the dashboard's form is checked against the same (issue 36).
 export { CreateLinkBody } from './payment-links.schemas.ts'
+export { paymentLinksMessages } from './payment-links.messages.ts'

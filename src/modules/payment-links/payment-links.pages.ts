@@ -1,16 +1,22 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import QRCode from 'qrcode'
-import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import { isValidationError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
-import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
+import {
+  htmlContext,
+  langHrefs,
+  langOf,
+  PublicHashParams,
+  ReturnQuery,
+  sendHtml,
+} from '../../platform/web/html-context.ts'
+import { wordsWith, type Lang } from '../../platform/web/i18n.ts'
 import { formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { noticePage } from '../../pages/status.pages.ts'
+import { buyerContext, noticePage } from '../../pages/status.pages.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import {
   linkUrl,
@@ -29,11 +35,8 @@ import {
 // stylesheet and rules as the checkout pages: our own origin only, strict CSP, HTML error
 // pages, Turkish and English.
 
-type PageMessageKey = KeysAfter<'plink_'>
-
-function m(lang: Lang, key: PageMessageKey, vars: Record<string, string | number> = {}): string {
-  return t(lang, `plink_${key}`, vars)
-}
+// This page's words: its own table (payment-links.messages.ts, `plink_` keys).
+const m = wordsWith('plink_')
 
 function initial(name: string): string {
   return Array.from(name.trim())[0]?.toLocaleUpperCase('tr') ?? '•'
@@ -174,29 +177,10 @@ function thanksPage(b: Base, view: PublicLink): string {
   })
 }
 
-function errorPage(deps: Deps, request: FastifyRequest, status: number): string {
-  const key = status === 404 ? 'not_found' : status === 429 ? 'rate' : 'error'
-  const b = base(deps, request)
-  return noticePage({
-    ...b,
-    tone: 'info',
-    title: m(b.lang, `${key}_title`),
-    body: m(b.lang, `${key}_body`),
-  })
-}
-
 export interface LinkPagesOptions {
   /** The per-IP limiter of the public context: the page shares its budget. */
   rateLimiter: RateLimiter
 }
-
-const PageParams = Type.Object({ hash: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) })
-const PageQuery = Type.Object({
-  lang: Type.Optional(Type.String({ maxLength: 8 })),
-  sessionId: Type.Optional(Type.String({ maxLength: 64 })),
-  paymentId: Type.Optional(Type.String({ maxLength: 64 })),
-  status: Type.Optional(Type.String({ maxLength: 32 })),
-})
 
 /** The form's fields, from an urlencoded body (unknown fields ignored). */
 function buyerFrom(body: unknown): Buyer {
@@ -209,19 +193,21 @@ function buyerFrom(body: unknown): Buyer {
 export function paymentLinkPagesRoutes(deps: Deps, options: LinkPagesOptions): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    await app.register(htmlContext, {
-      name: 'payment link',
-      live: deps.config.env === 'live',
-      rateLimiter: options.rateLimiter,
-      // The Pay form posts urlencoded (a plain HTML form): kept as text, read by buyerFrom.
-      form: { bodyLimit: FORM_BODY_BYTES_MAX, parse: (text) => text },
-      errorPage: (request, reply, error) =>
-        sendHtml(reply, error.status, errorPage(deps, request, error.status)),
-    })
+    await app.register(
+      htmlContext,
+      buyerContext({
+        name: 'payment link',
+        env: deps.config.env,
+        rateLimiter: options.rateLimiter,
+        // The Pay form posts urlencoded (a plain HTML form): kept as text, read by buyerFrom.
+        form: { bodyLimit: FORM_BODY_BYTES_MAX, parse: (text) => text },
+        notFound: { title: 'plink_not_found_title', body: 'plink_not_found_body' },
+      }),
+    )
 
     app.get(
       '/l/:hash',
-      { schema: { hide: true, params: PageParams, querystring: PageQuery } },
+      { schema: { hide: true, params: PublicHashParams, querystring: ReturnQuery } },
       async (request, reply) => {
         const b = base(deps, request)
         const view = await viewPublicLink(deps, request.params.hash)
@@ -239,34 +225,38 @@ export function paymentLinkPagesRoutes(deps: Deps, options: LinkPagesOptions): F
       },
     )
 
-    app.post('/l/:hash', { schema: { hide: true, params: PageParams } }, async (request, reply) => {
-      const b = base(deps, request)
-      const hash = request.params.hash
-      const buyer = buyerFrom(request.body)
-      let outcome
-      try {
-        outcome = await payLink(deps, hash, buyer)
-      } catch (error) {
-        // A field the link asks for is missing or wrong: the page again, saying which.
-        const appError = toAppError(error as Error)
-        if (!isValidationError(appError)) throw error
-        const view = await viewPublicLink(deps, hash)
-        const errors = new Set((appError.details ?? []).map((d) => d.field))
-        return sendHtml(reply, 400, linkPage(b, hash, view, { form: { values: buyer, errors } }))
-      }
-      if (outcome.kind === 'gone') {
-        return sendHtml(reply, 410, gonePage(b, outcome.status, outcome.link))
-      }
-      if (outcome.kind === 'busy') {
-        return sendHtml(reply, 409, linkPage(b, hash, outcome.link, { busy: true }))
-      }
-      // Our own origin: the checkout page is served by this same process.
-      return reply.code(303).header('location', `/s/${outcome.session.id}`).send()
-    })
+    app.post(
+      '/l/:hash',
+      { schema: { hide: true, params: PublicHashParams } },
+      async (request, reply) => {
+        const b = base(deps, request)
+        const hash = request.params.hash
+        const buyer = buyerFrom(request.body)
+        let outcome
+        try {
+          outcome = await payLink(deps, hash, buyer)
+        } catch (error) {
+          // A field the link asks for is missing or wrong: the page again, saying which.
+          const appError = toAppError(error as Error)
+          if (!isValidationError(appError)) throw error
+          const view = await viewPublicLink(deps, hash)
+          const errors = new Set((appError.details ?? []).map((d) => d.field))
+          return sendHtml(reply, 400, linkPage(b, hash, view, { form: { values: buyer, errors } }))
+        }
+        if (outcome.kind === 'gone') {
+          return sendHtml(reply, 410, gonePage(b, outcome.status, outcome.link))
+        }
+        if (outcome.kind === 'busy') {
+          return sendHtml(reply, 409, linkPage(b, hash, outcome.link, { busy: true }))
+        }
+        // Our own origin: the checkout page is served by this same process.
+        return reply.code(303).header('location', `/s/${outcome.session.id}`).send()
+      },
+    )
 
     app.get(
       '/l/:hash/qr.svg',
-      { schema: { hide: true, params: PageParams } },
+      { schema: { hide: true, params: PublicHashParams } },
       async (request, reply) => {
         const view = await viewPublicLink(deps, request.params.hash)
         const svg = await QRCode.toString(linkUrl(deps.config, view.link.publicHash), {

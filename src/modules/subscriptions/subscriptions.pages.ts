@@ -1,15 +1,21 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import type { Deps } from '../../database.ts'
 import type { RateLimiter } from '../gateway/index.ts'
 import { markup, type SafeHtml } from '../../platform/web/html.ts'
-import { assetRegistry, CONTENT_TYPES, sendAsset } from '../../platform/web/assets.ts'
-import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/html-context.ts'
-import { t, type KeysAfter, type Lang } from '../../platform/web/i18n.ts'
+import { assetRegistry, CONTENT_TYPES } from '../../platform/web/assets.ts'
+import {
+  htmlContext,
+  langHrefs,
+  langOf,
+  PublicHashParams,
+  ReturnQuery,
+  sendHtml,
+} from '../../platform/web/html-context.ts'
+import { wordsWith, type Lang } from '../../platform/web/i18n.ts'
 import { formatDate, formatMoney } from '../../platform/web/format.ts'
 import { icons, layout } from '../../pages/layout.ts'
-import { noticePage } from '../../pages/status.pages.ts'
+import { buyerContext } from '../../pages/status.pages.ts'
 import { getPortalView, type PortalView } from './portal.service.ts'
 
 type IntervalUnit = PortalView['subscription']['intervalUnit']
@@ -34,12 +40,8 @@ const ASSETS = assetRegistry('/subscription-assets/', {
   },
 })
 
-// This page's words are in the pages' one catalogue (platform/web/messages.ts, `sub_` keys).
-type PageMessageKey = KeysAfter<'sub_'>
-
-function m(lang: Lang, key: PageMessageKey, vars: Record<string, string | number> = {}): string {
-  return t(lang, `sub_${key}`, vars)
-}
+// This page's words: its own table (subscriptions.messages.ts, `sub_` keys).
+const m = wordsWith('sub_')
 
 function intervalLabel(lang: Lang, unit: IntervalUnit, count: number): string {
   return count === 1 ? m(lang, `every_${unit}`) : m(lang, `every_n_${unit}`, { n: count })
@@ -148,11 +150,11 @@ export function subscriptionPage(p: PageInput): string {
               </div>`
         }
       </section>
-    </div>
-    <link rel="stylesheet" href="${ASSETS.url('portal.css')}" />
-    <script type="module" src="${ASSETS.url('portal.js')}"></script>`
+    </div>`
   return layout({
     lang,
+    styles: [ASSETS.url('portal.css')],
+    scripts: [ASSETS.url('portal.js')],
     title: m(lang, 'title', { merchant: view.merchantName }),
     page: 'subscription',
     langHrefs: p.langHrefs,
@@ -179,30 +181,10 @@ export function subscriptionPage(p: PageInput): string {
   })
 }
 
-function errorPage(deps: Deps, request: FastifyRequest, status: number): string {
-  const lang = langOf(request)
-  const key = status === 404 ? 'not_found' : status === 429 ? 'rate' : 'error'
-  return noticePage({
-    lang,
-    langHrefs: langHrefs(request),
-    sandbox: deps.config.env === 'demo',
-    tone: 'info',
-    title: m(lang, `${key}_title`),
-    body: m(lang, `${key}_body`),
-  })
-}
-
 export interface SubscriptionPagesOptions {
   /** The per-IP limiter of the public context: the page shares its budget. */
   rateLimiter: RateLimiter
 }
-
-const PageParams = Type.Object({ hash: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }) })
-const PageQuery = Type.Object({
-  lang: Type.Optional(Type.String({ maxLength: 8 })),
-  sessionId: Type.Optional(Type.String({ maxLength: 64 })),
-  status: Type.Optional(Type.String({ maxLength: 32 })),
-})
 
 /** The subscription page's context: register it on its own (it sets hooks and an error handler). */
 export function subscriptionPagesRoutes(
@@ -211,25 +193,20 @@ export function subscriptionPagesRoutes(
 ): FastifyPluginAsync {
   return async (plain) => {
     const app = plain.withTypeProvider<TypeBoxTypeProvider>()
-    await app.register(htmlContext, {
-      name: 'subscription',
-      live: deps.config.env === 'live',
-      rateLimiter: options.rateLimiter,
-      assetsPrefix: '/subscription-assets/',
-      errorPage: (request, reply, error) =>
-        sendHtml(reply, error.status, errorPage(deps, request, error.status)),
-    })
-
-    app.get('/subscription-assets/:name', { schema: { hide: true } }, async (request, reply) => {
-      const { name } = request.params as { name: string }
-      const asset = ASSETS.get(name)
-      if (!asset) return sendHtml(reply, 404, errorPage(deps, request, 404))
-      return sendAsset(reply, asset, (request.query as Record<string, unknown>)['v'])
-    })
+    await app.register(
+      htmlContext,
+      buyerContext({
+        name: 'subscription',
+        env: deps.config.env,
+        rateLimiter: options.rateLimiter,
+        assets: ASSETS,
+        notFound: { title: 'sub_not_found_title', body: 'sub_not_found_body' },
+      }),
+    )
 
     app.get(
       '/subscription/:hash',
-      { schema: { hide: true, params: PageParams, querystring: PageQuery } },
+      { schema: { hide: true, params: PublicHashParams, querystring: ReturnQuery } },
       async (request, reply) => {
         const view = await getPortalView(deps, request.params.hash)
         return sendHtml(

@@ -20,6 +20,8 @@ export interface AssetSource {
 }
 
 export interface AssetRegistry {
+  /** The path the files are served under (`/assets/`). */
+  prefix: string
   get(name: string): Asset | undefined
   /** `<prefix><name>?v=<hash>`: the URL pages link to. Throws for an unknown name. */
   url(name: string): string
@@ -43,6 +45,7 @@ export function assetRegistry(
     }),
   )
   return {
+    prefix,
     get: (name) => assets.get(name),
     url: (name) => {
       const asset = assets.get(name)

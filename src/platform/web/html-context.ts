@@ -1,8 +1,10 @@
 import cookie from '@fastify/cookie'
 import csrfProtection from '@fastify/csrf-protection'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError } from '../errors.ts'
+import { Type } from 'typebox'
+import { AppError, notFound } from '../errors.ts'
 import { toAppError } from '../http/errors.ts'
+import { sendAsset, type AssetRegistry } from './assets.ts'
 import { LANG_COOKIE, LANGS, pickLang, type Lang } from './i18n.ts'
 import { contentSecurityPolicy, pageSecurityHeaders } from './security.ts'
 
@@ -36,8 +38,13 @@ export interface HtmlContextOptions {
   secureCookies?: boolean
   /** The per-IP limiter of the public contexts: every page shares its budget. */
   rateLimiter: PageRateLimiter
-  /** Static files below this path (our own, content-hashed) do not spend the budget. */
-  assetsPrefix?: string
+  /**
+   * The context's static files (our own, content-hashed): served here under their prefix
+   * (an unknown name is the 404 page), and fetching them does not spend the budget.
+   */
+  assets?: AssetRegistry
+  /** The asset route's config (the dashboard marks it public: no session needed). */
+  assetsRouteConfig?: Record<string, unknown>
   /** A plain HTML form posts urlencoded: its text, turned into the body the routes read. */
   form?: { bodyLimit: number; parse: (text: string) => unknown }
   csrf?: HtmlContextCsrf
@@ -53,6 +60,22 @@ const CSRF_ERRORS: ReadonlySet<string> = new Set([
   'FST_CSRF_MISSING_SECRET',
   'FST_CSRF_INVALID_TOKEN',
 ])
+
+const AssetParams = Type.Object({ name: Type.String({ maxLength: 64 }) })
+const AssetQuery = Type.Object({ v: Type.Optional(Type.String({ maxLength: 64 })) })
+
+/** A hosted page reached by its public hash: /invoice/{hash}, /l/{hash}, /subscription/{hash}. */
+export const PublicHashParams = Type.Object({
+  hash: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }),
+})
+
+/** What a hosted page reads from its query: the language, and the checkout's way back. */
+export const ReturnQuery = Type.Object({
+  lang: Type.Optional(Type.String({ maxLength: 8 })),
+  sessionId: Type.Optional(Type.String({ maxLength: 64 })),
+  paymentId: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(Type.String({ maxLength: 32 })),
+})
 
 /** The page's language: ?lang=, then the language cookie, then Accept-Language. */
 export function langOf(request: FastifyRequest): Lang {
@@ -82,7 +105,7 @@ export function sendHtml(reply: FastifyReply, status: number, body: string): Fas
 
 async function htmlContextPlugin(app: FastifyInstance, options: HtmlContextOptions) {
   const secureCookies = options.secureCookies ?? options.live
-  const { assetsPrefix, csrf, form } = options
+  const { assets, csrf, form } = options
 
   if (form) {
     app.addContentTypeParser(
@@ -115,7 +138,7 @@ async function htmlContextPlugin(app: FastifyInstance, options: HtmlContextOptio
   }
 
   app.addHook('onRequest', async (request) => {
-    if (assetsPrefix !== undefined && request.url.startsWith(assetsPrefix)) return
+    if (assets !== undefined && request.url.startsWith(assets.prefix)) return
     const decision = await options.rateLimiter.take(`ip:${request.ip}`)
     if (!decision.allowed) {
       throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
@@ -147,6 +170,25 @@ async function htmlContextPlugin(app: FastifyInstance, options: HtmlContextOptio
     }
     return payload
   })
+
+  if (assets) {
+    // Routes here are below the context's own prefix (the dashboard's /dashboard).
+    const path = assets.prefix.startsWith(app.prefix)
+      ? assets.prefix.slice(app.prefix.length)
+      : assets.prefix
+    app.get<{ Params: { name: string }; Querystring: { v?: string } }>(
+      `${path}:name`,
+      {
+        schema: { hide: true, params: AssetParams, querystring: AssetQuery },
+        ...(options.assetsRouteConfig ? { config: options.assetsRouteConfig } : {}),
+      },
+      async (request, reply) => {
+        const asset = assets.get(request.params.name)
+        if (!asset) throw notFound('page')
+        return sendAsset(reply, asset, request.query.v)
+      },
+    )
+  }
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const appError = CSRF_ERRORS.has(error.code)

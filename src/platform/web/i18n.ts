@@ -1,6 +1,25 @@
-import { en, tr, type MessageKey } from './messages.ts'
+import { en as platformEn, tr as platformTr } from './messages.ts'
 
-export type { MessageKey }
+// The one catalogue of every page's words. Platform has its own table (messages.ts); each
+// module and the hosted pages keep theirs in a <name>.messages.ts, which adds its Turkish
+// table's type to MessageTables (declaration merging, so platform imports no module) and is
+// handed to useMessages by app.ts, the way database.ts composes the modules' tables. A key
+// is checked at compile time against all the tables.
+
+/** One table per owner: `typeof tr` of its Turkish table (its keys are the owner's words). */
+export interface MessageTables {
+  platform: typeof platformTr
+}
+
+export type MessageKey = {
+  [Owner in keyof MessageTables]: keyof MessageTables[Owner] & string
+}[keyof MessageTables]
+
+/** A table of words in both languages, as a <name>.messages.ts exports it. */
+export interface MessageTable {
+  tr: Readonly<Record<string, string>>
+  en: Readonly<Record<string, string>>
+}
 
 /** The catalogue's keys that start with `P`, without it (a page's own words: `inv_…`). */
 export type KeysAfter<P extends string, K = MessageKey> = K extends `${P}${infer Rest}`
@@ -55,20 +74,56 @@ export function pickLang(p: {
   )
 }
 
-const MESSAGES: Readonly<Record<Lang, Record<MessageKey, string>>> = { tr, en }
+const MESSAGES: Record<Lang, Record<string, string>> = {
+  tr: { ...platformTr },
+  en: { ...platformEn },
+}
+const ADDED = new Set<MessageTable>()
+
+/**
+ * Adds the tables to the catalogue (app.ts, before any page renders). Adding a table again
+ * does nothing (every test app is built in the same process); a key owned by two tables is a
+ * mistake, refused at start.
+ */
+export function useMessages(tables: readonly MessageTable[]): void {
+  for (const table of tables) {
+    if (ADDED.has(table)) continue
+    for (const key of Object.keys(table.tr)) {
+      if (Object.hasOwn(MESSAGES.tr, key)) throw new Error(`message ${key} has two tables`)
+    }
+    Object.assign(MESSAGES.tr, table.tr)
+    Object.assign(MESSAGES.en, table.en)
+    ADDED.add(table)
+  }
+}
+
+function message(lang: Lang, key: MessageKey): string {
+  const text = MESSAGES[lang][key]
+  if (text === undefined) throw new Error(`message ${key} is in no table app.ts added`)
+  return text
+}
 
 export function t(lang: Lang, key: MessageKey, vars: Record<string, string | number> = {}) {
-  return MESSAGES[lang][key].replace(/\{(\w+)\}/g, (whole, name: string) =>
+  return message(lang, key).replace(/\{(\w+)\}/g, (whole, name: string) =>
     name in vars ? String(vars[name]) : whole,
   )
 }
 
+/**
+ * `t` for one owner's words by their prefix: `wordsWith('inv_')(lang, 'title')` is
+ * `t(lang, 'inv_title')`, and only keys of that prefix are accepted.
+ */
+export function wordsWith<P extends string>(prefix: P) {
+  return (lang: Lang, key: KeysAfter<P>, vars: Record<string, string | number> = {}): string =>
+    t(lang, `${prefix}${key}` as MessageKey, vars)
+}
+
 /** The messages the browser script needs, in one language. */
 export function clientMessages(lang: Lang, keys: readonly MessageKey[]): Record<string, string> {
-  return Object.fromEntries(keys.map((k) => [k, MESSAGES[lang][k]]))
+  return Object.fromEntries(keys.map((k) => [k, message(lang, k)]))
 }
 
 /** Is this string a key of the catalogue? (Words looked up by a code read from the database.) */
 export function isMessageKey(key: string): key is MessageKey {
-  return Object.hasOwn(tr, key)
+  return Object.hasOwn(MESSAGES.tr, key)
 }
