@@ -145,7 +145,11 @@ export class Service {
   readonly apiProcesses: number
   readonly events: string[] = []
   api: ChildProcess | undefined
+  /** The log file of the API process last started (fail points write to it). */
+  apiLog = ''
   workers: (ChildProcess | undefined)[]
+  /** Each worker's log file, by index, as last started. */
+  readonly workerLogs: string[] = []
   private readonly baseEnv: Record<string, string>
   private spawned = 0
 
@@ -206,6 +210,7 @@ export class Service {
         : ['serve', '--no-worker']
     const { child, log } = this.spawn(args, env)
     this.api = child
+    this.apiLog = log
     this.note(`api start pid ${child.pid} ${JSON.stringify(env)} log ${log}`)
     await this.waitReady()
   }
@@ -256,6 +261,7 @@ export class Service {
     assert.equal(this.workers[index], undefined, `worker ${index} is already running`)
     const { child, log } = this.spawn(['worker'], { LOG_LEVEL: 'info', ...env })
     this.workers[index] = child
+    this.workerLogs[index] = log
     this.note(`worker ${index} start pid ${child.pid} log ${log}`)
     for (const until = Date.now() + 180_000; Date.now() < until;) {
       if (child.exitCode !== null || child.signalCode !== null) {
