@@ -9,15 +9,12 @@
 // authorization, one capture, one refund at the bank); the payout is paid once within
 // seconds (not left `processing` for minutes); the books and the bank's agree.
 // Method: a private cluster (test/helpers/pg-cluster.ts; never the shared server), the
-// service as real processes with KURUS_FAILPOINTS_FILE: the test re-arms a running process
-// (SIGUSR2) with `<point>:pause*1`, the fail point SIGSTOPs its process at that line, the test
-// restarts PostgreSQL and sends SIGCONT. KURUS_REL_PG_PART=charge|capture|refund|payout runs
+// service as real processes; the test re-arms a running process (`Service.arm`: SIGUSR2 and
+// KURUS_FAILPOINTS_FILE) with `<point>:pause*1`, the fail point SIGSTOPs its process at that
+// line, the test restarts PostgreSQL and sends SIGCONT. KURUS_REL_PG_PART=charge|capture|refund|payout runs
 // one part (a comma list runs several).
 import assert from 'node:assert/strict'
-import { randomUUID } from 'node:crypto'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { ChildProcess } from 'node:child_process'
@@ -69,14 +66,7 @@ test('PostgreSQL restarted with -m immediate at every phase of a charge, a captu
   const cluster = new PrivateCluster(await freePort())
   t.after(() => cluster.remove())
   await cluster.init()
-  const armFile = join(tmpdir(), `kurus-failpoints-${randomUUID()}`)
-  writeFileSync(armFile, '')
-  t.after(() => rmSync(armFile, { force: true }))
-  const service = await Service.create({
-    databaseUrl: cluster.url,
-    workers: 1,
-    env: { KURUS_FAILPOINTS_FILE: armFile },
-  })
+  const service = await Service.create({ databaseUrl: cluster.url, workers: 1 })
   t.after(() => service.stop())
   await service.start()
   const api = service.api
@@ -125,14 +115,6 @@ test('PostgreSQL restarted with -m immediate at every phase of a charge, a captu
     return (JSON.parse(res.text) as { paymentId: string }).paymentId
   }
 
-  /** Re-arms a running process with `spec` and waits until it says so. */
-  const arm = async (child: ChildProcess, log: string, spec: string) => {
-    const before = occurrences(log, 'fail points armed:')
-    writeFileSync(armFile, spec)
-    assert.ok(child.pid)
-    process.kill(child.pid, 'SIGUSR2')
-    await until(`arming ${spec}`, 10_000, () => occurrences(log, 'fail points armed:') > before)
-  }
   /**
    * Arms `point` to pause, starts `work`, waits until the process is held there, restarts
    * PostgreSQL the hard way, releases the process; the moment of release.
@@ -145,7 +127,7 @@ test('PostgreSQL restarted with -m immediate at every phase of a charge, a captu
   ): Promise<{ first: Promise<T>; released: number }> => {
     const held = `fail point ${point}: SIGSTOP`
     const before = occurrences(log, held)
-    await arm(child, log, `${point}:pause*1`)
+    await service.arm(child, log, `${point}:pause*1`)
     const first = work()
     await until(`held at ${point}`, 20_000, () => occurrences(log, held) > before)
     cluster.restart()
