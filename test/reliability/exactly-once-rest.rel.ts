@@ -1,11 +1,11 @@
 // Goal (issue 35, decision 0035): the signed endpoints that are one transaction — invoices,
-// payment links, customers and their cards, risk lists and rules, payout drafts (create,
-// approve: the fan-out into payouts, cancel) — commit their effect and
+// payment links, customers and their cards, risk lists and rules, subscription creation,
+// payout drafts (create, approve: the fan-out into payouts, cancel) — commit their effect and
 // their recorded answer together. The API process is SIGKILLed once the business transaction
 // committed and before the gateway's after-commit store (`answer.before_record`, the point
 // where an answer recorded in `onSend` would be lost): the retry with the same
 // Idempotency-Key is the recorded answer (replayed), never a second execution (a second
-// invoice, link, customer, rule or draft; payouts fanned out twice; a 409 for a change that
+// invoice, link, customer, rule, subscription or draft; payouts fanned out twice; a 409 for a change that
 // was made). One case also dies
 // after the answer left (`answer.after_flush`): the retry is that answer byte for byte.
 // Method: the service as a real process on PostgreSQL, fail points armed through
@@ -73,7 +73,7 @@ interface Case {
   effects(): Promise<number>
 }
 
-test('SIGKILL after the business commit of invoices, links, customers, cards, risk rules and payout drafts: the retry is the recorded answer, exactly once', async (t) => {
+test('SIGKILL after the business commit of invoices, links, customers, cards, risk rules, subscriptions and payout drafts: the retry is the recorded answer, exactly once', async (t) => {
   const db = await createTestDatabase()
   assert.ok(db.url)
   const service = await Service.create({ databaseUrl: db.url, workers: 0 })
@@ -340,6 +340,34 @@ test('SIGKILL after the business commit of invoices, links, customers, cards, ri
         1 -
         (await count(sql<{ n: number }>`select count(*)::int as n from risk_rules
           where id = ${rule}`)),
+    },
+    {
+      name: 'subscription create',
+      status: 201,
+      prepare: async () => {
+        const cardToken = await tokenize(m.client, CARDS.frictionless)
+        await api('POST', `/v1/customers/${await newCustomer()}/cards`, {
+          cardToken,
+          isDefault: true,
+        })
+        return {
+          method: 'POST',
+          path: '/v1/subscriptions',
+          body: {
+            storeId: m.storeId,
+            customerId: customer,
+            amountMinor: 14_900,
+            currency: 'TRY',
+            intervalCount: 1,
+            intervalUnit: 'month',
+            description: marker,
+          },
+        }
+      },
+      // A second subscription would charge the card twice a month.
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from subscriptions
+          where merchant_id = ${m.merchantId} and description = ${marker}`),
     },
     {
       name: 'payout draft create',

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
-import { answerOnce } from '../../platform/http/idempotent-answer.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   CancelBody,
@@ -113,12 +113,23 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const b = request.body
-        const { subscription, publicHash } = await createSubscription(
-          deps,
-          authOf(request).merchantId,
-          { ...b, trialEndAt: dateOrUndefined(b.trialEndAt) },
+        const port = request.idempotentAnswer
+        const json = (made: { subscription: Subscription; publicHash: string }) => ({
+          ...subscriptionJson(made.subscription),
+          publicHash: made.publicHash,
+        })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createSubscription(
+              deps,
+              authOf(request).merchantId,
+              { ...b, trialEndAt: dateOrUndefined(b.trialEndAt) },
+              recordWith(port, 201, json),
+            ),
+          (made) => reply.code(201).send(json(made)),
         )
-        return reply.code(201).send({ ...subscriptionJson(subscription), publicHash })
       },
     )
 
