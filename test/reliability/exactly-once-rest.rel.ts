@@ -1,7 +1,7 @@
 // Goal (issue 35, decision 0035): the signed endpoints that are one transaction — invoices,
-// payment links, customers and their cards, risk lists and rules, subscription creation,
-// payout drafts (create, approve: the fan-out into payouts, cancel) — commit their effect and
-// their recorded answer together. The API process is SIGKILLed once the business transaction
+// payment links, customers and their cards, risk lists and rules, subscriptions (create,
+// pause, resume, cancel), payout drafts (create, approve: the fan-out into payouts, cancel) —
+// commit their effect and their recorded answer together. The API process is SIGKILLed once the business transaction
 // committed and before the gateway's after-commit store (`answer.before_record`, the point
 // where an answer recorded in `onSend` would be lost): the retry with the same
 // Idempotency-Key is the recorded answer (replayed), never a second execution (a second
@@ -110,6 +110,7 @@ test('SIGKILL after the business commit of invoices, links, customers, cards, ri
   let item = ''
   let rule = ''
   let draft = ''
+  let subscription = ''
   /** Names what one case makes (a fresh one per case). */
   let marker = ''
   const newInvoice = async () => {
@@ -131,6 +132,25 @@ test('SIGKILL after the business commit of invoices, links, customers, cards, ri
       })
     ).id
     return rule
+  }
+  const subscriptionBody = async (description: string) => {
+    const cardToken = await tokenize(m.client, CARDS.frictionless)
+    await api('POST', `/v1/customers/${await newCustomer()}/cards`, { cardToken, isDefault: true })
+    return {
+      storeId: m.storeId,
+      customerId: customer,
+      amountMinor: 14_900,
+      currency: 'TRY',
+      intervalCount: 1,
+      intervalUnit: 'month',
+      description,
+    }
+  }
+  const newSubscription = async () => {
+    subscription = (
+      await api<{ id: string }>('POST', '/v1/subscriptions', await subscriptionBody('plan'))
+    ).id
+    return subscription
   }
   const iban = composeIBAN({ countryCode: 'TR', bban: '0006101234567890123456' })
   assert.ok(iban)
@@ -344,30 +364,44 @@ test('SIGKILL after the business commit of invoices, links, customers, cards, ri
     {
       name: 'subscription create',
       status: 201,
-      prepare: async () => {
-        const cardToken = await tokenize(m.client, CARDS.frictionless)
-        await api('POST', `/v1/customers/${await newCustomer()}/cards`, {
-          cardToken,
-          isDefault: true,
-        })
-        return {
-          method: 'POST',
-          path: '/v1/subscriptions',
-          body: {
-            storeId: m.storeId,
-            customerId: customer,
-            amountMinor: 14_900,
-            currency: 'TRY',
-            intervalCount: 1,
-            intervalUnit: 'month',
-            description: marker,
-          },
-        }
-      },
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/subscriptions',
+        body: await subscriptionBody(marker),
+      }),
       // A second subscription would charge the card twice a month.
       effects: () =>
         count(sql<{ n: number }>`select count(*)::int as n from subscriptions
           where merchant_id = ${m.merchantId} and description = ${marker}`),
+    },
+    {
+      name: 'subscription pause',
+      status: 200,
+      prepare: async () => ({
+        method: 'POST',
+        path: `/v1/subscriptions/${await newSubscription()}/pause`,
+      }),
+      effects: events('subscription.paused', () => subscription),
+    },
+    {
+      name: 'subscription resume',
+      status: 200,
+      prepare: async () => {
+        await api('POST', `/v1/subscriptions/${await newSubscription()}/pause`)
+        return { method: 'POST', path: `/v1/subscriptions/${subscription}/resume` }
+      },
+      // A re-run was 409 "not resumable" for the resume it made.
+      effects: events('subscription.resumed', () => subscription),
+    },
+    {
+      name: 'subscription cancel',
+      status: 200,
+      prepare: async () => ({
+        method: 'POST',
+        path: `/v1/subscriptions/${await newSubscription()}/cancel`,
+        body: { atPeriodEnd: false },
+      }),
+      effects: events('subscription.cancelled', () => subscription),
     },
     {
       name: 'payout draft create',

@@ -37,6 +37,11 @@ import type { Subscription, SubscriptionCharge } from './subscription-view.ts'
 
 const tags = ['subscriptions']
 
+/** The answer of pause and resume (and what their recorded answer holds, decision 0035). */
+function statusJson(s: Subscription) {
+  return { id: s.id, status: s.status }
+}
+
 export function subscriptionJson(s: Subscription) {
   return {
     id: s.id,
@@ -215,14 +220,26 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: CancelResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const s = await cancelSubscription(
-          deps,
-          authOf(request).merchantId,
-          request.params.id,
-          request.body,
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        const json = (s: Subscription) => ({
+          id: s.id,
+          status: s.status,
+          cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+        })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            cancelSubscription(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.body,
+              recordWith(port, 200, json),
+            ),
+          (s) => reply.send(json(s)),
         )
-        return { id: s.id, status: s.status, cancelAtPeriodEnd: s.cancelAtPeriodEnd }
       },
     )
 
@@ -240,9 +257,20 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: StatusResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const s = await pauseSubscription(deps, authOf(request).merchantId, request.params.id)
-        return { id: s.id, status: s.status }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            pauseSubscription(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, statusJson),
+            ),
+          (s) => reply.send(statusJson(s)),
+        )
       },
     )
 
@@ -261,9 +289,20 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: StatusResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const s = await resumeSubscription(deps, authOf(request).merchantId, request.params.id)
-        return { id: s.id, status: s.status }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            resumeSubscription(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, statusJson),
+            ),
+          (s) => reply.send(statusJson(s)),
+        )
       },
     )
 
@@ -281,9 +320,25 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: RetryResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const s = await retrySubscription(deps, authOf(request).merchantId, request.params.id)
-        return { id: s.id, status: s.status, nextChargeAt: isoZ(s.nextChargeAt) }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        const json = (s: Subscription) => ({
+          id: s.id,
+          status: s.status,
+          nextChargeAt: isoZ(s.nextChargeAt),
+        })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            retrySubscription(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, json),
+            ),
+          (s) => reply.send(json(s)),
+        )
       },
     )
 
