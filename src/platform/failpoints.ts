@@ -11,11 +11,20 @@
 //
 // `throw` fails the request (or reconciler run) with a FailpointError, a 500, and the process
 // lives on; `exit` sends SIGKILL to this process at that point: no response, no finally
-// block, no graceful close, exactly what `kill -9` does. `@p` fires with probability p from a
+// block, no graceful close, exactly what `kill -9` does; `pause` sends SIGSTOP to this
+// process at that point and carries on from that line when the test sends SIGCONT — so a
+// test can restart PostgreSQL (or do anything else) while a request or job is held between
+// two phases (test/reliability/exactly-once-pg-restart.rel.ts). The whole process stops, as a
+// stalled one does; it says so on stderr first (`fail point <name>: SIGSTOP pid <pid>`). `@p` fires with probability p from a
 // PRNG seeded by KURUS_FAILPOINTS_SEED (so a seed replays), `*n` at most n times in this
 // process. The environment is read here, not in config.ts, on purpose: fail points are not
 // configuration and no Deps carries them; KURUS_ENV=live ignores KURUS_FAILPOINTS entirely.
+// KURUS_FAILPOINTS_FILE=<path> (also ignored when live) lets a test re-arm a running process
+// without restarting it: on SIGUSR2 the process replaces its armed fail points with the spec
+// in that file and says `fail points armed: <spec>` on stderr.
 // Unarmed, failpoint() is one Map size check.
+
+import { readFileSync } from 'node:fs'
 
 export const FAILPOINT_NAMES = [
   'charge.after_intent',
@@ -43,7 +52,7 @@ export const FAILPOINT_NAMES = [
 ] as const
 
 export type FailpointName = (typeof FAILPOINT_NAMES)[number]
-export type FailpointAction = 'throw' | 'exit'
+export type FailpointAction = 'throw' | 'exit' | 'pause'
 
 export interface FailpointArm {
   action: FailpointAction
@@ -94,11 +103,11 @@ export function parseFailpoints(spec: string): Map<FailpointName, FailpointArm> 
   const out = new Map<FailpointName, FailpointArm>()
   for (const part of spec.split(',').map((s) => s.trim())) {
     if (part === '') continue
-    const match = /^([a-z0-9_.]+):(throw|exit)(?:@([0-9.]+))?(?:\*(\d+))?$/.exec(part)
+    const match = /^([a-z0-9_.]+):(throw|exit|pause)(?:@([0-9.]+))?(?:\*(\d+))?$/.exec(part)
     const name = match?.[1] ?? ''
     if (!match || !isName(name)) {
       throw new Error(
-        `KURUS_FAILPOINTS: cannot parse "${part}" (name:throw|exit[@p][*n], names: ${FAILPOINT_NAMES.join(', ')})`,
+        `KURUS_FAILPOINTS: cannot parse "${part}" (name:throw|exit|pause[@p][*n], names: ${FAILPOINT_NAMES.join(', ')})`,
       )
     }
     const probability = match[3] === undefined ? 1 : Number(match[3])
@@ -148,12 +157,27 @@ export function failpoint(name: FailpointName): void {
     process.stderr.write(`fail point ${name}: SIGKILL pid ${process.pid}\n`)
     process.kill(process.pid, 'SIGKILL')
   }
+  if (arm.action === 'pause') {
+    process.stderr.write(`fail point ${name}: SIGSTOP pid ${process.pid}\n`)
+    process.kill(process.pid, 'SIGSTOP')
+    return
+  }
   throw new FailpointError(name)
 }
 
 function armFromEnvironment(env: NodeJS.ProcessEnv): void {
+  if (env['KURUS_ENV'] === 'live') return
+  const file = env['KURUS_FAILPOINTS_FILE']
+  if (file) {
+    process.on('SIGUSR2', () => {
+      const spec = readFileSync(file, 'utf8').trim()
+      disarmAllFailpoints()
+      for (const [name, arm] of parseFailpoints(spec)) armFailpoint(name, arm)
+      process.stderr.write(`fail points armed: ${spec}\n`)
+    })
+  }
   const spec = env['KURUS_FAILPOINTS']
-  if (!spec || env['KURUS_ENV'] === 'live') return
+  if (!spec) return
   seedFailpoints(Number(env['KURUS_FAILPOINTS_SEED'] ?? '1') || 1)
   for (const [name, arm] of parseFailpoints(spec)) armFailpoint(name, arm)
 }

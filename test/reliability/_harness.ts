@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, request as httpRequest } from 'node:http'
 import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -145,7 +145,13 @@ export class Service {
   readonly apiProcesses: number
   readonly events: string[] = []
   api: ChildProcess | undefined
+  /** The log file of the API process last started (fail points write to it). */
+  apiLog = ''
   workers: (ChildProcess | undefined)[]
+  /** Each worker's log file, by index, as last started. */
+  readonly workerLogs: string[] = []
+  /** Every process reads its fail points from here on SIGUSR2 (`arm`). */
+  readonly failpointsFile: string
   private readonly baseEnv: Record<string, string>
   private spawned = 0
 
@@ -156,6 +162,7 @@ export class Service {
     this.apiProcesses = options.apiProcesses ?? 1
     this.dir = mkdtempSync(join(tmpdir(), 'kurus-rel-'))
     this.workers = Array.from({ length: options.workers ?? 1 }, () => undefined)
+    this.failpointsFile = join(this.dir, 'failpoints')
     const env: Record<string, string> = {}
     for (const [k, v] of Object.entries(process.env)) {
       if (v !== undefined && !k.startsWith('NODE_TEST') && !k.startsWith('KURUS_')) env[k] = v
@@ -172,6 +179,7 @@ export class Service {
       KURUS_RATE_LIMIT_BURST: '1000000',
       LOG_LEVEL: 'warn',
       PORT: String(port),
+      KURUS_FAILPOINTS_FILE: this.failpointsFile,
       ...options.env,
     }
   }
@@ -206,6 +214,7 @@ export class Service {
         : ['serve', '--no-worker']
     const { child, log } = this.spawn(args, env)
     this.api = child
+    this.apiLog = log
     this.note(`api start pid ${child.pid} ${JSON.stringify(env)} log ${log}`)
     await this.waitReady()
   }
@@ -256,6 +265,7 @@ export class Service {
     assert.equal(this.workers[index], undefined, `worker ${index} is already running`)
     const { child, log } = this.spawn(['worker'], { LOG_LEVEL: 'info', ...env })
     this.workers[index] = child
+    this.workerLogs[index] = log
     this.note(`worker ${index} start pid ${child.pid} log ${log}`)
     for (const until = Date.now() + 180_000; Date.now() < until;) {
       if (child.exitCode !== null || child.signalCode !== null) {
@@ -276,6 +286,23 @@ export class Service {
     await exited(child)
     this.workers[index] = undefined
     this.note(`worker ${index} kill -9 ${child.pid}`)
+  }
+
+  /**
+   * Re-arms a running process (the API, or a worker) with a KURUS_FAILPOINTS spec, without a
+   * restart: it reads `failpointsFile` on SIGUSR2 and says so in its log, which this awaits.
+   */
+  async arm(child: ChildProcess | undefined, log: string, spec: string): Promise<void> {
+    assert.ok(child?.pid, 'arming a process that is not running')
+    const said = 'fail points armed:'
+    const before = readFileSync(log, 'utf8').split(said).length
+    writeFileSync(this.failpointsFile, spec)
+    process.kill(child.pid, 'SIGUSR2')
+    for (const until = Date.now() + 10_000; Date.now() < until;) {
+      if (readFileSync(log, 'utf8').split(said).length > before) return
+      await delay(20)
+    }
+    throw new Error(`the process did not arm ${spec}; see ${log}`)
   }
 
   /** The API and every worker, started side by side (migrations take an advisory lock). */
@@ -700,16 +727,19 @@ export function rawPoster(baseUrl: string, m: Merchant) {
   }
 }
 
-/** Restarts the API armed with `spec`, sends the call, lets the fail point kill it, restarts. */
+/**
+ * Arms the running API with `spec` (re-armed in place: a start costs seconds, and each case
+ * needs only the one after the kill), sends the call, lets the fail point kill it, restarts.
+ */
 export async function dieAtFailpoint<T>(
   service: Service,
   spec: string,
   call: () => Promise<T>,
 ): Promise<T> {
-  await service.killApi()
-  await service.startApi({ KURUS_FAILPOINTS: spec })
+  if (!service.api) await service.startApi()
   const api = service.api
   assert.ok(api)
+  await service.arm(api, service.apiLog, spec)
   const first = await call()
   await exited(api)
   assert.equal(api.signalCode, 'SIGKILL', `${spec}: the fail point did not fire`)

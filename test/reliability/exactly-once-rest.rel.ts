@@ -1,10 +1,12 @@
-// Goal (issue 35, decision 0035): the signed endpoints that move no money — invoices,
-// payment links, customers and their cards, risk lists and rules — commit their effect and
-// their recorded answer together. The API process is SIGKILLed once the business transaction
+// Goal (issue 35, decision 0035): the signed endpoints that are one transaction — invoices,
+// payment links, customers and their cards, risk lists and rules, subscriptions (create,
+// pause, resume, cancel), payout drafts (create, approve: the fan-out into payouts, cancel) —
+// commit their effect and their recorded answer together. The API process is SIGKILLed once the business transaction
 // committed and before the gateway's after-commit store (`answer.before_record`, the point
 // where an answer recorded in `onSend` would be lost): the retry with the same
 // Idempotency-Key is the recorded answer (replayed), never a second execution (a second
-// invoice, link, customer or rule; a 409 for a change that was made). One case also dies
+// invoice, link, customer, rule, subscription or draft; payouts fanned out twice; a 409 for a change that
+// was made). One case also dies
 // after the answer left (`answer.after_flush`): the retry is that answer byte for byte.
 // Method: the service as a real process on PostgreSQL, fail points armed through
 // KURUS_FAILPOINTS. Every route with the fail point throwing (one process, no restart: the
@@ -18,7 +20,8 @@ import { sql } from 'kysely'
 import { setTimeout as delay } from 'node:timers/promises'
 import { Kurus } from '../../sdk/index.ts'
 import { createTestDatabase } from '../helpers/db.ts'
-import { CARDS, tokenize } from '../helpers/payments.ts'
+import { composeIBAN } from 'ibantools'
+import { CARDS, openSession, tokenize } from '../helpers/payments.ts'
 import { exited, newKey, newMerchant, Service, type Merchant, type RawAnswer } from './_harness.ts'
 
 /** A retry must be answered within this long of the API being back. */
@@ -70,7 +73,7 @@ interface Case {
   effects(): Promise<number>
 }
 
-test('SIGKILL after the business commit of invoices, links, customers, cards and risk rules: the retry is the recorded answer, exactly once', async (t) => {
+test('SIGKILL after the business commit of invoices, links, customers, cards, risk rules, subscriptions and payout drafts: the retry is the recorded answer, exactly once', async (t) => {
   const db = await createTestDatabase()
   assert.ok(db.url)
   const service = await Service.create({ databaseUrl: db.url, workers: 0 })
@@ -106,6 +109,8 @@ test('SIGKILL after the business commit of invoices, links, customers, cards and
   let card = ''
   let item = ''
   let rule = ''
+  let draft = ''
+  let subscription = ''
   /** Names what one case makes (a fresh one per case). */
   let marker = ''
   const newInvoice = async () => {
@@ -127,6 +132,54 @@ test('SIGKILL after the business commit of invoices, links, customers, cards and
       })
     ).id
     return rule
+  }
+  const subscriptionBody = async (description: string) => {
+    const cardToken = await tokenize(m.client, CARDS.frictionless)
+    await api('POST', `/v1/customers/${await newCustomer()}/cards`, { cardToken, isDefault: true })
+    return {
+      storeId: m.storeId,
+      customerId: customer,
+      amountMinor: 14_900,
+      currency: 'TRY',
+      intervalCount: 1,
+      intervalUnit: 'month',
+      description,
+    }
+  }
+  const newSubscription = async () => {
+    subscription = (
+      await api<{ id: string }>('POST', '/v1/subscriptions', await subscriptionBody('plan'))
+    ).id
+    return subscription
+  }
+  const iban = composeIBAN({ countryCode: 'TR', bban: '0006101234567890123456' })
+  assert.ok(iban)
+  const draftBody = (holderName: string) => ({
+    storeId: m.storeId,
+    rows: [
+      { rail: 'fast', dest: iban, holderName, amountMinor: 1_500, currency: 'TRY' },
+      { rail: 'eft', dest: iban, holderName, amountMinor: 2_500, currency: 'TRY' },
+    ],
+  })
+  const newDraft = async () => {
+    draft = (await api<{ draftId: string }>('POST', '/v1/payout-drafts', draftBody('Alıcı')))
+      .draftId
+    return draft
+  }
+  /** Approving pays from the merchant's available balance: a captured charge, settled. */
+  let funded = false
+  const fund = async () => {
+    if (funded) return
+    funded = true
+    const { transactionId } = await openSession(m.client, 100_000)
+    const cardToken = await tokenize(m.client, CARDS.frictionless)
+    await api('POST', '/v1/payments/card', {
+      transactionId,
+      amount: 100_000,
+      currency: 'TRY',
+      cardToken,
+    })
+    await api('POST', '/v1/sandbox/reconcile', {})
   }
   const cases: Case[] = [
     {
@@ -307,6 +360,83 @@ test('SIGKILL after the business commit of invoices, links, customers, cards and
         1 -
         (await count(sql<{ n: number }>`select count(*)::int as n from risk_rules
           where id = ${rule}`)),
+    },
+    {
+      name: 'subscription create',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/subscriptions',
+        body: await subscriptionBody(marker),
+      }),
+      // A second subscription would charge the card twice a month.
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from subscriptions
+          where merchant_id = ${m.merchantId} and description = ${marker}`),
+    },
+    {
+      name: 'subscription pause',
+      status: 200,
+      prepare: async () => ({
+        method: 'POST',
+        path: `/v1/subscriptions/${await newSubscription()}/pause`,
+      }),
+      effects: events('subscription.paused', () => subscription),
+    },
+    {
+      name: 'subscription resume',
+      status: 200,
+      prepare: async () => {
+        await api('POST', `/v1/subscriptions/${await newSubscription()}/pause`)
+        return { method: 'POST', path: `/v1/subscriptions/${subscription}/resume` }
+      },
+      // A re-run was 409 "not resumable" for the resume it made.
+      effects: events('subscription.resumed', () => subscription),
+    },
+    {
+      name: 'subscription cancel',
+      status: 200,
+      prepare: async () => ({
+        method: 'POST',
+        path: `/v1/subscriptions/${await newSubscription()}/cancel`,
+        body: { atPeriodEnd: false },
+      }),
+      effects: events('subscription.cancelled', () => subscription),
+    },
+    {
+      name: 'payout draft create',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/payout-drafts',
+        body: draftBody(marker),
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(distinct draft_id)::int as n
+          from payout_draft_rows where merchant_id = ${m.merchantId} and holder_name = ${marker}`),
+    },
+    {
+      name: 'payout draft approve',
+      status: 200,
+      prepare: async () => {
+        await fund()
+        return { method: 'POST', path: `/v1/payout-drafts/${await newDraft()}/approve` }
+      },
+      // Both rows made a payout, once: two payouts and one fan-out's events.
+      effects: async () =>
+        (await count(sql<{ n: number }>`select count(*)::int as n from payouts
+          where draft_id = ${draft}`)) / 2,
+    },
+    {
+      name: 'payout draft cancel',
+      status: 200,
+      prepare: async () => ({
+        method: 'POST',
+        path: `/v1/payout-drafts/${await newDraft()}/cancel`,
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from payout_drafts
+          where id = ${draft} and status = 'cancelled'`),
     },
   ]
 

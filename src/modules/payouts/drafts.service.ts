@@ -1,8 +1,9 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { byCreatedAt, keysetCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { isNotFound, validationError } from '../../platform/errors.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { newId, newUuid } from '../../platform/ids.ts'
 import { isLedgerError, postPayoutsCreated } from '../ledger/index.ts'
 import { getStore } from '../merchants/index.ts'
@@ -98,6 +99,7 @@ export async function createDraft(
   deps: Deps,
   merchantId: string,
   input: { storeId: string; rows: DraftRowInput[] },
+  record?: RecordAnswer<Tx, Draft>,
 ): Promise<Draft> {
   if (input.rows.length === 0) throw validationError('rows', 'must contain at least 1 row')
   if (input.rows.length > DRAFT_ROWS_MAX) {
@@ -140,6 +142,7 @@ export async function createDraft(
         dest_masked: c.destMasked,
       })),
     )
+    await record?.(tx, draftRowToDraft(draft))
   })
   return draftRowToDraft(draft)
 }
@@ -165,12 +168,14 @@ export interface ApprovedDraft {
  * Fans the draft's valid rows out into `pending` payouts of the parent merchant, all in one
  * transaction with their ledger legs, events and jobs. All or nothing: the valid rows' total
  * must fit in the merchant's available balance (409 SVC-PAY-3502 otherwise, nothing
- * created). Idempotent: approving an approved draft returns the same payout ids.
+ * created). Idempotent: approving an approved draft returns the same payout ids. `record`
+ * writes the API's answer in the approving transaction (decision 0035).
  */
 export async function approveDraft(
   deps: Deps,
   merchantId: string,
   draftId: string,
+  record?: RecordAnswer<Tx, ApprovedDraft>,
 ): Promise<ApprovedDraft> {
   return transact(deps.db, async (tx) => {
     // The draft's row lock serialises approvals: a concurrent second one waits here and
@@ -179,7 +184,9 @@ export async function approveDraft(
     if (!draft) throw payoutsError('draft_not_found')
     if (draft.status === 'approved') {
       const payoutIds = await repo.findPayoutIdsByDraft(tx, merchantId, draftId)
-      return { draftId, status: 'approved', payoutIds }
+      const same: ApprovedDraft = { draftId, status: 'approved', payoutIds }
+      await record?.(tx, same)
+      return same
     }
     if (draft.status !== 'draft') throw payoutsError('draft_not_approvable')
     const rows = await repo.findDraftRows(tx, merchantId, draftId, true)
@@ -244,7 +251,9 @@ export async function approveDraft(
     })
     assert(approved, `payout draft ${draftId} left draft under its lock`)
     await recordPayoutsCreated(deps, tx, payouts)
-    return { draftId, status: 'approved', payoutIds: payouts.map((p) => p.id) }
+    const out: ApprovedDraft = { draftId, status: 'approved', payoutIds: payouts.map((p) => p.id) }
+    await record?.(tx, out)
+    return out
   })
 }
 
@@ -275,11 +284,20 @@ export async function listDrafts(
 }
 
 /** draft → cancelled; cancelling a cancelled draft answers the same; an approved one is 409. */
-export async function cancelDraft(deps: Deps, merchantId: string, draftId: string) {
+export async function cancelDraft(
+  deps: Deps,
+  merchantId: string,
+  draftId: string,
+  record?: RecordAnswer<Tx, Draft>,
+): Promise<Draft> {
   return transact(deps.db, async (tx) => {
     const draft = await repo.lockDraftById(tx, merchantId, draftId)
     if (!draft) throw payoutsError('draft_not_found')
-    if (draft.status === 'cancelled') return draftRowToDraft(draft)
+    if (draft.status === 'cancelled') {
+      const same = draftRowToDraft(draft)
+      await record?.(tx, same)
+      return same
+    }
     if (draft.status !== 'draft') throw payoutsError('draft_not_cancellable')
     const now = deps.clock.now()
     const cancelled = await repo.transitionDraft(tx, draftId, 'draft', {
@@ -288,6 +306,8 @@ export async function cancelDraft(deps: Deps, merchantId: string, draftId: strin
       updated_at: now,
     })
     assert(cancelled, `payout draft ${draftId} left draft under its lock`)
-    return draftRowToDraft(cancelled)
+    const out = draftRowToDraft(cancelled)
+    await record?.(tx, out)
+    return out
   })
 }

@@ -2,9 +2,16 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
-import { answerOnce } from '../../platform/http/idempotent-answer.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
-import { approveDraft, cancelDraft, createDraft, getDraft, type Draft } from './drafts.service.ts'
+import {
+  approveDraft,
+  cancelDraft,
+  createDraft,
+  getDraft,
+  type ApprovedDraft,
+  type Draft,
+} from './drafts.service.ts'
 import { getBankAccount, putBankAccount, type BankAccount } from './bank-account.service.ts'
 import { listPayoutLines, type PayoutLine } from './payout-lines.service.ts'
 import { getSchedule, putSchedule, type PayoutSchedule } from './schedule.service.ts'
@@ -108,6 +115,10 @@ export function scheduleJson(s: PayoutSchedule, now: Date) {
   }
 }
 
+function approvedJson(out: ApprovedDraft) {
+  return { ...out, payoutCount: out.payoutIds.length }
+}
+
 function lineJson(l: PayoutLine) {
   return { ...l, createdAt: isoZ(l.createdAt) }
 }
@@ -131,8 +142,21 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const draft = await createDraft(deps, authOf(request).merchantId, request.body)
-        return reply.code(201).send(draftJson(draft))
+        // The draft (its approval, its cancellation) and its recorded answer commit together
+        // (decision 0035), here and in the two routes below.
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createDraft(
+              deps,
+              authOf(request).merchantId,
+              request.body,
+              recordWith(port, 201, draftJson),
+            ),
+          (draft) => reply.code(201).send(draftJson(draft)),
+        )
       },
     )
 
@@ -170,9 +194,20 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: ApproveResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const out = await approveDraft(deps, authOf(request).merchantId, request.params.id)
-        return { ...out, payoutCount: out.payoutIds.length }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            approveDraft(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, approvedJson),
+            ),
+          (out) => reply.send(approvedJson(out)),
+        )
       },
     )
 
@@ -190,8 +225,21 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: DraftResponse, ...errorResponses },
         },
       },
-      async (request) =>
-        draftJson(await cancelDraft(deps, authOf(request).merchantId, request.params.id)),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            cancelDraft(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, draftJson),
+            ),
+          (draft) => reply.send(draftJson(draft)),
+        )
+      },
     )
 
     app.post(

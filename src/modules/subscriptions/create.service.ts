@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { validationError } from '../../platform/errors.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { checkMetadata } from '../../platform/metadata.ts'
 import { newId } from '../../platform/ids.ts'
 import { getCustomer, getDefaultCard } from '../customers/index.ts'
@@ -115,6 +116,7 @@ export async function createSubscription(
   deps: Deps,
   merchantId: string,
   input: CreateSubscriptionInput,
+  record?: RecordAnswer<Tx, { subscription: Subscription; publicHash: string }>,
 ): Promise<{ subscription: Subscription; publicHash: string }> {
   const now = await creationTime(deps, merchantId, input.testClockId)
   checkCreateInput(input, now)
@@ -169,6 +171,9 @@ export async function createSubscription(
     const inserted = await repo.lockSubscription(tx, merchantId, id)
     assert(inserted !== undefined, 'inserted subscription is readable')
     await emitSubscriptionEvent(tx, inserted, 'subscription.created', now)
+    // The API's answer commits with the subscription (decision 0035): a retry never makes a
+    // second one, which would charge the card twice a period.
+    await record?.(tx, { subscription: subscriptionRowToSubscription(inserted), publicHash })
     return inserted
   })
   return { subscription: subscriptionRowToSubscription(row), publicHash }

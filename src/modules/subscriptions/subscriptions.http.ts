@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
-import { answerOnce } from '../../platform/http/idempotent-answer.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   CancelBody,
@@ -36,6 +36,11 @@ import type { Subscription, SubscriptionCharge } from './subscription-view.ts'
 // the sandbox's (demo only) in sandbox.http.ts.
 
 const tags = ['subscriptions']
+
+/** The answer of pause and resume (and what their recorded answer holds, decision 0035). */
+function statusJson(s: Subscription) {
+  return { id: s.id, status: s.status }
+}
 
 export function subscriptionJson(s: Subscription) {
   return {
@@ -113,12 +118,23 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const b = request.body
-        const { subscription, publicHash } = await createSubscription(
-          deps,
-          authOf(request).merchantId,
-          { ...b, trialEndAt: dateOrUndefined(b.trialEndAt) },
+        const port = request.idempotentAnswer
+        const json = (made: { subscription: Subscription; publicHash: string }) => ({
+          ...subscriptionJson(made.subscription),
+          publicHash: made.publicHash,
+        })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createSubscription(
+              deps,
+              authOf(request).merchantId,
+              { ...b, trialEndAt: dateOrUndefined(b.trialEndAt) },
+              recordWith(port, 201, json),
+            ),
+          (made) => reply.code(201).send(json(made)),
         )
-        return reply.code(201).send({ ...subscriptionJson(subscription), publicHash })
       },
     )
 
@@ -204,14 +220,26 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: CancelResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const s = await cancelSubscription(
-          deps,
-          authOf(request).merchantId,
-          request.params.id,
-          request.body,
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        const json = (s: Subscription) => ({
+          id: s.id,
+          status: s.status,
+          cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+        })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            cancelSubscription(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.body,
+              recordWith(port, 200, json),
+            ),
+          (s) => reply.send(json(s)),
         )
-        return { id: s.id, status: s.status, cancelAtPeriodEnd: s.cancelAtPeriodEnd }
       },
     )
 
@@ -229,9 +257,20 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: StatusResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const s = await pauseSubscription(deps, authOf(request).merchantId, request.params.id)
-        return { id: s.id, status: s.status }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            pauseSubscription(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, statusJson),
+            ),
+          (s) => reply.send(statusJson(s)),
+        )
       },
     )
 
@@ -250,9 +289,20 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: StatusResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const s = await resumeSubscription(deps, authOf(request).merchantId, request.params.id)
-        return { id: s.id, status: s.status }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            resumeSubscription(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, statusJson),
+            ),
+          (s) => reply.send(statusJson(s)),
+        )
       },
     )
 
@@ -270,9 +320,25 @@ export function subscriptionsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: RetryResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const s = await retrySubscription(deps, authOf(request).merchantId, request.params.id)
-        return { id: s.id, status: s.status, nextChargeAt: isoZ(s.nextChargeAt) }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        const json = (s: Subscription) => ({
+          id: s.id,
+          status: s.status,
+          nextChargeAt: isoZ(s.nextChargeAt),
+        })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            retrySubscription(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              recordWith(port, 200, json),
+            ),
+          (s) => reply.send(json(s)),
+        )
       },
     )
 

@@ -1,6 +1,7 @@
 import type { Deps, Tx } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { nowOnClock } from '../test-clocks/index.ts'
 import { syncSubscriptionCard } from './card-sync.service.ts'
 import { subscriptionsError } from './subscriptions.errors.ts'
@@ -72,6 +73,25 @@ async function changeLocked<T>(
   })
 }
 
+/**
+ * changeLocked for a merchant's API call: `record` (decision 0035) writes the route's answer
+ * for the changed subscription in the same transaction.
+ */
+async function changeRecorded(
+  deps: Deps,
+  merchantId: string,
+  id: string,
+  record: RecordAnswer<Tx, Subscription> | undefined,
+  change: (tx: Tx, row: SubscriptionRow, now: Date) => Promise<SubscriptionRow>,
+): Promise<Subscription> {
+  const row = await changeLocked(deps, merchantId, id, async (tx, current, now) => {
+    const changed = await change(tx, current, now)
+    await record?.(tx, subscriptionRowToSubscription(changed))
+    return changed
+  })
+  return subscriptionRowToSubscription(row)
+}
+
 export interface CancelInput {
   atPeriodEnd: boolean
   reason?: string | undefined
@@ -141,11 +161,11 @@ export async function cancelSubscription(
   merchantId: string,
   id: string,
   input: { atPeriodEnd: boolean; reason?: string | undefined },
+  record?: RecordAnswer<Tx, Subscription>,
 ): Promise<Subscription> {
-  const row = await changeLocked(deps, merchantId, id, (tx, current, now) =>
+  return changeRecorded(deps, merchantId, id, record, (tx, current, now) =>
     cancelRow(tx, current, { ...input, by: 'merchant' }, now),
   )
-  return subscriptionRowToSubscription(row)
 }
 
 /** active or trialing → paused; the renewal engine skips paused rows. Pausing twice is a no-op. */
@@ -153,8 +173,9 @@ export async function pauseSubscription(
   deps: Deps,
   merchantId: string,
   id: string,
+  record?: RecordAnswer<Tx, Subscription>,
 ): Promise<Subscription> {
-  const row = await changeLocked(deps, merchantId, id, async (tx, current, now) => {
+  return changeRecorded(deps, merchantId, id, record, async (tx, current, now) => {
     if (current.status === 'paused') return current
     if (current.status === 'charging') throw subscriptionsError('charge_in_progress')
     if (!SUBSCRIPTIONS.can(current.status, 'paused')) {
@@ -168,7 +189,6 @@ export async function pauseSubscription(
     await emitSubscriptionEvent(tx, updated, 'subscription.paused', now, { from: current.status })
     return updated
   })
-  return subscriptionRowToSubscription(row)
 }
 
 /**
@@ -179,8 +199,9 @@ export async function resumeSubscription(
   deps: Deps,
   merchantId: string,
   id: string,
+  record?: RecordAnswer<Tx, Subscription>,
 ): Promise<Subscription> {
-  const row = await changeLocked(deps, merchantId, id, async (tx, current, now) => {
+  return changeRecorded(deps, merchantId, id, record, async (tx, current, now) => {
     if (current.status !== 'paused') throw subscriptionsError('not_resumable')
     const updated = await repo.updateSubscription(tx, current.id, current.status, {
       status: 'active',
@@ -192,7 +213,6 @@ export async function resumeSubscription(
     await emitSubscriptionEvent(tx, updated, 'subscription.resumed', now)
     return updated
   })
-  return subscriptionRowToSubscription(row)
 }
 
 /**
@@ -204,8 +224,9 @@ export async function retrySubscription(
   deps: Deps,
   merchantId: string,
   id: string,
+  record?: RecordAnswer<Tx, Subscription>,
 ): Promise<Subscription> {
-  const row = await changeLocked(deps, merchantId, id, async (tx, current, now) => {
+  return changeRecorded(deps, merchantId, id, record, async (tx, current, now) => {
     if (current.status === 'charging') throw subscriptionsError('charge_in_progress')
     if (current.status !== 'past_due') throw subscriptionsError('not_retryable')
     return repo.updateSubscription(tx, current.id, current.status, {
@@ -213,7 +234,6 @@ export async function retrySubscription(
       updated_at: now,
     })
   })
-  return subscriptionRowToSubscription(row)
 }
 
 export interface ChargeNowReceipt {
