@@ -253,6 +253,30 @@ export interface paths {
     patch: operations['operator.posAccounts.update']
     trace?: never
   }
+  '/v1/acquirer-reconciliation': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The differences between a bank POS and Kuruş for one bank day
+     * @description For `posAccountId` and `date` (the Istanbul bank day): what the last reconciliation run found — orders the bank does not have (`missing_at_bank`), orders it has that we do not (`missing_at_us`, Garanti's day list only), amounts (`amount_differs`, `field` authorized, captured or refunded) or a void (`status_differs`) that differ — with both sides' facts in kuruş, oldest first in pages of `limit` (at most 500) with a keyset `nextCursor`. Runs daily at 04:30 Istanbul for the day before; `ranAt` null: not run for that day yet. The merchant's own POS accounts, or a platform one (then only the merchant's orders); another merchant's is 404 SVC-RES-3301, a malformed or future date 400 SVC-VAL-3001. Each difference also raised one `reconciliation.mismatch` event.
+     */
+    get: operations['acquirerReconciliation.get']
+    put?: never
+    /**
+     * Reconcile a bank POS for one bank day now
+     * @description Asks the bank now — Garanti its day list, EST and PosNet an order inquiry per order of ours that day — and records what differs, each difference once (a difference found again is not listed twice nor evented again); answers as the GET does. `bankAnswered: false`: the bank did not answer and nothing was recorded (ask again). Only the merchant's own POS accounts (a platform one or another merchant's is 404 SVC-RES-3301); a malformed or future date is 400 SVC-VAL-3001.
+     */
+    post: operations['acquirerReconciliation.run']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/auth/whoami': {
     parameters: {
       query?: never
@@ -2695,6 +2719,64 @@ export interface components {
   schemas: {
     /**
      * @example {
+     *       "date": "date",
+     *       "posAccountId": "posAccountId",
+     *       "method": "list",
+     *       "ranAt": "2026-11-22T10:00:00Z",
+     *       "checkedOrders": 1,
+     *       "bankAnswered": false,
+     *       "items": [
+     *         {
+     *           "id": "rcn_5f1c2b7e9a0d4c3b8e6f1a2d",
+     *           "orderId": "order-1001",
+     *           "paymentId": "paymentId",
+     *           "kind": "missing_at_bank",
+     *           "field": "authorized",
+     *           "ours": {
+     *             "authorized": 1,
+     *             "captured": 1,
+     *             "refunded": 1,
+     *             "voided": false
+     *           },
+     *           "bank": {
+     *             "authorized": 1,
+     *             "captured": 1,
+     *             "refunded": 1,
+     *             "voided": false
+     *           },
+     *           "createdAt": "2026-11-22T10:00:00Z"
+     *         }
+     *       ],
+     *       "nextCursor": "nextCursor"
+     *     }
+     */
+    AcquirerReconciliation: {
+      bankAnswered?: boolean
+      checkedOrders: number
+      date: string
+      items: {
+        bank: components['schemas']['ReconciliationOrderFacts'] | null
+        /**
+         * Format: date-time
+         * @example 2026-11-22T10:00:00Z
+         */
+        createdAt: string
+        field: 'authorized' | 'captured' | 'refunded' | 'voided' | null
+        /** @example rcn_5f1c2b7e9a0d4c3b8e6f1a2d */
+        id: string
+        kind: 'missing_at_bank' | 'missing_at_us' | 'amount_differs' | 'status_differs'
+        orderId: string
+        ours: components['schemas']['ReconciliationOrderFacts'] | null
+        paymentId: string | null
+      }[]
+      /** @description list: the bank’s own day list (garanti); inquiry: one order inquiry per order of ours (est_v3, posnet); null: not run yet */
+      method: 'list' | 'inquiry' | null
+      nextCursor: string | null
+      posAccountId: string
+      ranAt: string | null
+    }
+    /**
+     * @example {
      *       "origins": [
      *         "https://shop.example",
      *         "https://www.shop.example"
@@ -4125,6 +4207,15 @@ export interface components {
       paidAt: string | null
       publicHash: string
       status: components['schemas']['InvoiceStatus']
+    }
+    ReconciliationOrderFacts: {
+      /** @description kuruş */
+      authorized: number
+      /** @description kuruş; null when the bank’s inquiry does not say */
+      captured: number | null
+      /** @description kuruş; null when the bank’s inquiry does not say */
+      refunded: number | null
+      voided: boolean
     }
     /**
      * @example {
@@ -5916,7 +6007,7 @@ export interface operations {
         'application/json': {
           /** @description est_v3: which EST bank */
           bank?: string
-          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank, storeType? (3d or 3d_pay, as the bank set the store up; 3d by default)}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials: {
             [key: string]: string
           }
@@ -6204,7 +6295,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank, storeType? (3d or 3d_pay, as the bank set the store up; 3d by default)}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials?: {
             [key: string]: string
           }
@@ -6238,6 +6329,257 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['PosAccount']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'acquirerReconciliation.get': {
+    parameters: {
+      query: {
+        /** @description nextCursor of the page before */
+        after?: string
+        /**
+         * @description The Istanbul bank day, YYYY-MM-DD
+         * @example 2026-11-27
+         */
+        date: string
+        limit?: number
+        posAccountId: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "date": "date",
+           *       "posAccountId": "posAccountId",
+           *       "method": "list",
+           *       "ranAt": "2026-11-22T10:00:00Z",
+           *       "checkedOrders": 1,
+           *       "bankAnswered": false,
+           *       "items": [
+           *         {
+           *           "id": "rcn_5f1c2b7e9a0d4c3b8e6f1a2d",
+           *           "orderId": "order-1001",
+           *           "paymentId": "paymentId",
+           *           "kind": "missing_at_bank",
+           *           "field": "authorized",
+           *           "ours": {
+           *             "authorized": 1,
+           *             "captured": 1,
+           *             "refunded": 1,
+           *             "voided": false
+           *           },
+           *           "bank": {
+           *             "authorized": 1,
+           *             "captured": 1,
+           *             "refunded": 1,
+           *             "voided": false
+           *           },
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
+          'application/json': components['schemas']['AcquirerReconciliation']
+        }
+      }
+      /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not authenticated: SVC-GW-1001 timestamp, SVC-GW-1002 signature, SVC-GW-1003 key or bearer token, SVC-GW-1006 a replayed POST/PUT/PATCH/DELETE signature (sign afresh; a retry with the original Idempotency-Key gets the stored response) */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Forbidden: scope, role or KYC (SVC-KYC-3101) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Not found (another merchant’s object is a 404 too) */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description Conflict: the object’s state or an Idempotency-Key in use (SVC-STATE-…, SVC-GW-200…) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description SVC-GW-1004: rate limited, or too many failed authentications from this address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      500: components['responses']['InternalError']
+      503: components['responses']['ServiceUnavailable']
+    }
+  }
+  'acquirerReconciliation.run': {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description A UUID v4 of yours. A retry with the same key and payload gets the stored response (with `Idempotent-Replayed: true`); the same key with another payload is 409 SVC-GW-2001, while the first is still running 409 SVC-GW-2002. Keys are per API key and endpoint.
+         * @example 6f1c1b7e-4a8e-4c1e-9a55-3f2a5b7c9d10
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey']
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "date": "2026-11-27",
+         *       "posAccountId": "posAccountId"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description The Istanbul bank day, YYYY-MM-DD
+           * @example 2026-11-27
+           */
+          date: string
+          posAccountId: string
+        }
+      }
+    }
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "date": "date",
+           *       "posAccountId": "posAccountId",
+           *       "method": "list",
+           *       "ranAt": "2026-11-22T10:00:00Z",
+           *       "checkedOrders": 1,
+           *       "bankAnswered": false,
+           *       "items": [
+           *         {
+           *           "id": "rcn_5f1c2b7e9a0d4c3b8e6f1a2d",
+           *           "orderId": "order-1001",
+           *           "paymentId": "paymentId",
+           *           "kind": "missing_at_bank",
+           *           "field": "authorized",
+           *           "ours": {
+           *             "authorized": 1,
+           *             "captured": 1,
+           *             "refunded": 1,
+           *             "voided": false
+           *           },
+           *           "bank": {
+           *             "authorized": 1,
+           *             "captured": 1,
+           *             "refunded": 1,
+           *             "voided": false
+           *           },
+           *           "createdAt": "2026-11-22T10:00:00Z"
+           *         }
+           *       ],
+           *       "nextCursor": "nextCursor"
+           *     }
+           */
+          'application/json': components['schemas']['AcquirerReconciliation']
         }
       }
       /** @description SVC-VAL-3001 validation (fields in `details`; also a JSON body nested deeper than 64 levels), SVC-VAL-3002 malformed JSON */
@@ -13860,7 +14202,7 @@ export interface operations {
         'application/json': {
           /** @description est_v3: which EST bank */
           bank?: string
-          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank, storeType? (3d or 3d_pay, as the bank set the store up; 3d by default)}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials: {
             [key: string]: string
           }
@@ -14160,7 +14502,7 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
+          /** @description As the bank issues them. est_v3: {clientId, username, password, storeKey, bank, storeType? (3d or 3d_pay, as the bank set the store up; 3d by default)}; garanti: {merchantId, terminalId, provisionUser, provisionPassword, storeKey, refundUser?, refundPassword?}; posnet: {merchantId, terminalId, posnetId, encKey}. Write-only: never returned or logged. */
           credentials?: {
             [key: string]: string
           }

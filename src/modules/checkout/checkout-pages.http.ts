@@ -10,7 +10,6 @@ import { htmlContext, langHrefs, langOf, sendHtml } from '../../platform/web/htm
 import { t } from '../../platform/web/i18n.ts'
 import { acsPage, buyerContext, noticePage } from '../../pages/status.pages.ts'
 import { bankGatePage } from '../../pages/bank-gate.pages.ts'
-import { sendAsset } from '../../platform/web/assets.ts'
 import { contentSecurityPolicy } from '../../platform/web/security.ts'
 import {
   AcsForm,
