@@ -1,7 +1,8 @@
 // Goal (issue 35, decision 0035): the signed endpoints that are one transaction — invoices,
 // payment links, customers and their cards, risk lists and rules, subscriptions (create,
-// pause, resume, cancel), payout drafts (create, approve: the fan-out into payouts, cancel) —
-// commit their effect and their recorded answer together. The API process is SIGKILLed once the business transaction
+// pause, resume, cancel), payout drafts (create, approve: the fan-out into payouts, cancel),
+// payment sessions and metadata, card tokens, bank account, payout schedule, files, exports,
+// reports, routing and POS accounts — commit their effect and their recorded answer together. The API process is SIGKILLed once the business transaction
 // committed and before the gateway's after-commit store (`answer.before_record`, the point
 // where an answer recorded in `onSend` would be lost): the retry with the same
 // Idempotency-Key is the recorded answer (replayed), never a second execution (a second
@@ -85,7 +86,7 @@ interface Case {
   effects(): Promise<number>
 }
 
-test('SIGKILL after the business commit of invoices, links, customers, cards, risk rules, subscriptions and payout drafts: the retry is the recorded answer, exactly once', async (t) => {
+test('SIGKILL after the business commit of every signed state-changing route: the retry is the recorded answer, exactly once', async (t) => {
   const db = await createTestDatabase()
   assert.ok(db.url)
   const service = await Service.create({ databaseUrl: db.url, workers: 0 })
