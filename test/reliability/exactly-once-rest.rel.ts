@@ -1,7 +1,8 @@
 // Goal (issue 35, decision 0035): the signed endpoints that are one transaction — invoices,
 // payment links, customers and their cards, risk lists and rules, subscriptions (create,
-// pause, resume, cancel), payout drafts (create, approve: the fan-out into payouts, cancel) —
-// commit their effect and their recorded answer together. The API process is SIGKILLed once the business transaction
+// pause, resume, cancel), payout drafts (create, approve: the fan-out into payouts, cancel),
+// payment sessions and metadata, card tokens, bank account, payout schedule, files, exports,
+// reports, routing and POS accounts — commit their effect and their recorded answer together. The API process is SIGKILLed once the business transaction
 // committed and before the gateway's after-commit store (`answer.before_record`, the point
 // where an answer recorded in `onSend` would be lost): the retry with the same
 // Idempotency-Key is the recorded answer (replayed), never a second execution (a second
@@ -18,15 +19,23 @@ import { randomUUID } from 'node:crypto'
 import { test } from 'node:test'
 import { sql } from 'kysely'
 import { setTimeout as delay } from 'node:timers/promises'
-import { Kurus } from '../../sdk/index.ts'
+import { Kurus, multipartForm } from '../../sdk/index.ts'
 import { createTestDatabase } from '../helpers/db.ts'
 import { composeIBAN } from 'ibantools'
 import { CARDS, openSession, tokenize } from '../helpers/payments.ts'
+import { PDF } from '../files/_support.ts'
 import { exited, newKey, newMerchant, Service, type Merchant, type RawAnswer } from './_harness.ts'
 
 /** A retry must be answered within this long of the API being back. */
 const RESUME_WITHIN_MS = 10_000
 const only = process.env['KURUS_REL_ONCE_ROUTES'] ?? ''
+
+/** A multipart body (an upload), sent as its bytes. */
+function isForm(body: unknown): body is ReturnType<typeof multipartForm> {
+  return (
+    typeof body === 'object' && body !== null && Buffer.isBuffer((body as { body?: unknown }).body)
+  )
+}
 
 /** A signed request of any method that keeps the raw bytes of its answer (null: it died). */
 function rawSender(baseUrl: string, m: Merchant) {
@@ -49,7 +58,11 @@ function rawSender(baseUrl: string, m: Merchant) {
   ): Promise<RawAnswer | null> => {
     try {
       const res = await client.request(method, path, {
-        ...(body === undefined ? {} : { body }),
+        ...(isForm(body)
+          ? { rawBody: body.body, contentType: body.contentType }
+          : body === undefined
+            ? {}
+            : { body }),
         idempotencyKey: key,
       })
       return {
@@ -73,7 +86,7 @@ interface Case {
   effects(): Promise<number>
 }
 
-test('SIGKILL after the business commit of invoices, links, customers, cards, risk rules, subscriptions and payout drafts: the retry is the recorded answer, exactly once', async (t) => {
+test('SIGKILL after the business commit of every signed state-changing route: the retry is the recorded answer, exactly once', async (t) => {
   const db = await createTestDatabase()
   assert.ok(db.url)
   const service = await Service.create({ databaseUrl: db.url, workers: 0 })
@@ -165,6 +178,25 @@ test('SIGKILL after the business commit of invoices, links, customers, cards, ri
     draft = (await api<{ draftId: string }>('POST', '/v1/payout-drafts', draftBody('Alıcı')))
       .draftId
     return draft
+  }
+  let payment = ''
+  let pos = ''
+  const posBody = (name: string) => ({
+    provider: 'garanti',
+    name,
+    environment: 'test',
+    enabled: false,
+    credentials: {
+      merchantId: '7000679',
+      terminalId: '30691298',
+      provisionUser: 'PROVAUT',
+      provisionPassword: '123qweASD/',
+      storeKey: '12345678',
+    },
+  })
+  const newPos = async () => {
+    pos = (await api<{ id: string }>('POST', '/v1/pos-accounts', posBody('Garanti'))).id
+    return pos
   }
   /** Approving pays from the merchant's available balance: a captured charge, settled. */
   let funded = false
@@ -437,6 +469,177 @@ test('SIGKILL after the business commit of invoices, links, customers, cards, ri
       effects: () =>
         count(sql<{ n: number }>`select count(*)::int as n from payout_drafts
           where id = ${draft} and status = 'cancelled'`),
+    },
+    // h-once2: the last signed state-changing routes. A put that a re-run repeats to the same
+    // effect (bank account, schedule, routing, a second delete) is told apart by its answer:
+    // replayed, not run again.
+    {
+      name: 'payment session create',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/payments/sessions',
+        body: {
+          transactionId: `ord-${marker}`,
+          amount: 12_500,
+          currency: 'TRY',
+          returnUrl: 'https://shop.example/return',
+        },
+      }),
+      // A re-run found its own session and answered 200.
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from payment_sessions
+          where merchant_id = ${m.merchantId} and transaction_id = ${`ord-${marker}`}`),
+    },
+    {
+      name: 'payment update',
+      status: 200,
+      prepare: async () => {
+        const { transactionId } = await openSession(m.client, 4_500)
+        const cardToken = await tokenize(m.client, CARDS.frictionless)
+        payment = (
+          await api<{ paymentId: string }>('POST', '/v1/payments/card', {
+            transactionId,
+            amount: 4_500,
+            currency: 'TRY',
+            cardToken,
+          })
+        ).paymentId
+        return {
+          method: 'PATCH',
+          path: `/v1/payments/${payment}`,
+          body: { metadata: { order: marker } },
+        }
+      },
+      effects: events('payment.updated', () => payment),
+    },
+    {
+      name: 'card token create',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/cards/tokens',
+        body: {
+          cardNumber: CARDS.troy,
+          expMonth: 12,
+          expYear: 2030,
+          cvc: '123',
+          holderName: 'Ayşe Yılmaz',
+        },
+      }),
+      // The only case that stores this card: a re-run made a second token of it.
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from vault_card_tokens
+          where merchant_id = ${m.merchantId} and bin = ${CARDS.troy.slice(0, 6)}`),
+    },
+    {
+      name: 'bank account put',
+      status: 200,
+      prepare: async () => ({
+        method: 'PUT',
+        path: '/v1/bank-account',
+        body: { iban, holderName: 'Ayşe Yılmaz' },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from merchant_bank_accounts
+          where merchant_id = ${m.merchantId}`),
+    },
+    {
+      name: 'payout schedule put',
+      status: 200,
+      prepare: async () => ({
+        method: 'PUT',
+        path: '/v1/payout-schedule',
+        body: { interval: 'weekly', anchor: 'friday' },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from payout_schedules
+          where merchant_id = ${m.merchantId} and anchor = 'friday'`),
+    },
+    {
+      name: 'file upload',
+      status: 201,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/files',
+        body: multipartForm(
+          { purpose: 'dispute_evidence' },
+          { field: 'file', filename: `${marker}.pdf`, bytes: PDF },
+        ),
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from files
+          where merchant_id = ${m.merchantId} and name = ${`${marker}.pdf`}`),
+    },
+    {
+      name: 'statement export create',
+      status: 202,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/transactions/exports',
+        body: { format: 'csv' },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from transaction_exports
+          where merchant_id = ${m.merchantId} and kind = 'statement'`),
+    },
+    {
+      name: 'report create',
+      status: 202,
+      prepare: async () => ({
+        method: 'POST',
+        path: '/v1/reports',
+        body: {
+          type: 'balance_summary',
+          format: 'csv',
+          from: '2026-01-01T00:00:00Z',
+          to: '2026-02-01T00:00:00Z',
+        },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from transaction_exports
+          where merchant_id = ${m.merchantId} and kind = 'balance_summary'`),
+    },
+    {
+      name: 'routing put',
+      status: 200,
+      prepare: async () => ({
+        method: 'PUT',
+        path: '/v1/routing',
+        body: { rules: [], default: [] },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from acquirer_routing
+          where merchant_id = ${m.merchantId}`),
+    },
+    // Disabled: no charge after these may be routed to the account.
+    {
+      name: 'POS account create',
+      status: 201,
+      prepare: async () => ({ method: 'POST', path: '/v1/pos-accounts', body: posBody(marker) }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from acquirer_pos_accounts
+          where merchant_id = ${m.merchantId} and name = ${marker}`),
+    },
+    {
+      name: 'POS account update',
+      status: 200,
+      prepare: async () => ({
+        method: 'PATCH',
+        path: `/v1/pos-accounts/${await newPos()}`,
+        body: { name: marker },
+      }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from acquirer_pos_accounts
+          where id = ${pos} and name = ${marker}`),
+    },
+    {
+      name: 'POS account delete',
+      status: 204,
+      prepare: async () => ({ method: 'DELETE', path: `/v1/pos-accounts/${await newPos()}` }),
+      effects: () =>
+        count(sql<{ n: number }>`select count(*)::int as n from acquirer_pos_accounts
+          where id = ${pos} and deleted_at is not null`),
     },
   ]
 

@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   BinParams,
@@ -34,7 +35,13 @@ import {
   runReconciliation,
   type Reconciliation,
 } from './reconciliation.service.ts'
-import { getRouting, installmentOptions, lookupBin, putRouting } from './routing.service.ts'
+import {
+  getRouting,
+  installmentOptions,
+  lookupBin,
+  putRouting,
+  type Routing,
+} from './routing.service.ts'
 
 const tags = ['acquiring']
 
@@ -77,8 +84,16 @@ function posAccountRoutes(
         },
       },
       async (request, reply) => {
-        const account = await createPosAccount(deps, ownerOf(request), request.body)
-        return reply.code(201).send(posJson(account))
+        // The change and its recorded answer commit together (decision 0035), here and below;
+        // the operator's door has no Idempotency-Key.
+        const port = request.idempotentAnswer ?? null
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createPosAccount(deps, ownerOf(request), request.body, recordWith(port, 201, posJson)),
+          (account) => reply.code(201).send(posJson(account)),
+        )
       },
     )
     app.get(
@@ -138,8 +153,22 @@ function posAccountRoutes(
           response: { 200: PosAccountSchema, ...errorResponses },
         },
       },
-      async (request) =>
-        posJson(await updatePosAccount(deps, ownerOf(request), request.params.id, request.body)),
+      async (request, reply) => {
+        const port = request.idempotentAnswer ?? null
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            updatePosAccount(
+              deps,
+              ownerOf(request),
+              request.params.id,
+              request.body,
+              recordWith(port, 200, posJson),
+            ),
+          (account) => reply.send(posJson(account)),
+        )
+      },
     )
     app.delete(
       `${prefix}/pos-accounts/:id`,
@@ -158,8 +187,19 @@ function posAccountRoutes(
         },
       },
       async (request, reply) => {
-        await deletePosAccount(deps, ownerOf(request), request.params.id)
-        return reply.code(204).send(null)
+        const port = request.idempotentAnswer ?? null
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            deletePosAccount(
+              deps,
+              ownerOf(request),
+              request.params.id,
+              recordWith(port, 204, () => null),
+            ),
+          () => reply.code(204).send(null),
+        )
       },
     )
   }
@@ -202,9 +242,16 @@ export function acquirerRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: RoutingSchema, ...errorResponses },
         },
       },
-      async (request) => {
-        const r = await putRouting(deps, authOf(request).merchantId, request.body)
-        return { ...r, updatedAt: isoZ(r.updatedAt) }
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        const json = (r: Routing) => ({ ...r, updatedAt: isoZ(r.updatedAt) })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            putRouting(deps, authOf(request).merchantId, request.body, recordWith(port, 200, json)),
+          (r) => reply.send(json(r)),
+        )
       },
     )
     app.get(

@@ -1,7 +1,8 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { decryptWithAny, encrypt } from '../../platform/crypto.ts'
 import { AppError, notFound, type FieldIssue } from '../../platform/errors.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { newId } from '../../platform/ids.ts'
 import { keyRing, ringKeys } from '../../platform/key-rotation.ts'
 import type { BankEndpoints } from './est-v3.ts'
@@ -133,6 +134,7 @@ export async function createPosAccount(
   deps: Deps,
   owner: PosOwner,
   input: PosAccountInput,
+  record?: RecordAnswer<Tx, PosAccount>,
 ): Promise<PosAccount> {
   const issues: FieldIssue[] = []
   const provider = input.provider as PosProvider
@@ -155,25 +157,29 @@ export async function createPosAccount(
   const id = newId('pos')
   const now = deps.clock.now()
   const programs = input.installmentPrograms ?? (BANK_PROGRAMS[bank] ? [BANK_PROGRAMS[bank]] : [])
-  // Each change in a transaction of its own, for a door's audit entry to commit in (0036).
-  const row = await transact(deps.db, (tx) =>
-    repo.insertPosAccount(tx, {
-      id,
-      merchant_id: 'merchantId' in owner ? owner.merchantId : null,
-      provider,
-      bank,
-      name: input.name,
-      environment: input.environment as PosEnvironment,
-      credentials_enc: seal(deps, id, credentialsRecord(input.credentials)),
-      endpoints: input.endpoints ? JSON.stringify(input.endpoints) : null,
-      installment_programs: JSON.stringify(programs),
-      enabled: input.enabled ?? true,
-      deleted_at: null,
-      created_at: now,
-      updated_at: now,
-    }),
-  )
-  return toView(row)
+  // Each change in a transaction of its own, for a door's audit entry and the recorded
+  // answer to commit in (decisions 0036, 0035).
+  return transact(deps.db, async (tx) => {
+    const account = toView(
+      await repo.insertPosAccount(tx, {
+        id,
+        merchant_id: 'merchantId' in owner ? owner.merchantId : null,
+        provider,
+        bank,
+        name: input.name,
+        environment: input.environment as PosEnvironment,
+        credentials_enc: seal(deps, id, credentialsRecord(input.credentials)),
+        endpoints: input.endpoints ? JSON.stringify(input.endpoints) : null,
+        installment_programs: JSON.stringify(programs),
+        enabled: input.enabled ?? true,
+        deleted_at: null,
+        created_at: now,
+        updated_at: now,
+      }),
+    )
+    await record?.(tx, account)
+    return account
+  })
 }
 
 function ownedBy(row: PosAccountRow | undefined, owner: PosOwner): row is PosAccountRow {
@@ -205,6 +211,7 @@ export async function updatePosAccount(
     installmentPrograms?: string[] | undefined
     credentials?: unknown
   },
+  record?: RecordAnswer<Tx, PosAccount>,
 ): Promise<PosAccount> {
   const row = await repo.findPosAccount(deps.db, id)
   if (!ownedBy(row, owner) || row.deleted_at !== null) throw notFound('pos account')
@@ -214,8 +221,8 @@ export async function updatePosAccount(
     issues.push(...connector.checkCredentials(patch.credentials, row.bank))
   }
   if (issues.length > 0) throw invalid(issues)
-  const updated = await transact(deps.db, (tx) =>
-    repo.updatePosAccount(tx, id, {
+  return transact(deps.db, async (tx) => {
+    const updated = await repo.updatePosAccount(tx, id, {
       ...(patch.name !== undefined ? { name: patch.name } : {}),
       ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
       ...(patch.installmentPrograms !== undefined
@@ -225,21 +232,32 @@ export async function updatePosAccount(
         ? { credentials_enc: seal(deps, id, credentialsRecord(patch.credentials)) }
         : {}),
       updated_at: deps.clock.now(),
-    }),
-  )
-  if (!updated) throw notFound('pos account')
-  return toView(updated)
+    })
+    if (!updated) throw notFound('pos account')
+    const account = toView(updated)
+    await record?.(tx, account)
+    return account
+  })
 }
 
 /** Disables for good (payments keep their reference); a second delete is a no-op. */
-export async function deletePosAccount(deps: Deps, owner: PosOwner, id: string): Promise<void> {
+export async function deletePosAccount(
+  deps: Deps,
+  owner: PosOwner,
+  id: string,
+  record?: RecordAnswer<Tx, null>,
+): Promise<void> {
   const row = await repo.findPosAccount(deps.db, id)
   if (!ownedBy(row, owner)) throw notFound('pos account')
-  if (row.deleted_at !== null) return
+  // A second delete changes nothing; its answer (204) is recorded all the same.
+  if (row.deleted_at !== null && !record) return
   const now = deps.clock.now()
-  await transact(deps.db, (tx) =>
-    repo.updatePosAccount(tx, id, { enabled: false, deleted_at: now, updated_at: now }),
-  )
+  await transact(deps.db, async (tx) => {
+    if (row.deleted_at === null) {
+      await repo.updatePosAccount(tx, id, { enabled: false, deleted_at: now, updated_at: now })
+    }
+    await record?.(tx, null)
+  })
 }
 
 /** An account routing may use now: enabled, and of the environment the deployment runs in. */

@@ -1,4 +1,6 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { AppError, type FieldIssue } from '../../platform/errors.ts'
 import { binInfo } from './bins.ts'
 import { cardFacts, type CardFacts } from './bin-table.ts'
@@ -97,6 +99,7 @@ export async function putRouting(
   deps: Deps,
   merchantId: string,
   input: { rules: { condition: unknown; posAccountIds: string[] }[]; default: string[] },
+  record?: RecordAnswer<Tx, Routing>,
 ): Promise<Routing> {
   const visible = new Set((await repo.findPosAccounts(deps.db, merchantId)).map((a) => a.id))
   const issues: FieldIssue[] = []
@@ -117,13 +120,18 @@ export async function putRouting(
   checkIds(input.default, 'default')
   const first = issues[0]
   if (first) throw new AppError('SVC-VAL-3001', 400, `${first.field}: ${first.reason}`, issues)
-  const row = await repo.upsertRouting(deps.db, {
-    merchant_id: merchantId,
-    rules: JSON.stringify(input.rules),
-    default_order: JSON.stringify(input.default),
-    updated_at: deps.clock.now(),
+  // One statement, in a transaction for the recorded answer to commit with (decision 0035).
+  return transact(deps.db, async (tx) => {
+    const row = await repo.upsertRouting(tx, {
+      merchant_id: merchantId,
+      rules: JSON.stringify(input.rules),
+      default_order: JSON.stringify(input.default),
+      updated_at: deps.clock.now(),
+    })
+    const routing = { rules: row.rules, default: row.default_order, updatedAt: row.updated_at }
+    await record?.(tx, routing)
+    return routing
   })
-  return { rules: row.rules, default: row.default_order, updatedAt: row.updated_at }
 }
 
 export function lookupBin(bin: string): CardFacts {

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { collectRawUnparsed } from '../../platform/http/raw-body.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { parseUploadForm, uploadFileName } from './files.multipart.ts'
@@ -64,12 +65,23 @@ export function filesRoutes(deps: Deps): FastifyPluginAsync {
           throw new AppError('SVC-VAL-3004', 415, 'request body must be multipart/form-data')
         }
         const form = request.body as { purpose: 'dispute_evidence'; file: string }
-        const file = await uploadFile(deps, authOf(request).merchantId, {
-          purpose: form.purpose,
-          bytes: Buffer.from(form.file, 'latin1'),
-          name: uploadFileName(form),
-        })
-        return reply.code(201).send(fileJson(file))
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            uploadFile(
+              deps,
+              authOf(request).merchantId,
+              {
+                purpose: form.purpose,
+                bytes: Buffer.from(form.file, 'latin1'),
+                name: uploadFileName(form),
+              },
+              recordWith(port, 201, fileJson),
+            ),
+          (file) => reply.code(201).send(fileJson(file)),
+        )
       },
     )
     app.get(

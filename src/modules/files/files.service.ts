@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Deps, Tx } from '../../database.ts'
+import { transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { newId } from '../../platform/ids.ts'
 import { filesError } from './files.errors.ts'
 import * as repo from './files.repository.ts'
@@ -68,8 +70,16 @@ export function uploadFile(
   deps: Deps,
   merchantId: string,
   input: { purpose: 'dispute_evidence'; bytes: Uint8Array; name?: string | undefined },
+  record?: RecordAnswer<Tx, StoredFile>,
 ): Promise<StoredFile> {
-  return insert(deps.db, deps, merchantId, input.purpose, input.bytes, cleanName(input.name))
+  const name = cleanName(input.name)
+  if (!record) return insert(deps.db, deps, merchantId, input.purpose, input.bytes, name)
+  // The file and the signed call's recorded answer commit together (decision 0035).
+  return transact(deps.db, async (tx) => {
+    const file = await insert(tx, deps, merchantId, input.purpose, input.bytes, name)
+    await record(tx, file)
+    return file
+  })
 }
 
 /** A file the platform made (the rendered evidence PDF), in the caller's transaction. */

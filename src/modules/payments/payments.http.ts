@@ -8,7 +8,11 @@ import { acquirerOfPayment } from '../acquirer/index.ts'
 import { validationError } from '../../platform/errors.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { errorEnvelope } from '../../platform/http/errors.ts'
-import { answerOnce, type IdempotentAnswer } from '../../platform/http/idempotent-answer.ts'
+import {
+  answerOnce,
+  recordWith,
+  type IdempotentAnswer,
+} from '../../platform/http/idempotent-answer.ts'
 import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { setKycStatus } from '../merchants/index.ts'
 import { chargeCard, NO_ANSWER, type ChargeAnswer } from './charge.service.ts'
@@ -267,12 +271,21 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const auth = authOf(request)
-        const { session, created } = await createSession(
-          deps,
-          { merchantId: auth.merchantId, storeId: auth.storeId ?? '' },
-          request.body,
+        // A new session and its recorded answer commit together (decision 0035).
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createSession(
+              deps,
+              { merchantId: auth.merchantId, storeId: auth.storeId ?? '' },
+              request.body,
+              recordWith(port, 201, (s: Session) => sessionJson(deps, s)),
+            ),
+          ({ session, created }) =>
+            reply.code(created ? 201 : 200).send(sessionJson(deps, session)),
         )
-        return reply.code(created ? 201 : 200).send(sessionJson(deps, session))
       },
     )
 
@@ -509,15 +522,22 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: PaymentResponse, ...errorResponses },
         },
       },
-      async (request) =>
-        paymentJson(
-          await updatePaymentMetadata(
-            deps,
-            authOf(request).merchantId,
-            request.params.id,
-            request.body.metadata,
-          ),
-        ),
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            updatePaymentMetadata(
+              deps,
+              authOf(request).merchantId,
+              request.params.id,
+              request.body.metadata,
+              recordWith(port, 200, paymentJson),
+            ),
+          (payment) => reply.send(paymentJson(payment)),
+        )
+      },
     )
 
     app.post(

@@ -1,6 +1,7 @@
 import { OutcomeSignal } from '../../platform/outcome-signal.ts'
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { mergeMetadata } from '../../platform/metadata.ts'
 import { binInfo } from '../acquirer/index.ts'
@@ -49,15 +50,19 @@ export async function updatePaymentMetadata(
   merchantId: string,
   paymentId: string,
   patch: Record<string, string>,
+  record?: RecordAnswer<Tx, PaymentDetail>,
 ): Promise<PaymentDetail> {
-  await transact(deps.db, async (tx) => {
+  return transact(deps.db, async (tx) => {
     const row = await repo.lockPaymentById(tx, merchantId, paymentId)
     if (!row) throw paymentsError('payment_not_found')
     const metadata = mergeMetadata(row.metadata, patch)
     const updated = await repo.updatePaymentMetadata(tx, paymentId, metadata)
     await emit(tx, updated, 'payment.updated', deps.clock.now())
+    // Read in the transaction: the recorded answer is what it committed (decision 0035).
+    const detail = await getPayment({ ...deps, db: tx }, merchantId, paymentId)
+    await record?.(tx, detail)
+    return detail
   })
-  return getPayment(deps, merchantId, paymentId)
 }
 
 /** The public status endpoint: the payment id is the bearer; nothing but the status leaves. */

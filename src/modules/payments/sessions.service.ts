@@ -1,6 +1,7 @@
 import type { Db, Deps, Tx } from '../../database.ts'
 import { sha256Hex } from '../../platform/crypto.ts'
-import { isUniqueViolation } from '../../platform/db/transaction.ts'
+import { isUniqueViolation, transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { validationError } from '../../platform/errors.ts'
 import { newUuid } from '../../platform/ids.ts'
 import { stableStringify } from '../../platform/json.ts'
@@ -135,6 +136,7 @@ export async function createSession(
   deps: Deps,
   caller: { merchantId: string; storeId: string },
   input: CreateSessionInput,
+  record?: RecordAnswer<Tx, Session>,
 ): Promise<{ session: Session; created: boolean }> {
   const fingerprint = sha256Hex(stableStringify(input))
   const now = deps.clock.now()
@@ -146,27 +148,36 @@ export async function createSession(
   if (existing) return replaySession(existing, fingerprint, now)
   await validateSessionInput(deps, caller.merchantId, input)
   const id = newUuid()
+  let session: Session
   try {
-    await sessionsRepo.insertSession(deps.db, {
-      id,
-      merchant_id: caller.merchantId,
-      store_id: caller.storeId,
-      transaction_id: input.transactionId,
-      mode: input.mode ?? 'payment',
-      amount: input.amount ?? null,
-      currency: input.currency,
-      description: input.description ?? null,
-      return_url: input.returnUrl,
-      callback_url: input.callbackUrl ?? null,
-      installment_enabled: input.installmentEnabled ?? false,
-      customer_id: input.customerId ?? null,
-      splits: JSON.stringify(input.splits ?? []),
-      metadata: JSON.stringify(input.metadata ?? {}),
-      status: 'active',
-      fingerprint,
-      expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
-      created_at: now,
-      completed_at: null,
+    // The session and the signed call's recorded answer commit together (decision 0035).
+    session = await transact(deps.db, async (tx) => {
+      await sessionsRepo.insertSession(tx, {
+        id,
+        merchant_id: caller.merchantId,
+        store_id: caller.storeId,
+        transaction_id: input.transactionId,
+        mode: input.mode ?? 'payment',
+        amount: input.amount ?? null,
+        currency: input.currency,
+        description: input.description ?? null,
+        return_url: input.returnUrl,
+        callback_url: input.callbackUrl ?? null,
+        installment_enabled: input.installmentEnabled ?? false,
+        customer_id: input.customerId ?? null,
+        splits: JSON.stringify(input.splits ?? []),
+        metadata: JSON.stringify(input.metadata ?? {}),
+        status: 'active',
+        fingerprint,
+        expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
+        created_at: now,
+        completed_at: null,
+      })
+      const row = await sessionsRepo.findSessionById(tx, id)
+      if (!row) throw paymentsError('session_not_found')
+      const made = sessionRowToSession(row, now)
+      await record?.(tx, made)
+      return made
     })
   } catch (error) {
     if (!isUniqueViolation(error)) throw error
@@ -179,9 +190,7 @@ export async function createSession(
     if (!winner) throw error
     return replaySession(winner, fingerprint, now)
   }
-  const row = await sessionsRepo.findSessionById(deps.db, id)
-  if (!row) throw paymentsError('session_not_found')
-  return { session: sessionRowToSession(row, now), created: true }
+  return { session, created: true }
 }
 
 function replaySession(row: SessionRow, fingerprint: string, now: Date) {

@@ -1,6 +1,7 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { notFound, validationError } from '../../platform/errors.ts'
 import { listDashboardMembers, normalizeIban } from '../merchants/index.ts'
 import { sendMail } from '../mail/index.ts'
@@ -84,13 +85,16 @@ export async function putBankAccount(
   deps: Deps,
   merchantId: string,
   input: { iban: string; holderName: string },
+  record?: RecordAnswer<Tx, BankAccount>,
 ): Promise<{ account: BankAccount; changed: boolean }> {
   const iban = checkIban(input.iban)
   const holderName = checkHolderName(input.holderName)
   return transact(deps.db, async (tx) => {
     const before = await repo.lockBankAccount(tx, merchantId)
     if (before && before.iban === iban && before.holder_name === holderName) {
-      return { account: toBankAccount(before), changed: false }
+      const account = toBankAccount(before)
+      await record?.(tx, account)
+      return { account, changed: false }
     }
     const now = deps.clock.now()
     const hold = deps.config.env === 'live' ? new Date(now.getTime() + BANK_ACCOUNT_HOLD_MS) : null
@@ -110,7 +114,9 @@ export async function putBankAccount(
       changedAt: now.toISOString(),
       heldUntil: hold?.toISOString() ?? null,
     })
-    return { account: toBankAccount(row), changed: true }
+    const account = toBankAccount(row)
+    await record?.(tx, account)
+    return { account, changed: true }
   })
 }
 

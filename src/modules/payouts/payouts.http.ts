@@ -387,9 +387,22 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: BankAccountResponse, ...errorResponses },
         },
       },
-      async (request) => {
-        const { account } = await putBankAccount(deps, authOf(request).merchantId, request.body)
-        return bankAccountJson(account)
+      async (request, reply) => {
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          async () =>
+            (
+              await putBankAccount(
+                deps,
+                authOf(request).merchantId,
+                request.body,
+                recordWith(port, 200, bankAccountJson),
+              )
+            ).account,
+          (account) => reply.send(bankAccountJson(account)),
+        )
       },
     )
 
@@ -422,14 +435,25 @@ export function payoutsRoutes(deps: Deps): FastifyPluginAsync {
           response: { 200: PayoutScheduleResponse, ...errorResponses },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const body = request.body
-        const schedule = await putSchedule(deps, authOf(request).merchantId, {
-          interval: body.interval,
-          ...(body.anchor !== undefined ? { anchor: body.anchor } : {}),
-          ...(body.minimumMinor !== undefined ? { minimumMinor: body.minimumMinor } : {}),
-        })
-        return scheduleJson(schedule, deps.clock.now())
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            putSchedule(
+              deps,
+              authOf(request).merchantId,
+              {
+                interval: body.interval,
+                ...(body.anchor !== undefined ? { anchor: body.anchor } : {}),
+                ...(body.minimumMinor !== undefined ? { minimumMinor: body.minimumMinor } : {}),
+              },
+              recordWith(port, 200, (s: PayoutSchedule) => scheduleJson(s, deps.clock.now())),
+            ),
+          (schedule) => reply.send(scheduleJson(schedule, deps.clock.now())),
+        )
       },
     )
 

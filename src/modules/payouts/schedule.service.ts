@@ -1,5 +1,6 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { validationError } from '../../platform/errors.ts'
 import { WEEKDAYS } from './settlement-calendar.ts'
 import * as repo from './settlement.repository.ts'
@@ -74,6 +75,7 @@ export async function putSchedule(
   deps: Deps,
   merchantId: string,
   input: { interval: PayoutInterval; anchor?: string | number | null; minimumMinor?: number },
+  record?: RecordAnswer<Tx, PayoutSchedule>,
 ): Promise<PayoutSchedule> {
   if (!INTERVALS.includes(input.interval)) {
     throw validationError('interval', `must be one of ${INTERVALS.join(', ')}`)
@@ -86,15 +88,19 @@ export async function putSchedule(
       `an integer of kuruş from 0 to ${String(MINIMUM_MAX_MINOR)}`,
     )
   }
-  // A transaction of its own, for the door's audit entry to commit in (decision 0036).
-  const row = await transact(deps.db, (tx) =>
-    repo.upsertSchedule(tx, {
-      merchant_id: merchantId,
-      interval: input.interval,
-      anchor,
-      minimum_minor: minimum,
-      updated_at: deps.clock.now(),
-    }),
-  )
-  return toSchedule(row)
+  // A transaction of its own, for the door's audit entry and the recorded answer to commit
+  // in (decisions 0036, 0035).
+  return transact(deps.db, async (tx) => {
+    const schedule = toSchedule(
+      await repo.upsertSchedule(tx, {
+        merchant_id: merchantId,
+        interval: input.interval,
+        anchor,
+        minimum_minor: minimum,
+        updated_at: deps.clock.now(),
+      }),
+    )
+    await record?.(tx, schedule)
+    return schedule
+  })
 }

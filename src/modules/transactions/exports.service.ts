@@ -1,4 +1,5 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { assert } from '../../platform/assert.ts'
 import { transact } from '../../platform/db/transaction.ts'
 import { createOnce } from '../../platform/idempotent-create.ts'
@@ -165,6 +166,7 @@ export async function createExport(
     /** A report (POST /v1/reports) instead of a statement; same queue, same cap. */
     kind?: ExportKind
   },
+  record?: RecordAnswer<Tx, ExportView>,
 ): Promise<ExportView> {
   const kind = input.kind ?? 'statement'
   const filters = normaliseFilters(input.filters ?? {})
@@ -173,7 +175,7 @@ export async function createExport(
     // (a concurrent one with the same key, from another of the merchant's API keys, too):
     // no race reaches the key's unique index, so a losing claim needs no recovery here.
     await repo.lockMerchantExports(tx, merchantId)
-    return createOnce(input.idempotencyKey, {
+    const view = await createOnce(input.idempotencyKey, {
       find: (key) => repo.findExportByKey(tx, merchantId, key),
       replay: (row) => retriedExport(row, kind, input.format, filters),
       claim: async (key) => {
@@ -216,6 +218,9 @@ export async function createExport(
       },
       run: (view) => view,
     })
+    // The signed call's answer commits with the export (decision 0035).
+    await record?.(tx, view)
+    return view
   })
 }
 

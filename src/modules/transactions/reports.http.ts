@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import type { BalanceTransaction } from '../ledger/index.ts'
 import { listBalanceTransactionsPage } from './balance-transactions.service.ts'
@@ -116,14 +117,26 @@ export function reportsRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const key = request.headers['idempotency-key']
-        const created = await createReport(deps, authOf(request).merchantId, {
-          type: request.body.type,
-          format: request.body.format,
-          from: new Date(request.body.from),
-          to: new Date(request.body.to),
-          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
-        })
-        return reply.code(202).send(reportJson(created))
+        // The report and its recorded answer commit together (decision 0035).
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createReport(
+              deps,
+              authOf(request).merchantId,
+              {
+                type: request.body.type,
+                format: request.body.format,
+                from: new Date(request.body.from),
+                to: new Date(request.body.to),
+                ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+              },
+              recordWith(port, 202, reportJson),
+            ),
+          (created) => reply.code(202).send(reportJson(created)),
+        )
       },
     )
 

@@ -1,4 +1,5 @@
-import type { Deps } from '../../database.ts'
+import type { Deps, Tx } from '../../database.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { validationError } from '../../platform/errors.ts'
 import {
   createExport,
@@ -29,14 +30,20 @@ export function createReport(
   deps: Deps,
   merchantId: string,
   input: ReportRequest,
+  record?: RecordAnswer<Tx, ExportView>,
 ): Promise<ExportView> {
   if (input.from.getTime() >= input.to.getTime()) throw validationError('from', 'must be before to')
-  return createExport(deps, merchantId, {
-    kind: input.type,
-    format: input.format,
-    filters: { from: input.from.toISOString(), to: input.to.toISOString() },
-    ...(input.idempotencyKey !== undefined ? { idempotencyKey: input.idempotencyKey } : {}),
-  })
+  return createExport(
+    deps,
+    merchantId,
+    {
+      kind: input.type,
+      format: input.format,
+      filters: { from: input.from.toISOString(), to: input.to.toISOString() },
+      ...(input.idempotencyKey !== undefined ? { idempotencyKey: input.idempotencyKey } : {}),
+    },
+    record,
+  )
 }
 
 export function getReport(deps: Deps, merchantId: string, reportId: string): Promise<ExportView> {

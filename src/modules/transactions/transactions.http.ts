@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { validationError } from '../../platform/errors.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { createExport, getExport, openExportDownload, type ExportView } from './exports.service.ts'
 import {
@@ -141,11 +142,20 @@ export function transactionsRoutes(deps: Deps): FastifyPluginAsync {
       },
       async (request, reply) => {
         const key = request.headers['idempotency-key']
-        const created = await createExport(deps, authOf(request).merchantId, {
-          ...request.body,
-          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
-        })
-        return reply.code(202).send(exportJson(created))
+        // The export and its recorded answer commit together (decision 0035).
+        const port = request.idempotentAnswer
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            createExport(
+              deps,
+              authOf(request).merchantId,
+              { ...request.body, ...(typeof key === 'string' ? { idempotencyKey: key } : {}) },
+              recordWith(port, 202, exportJson),
+            ),
+          (created) => reply.code(202).send(exportJson(created)),
+        )
       },
     )
 

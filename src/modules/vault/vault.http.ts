@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Deps } from '../../database.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { answerOnce, recordWith } from '../../platform/http/idempotent-answer.ts'
 import { errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import {
   CardAccessList,
@@ -9,7 +10,7 @@ import {
   CardTokenResponse,
   TokenizeCardBody,
 } from './vault.schemas.ts'
-import { listCardAccess, tokenizeCard } from './vault.service.ts'
+import { listCardAccess, tokenizeCard, type CardTokenView } from './vault.service.ts'
 
 /** Signed routes, merchant keys only: tokenization and the detokenization audit. */
 export function vaultRoutes(deps: Deps): FastifyPluginAsync {
@@ -31,8 +32,18 @@ export function vaultRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
-        const view = await tokenizeCard(deps, authOf(request).merchantId, request.body)
-        return reply.code(201).send({ ...view, card: { fingerprint: view.fingerprint } })
+        // The token and its recorded answer commit together (decision 0035).
+        const port = request.idempotentAnswer
+        const json = (view: CardTokenView) => ({ ...view, card: { fingerprint: view.fingerprint } })
+        return answerOnce(
+          reply,
+          port,
+          () =>
+            tokenizeCard(deps, authOf(request).merchantId, request.body, {
+              record: recordWith(port, 201, json),
+            }),
+          (view) => reply.code(201).send(json(view)),
+        )
       },
     )
 

@@ -2,6 +2,7 @@ import type { Deps, Tx } from '../../database.ts'
 import { assert } from '../../platform/assert.ts'
 import { signedCursor } from '../../platform/cursor.ts'
 import { transact } from '../../platform/db/transaction.ts'
+import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { validationError, type FieldIssue } from '../../platform/errors.ts'
 import { newId } from '../../platform/ids.ts'
 import { cardKindOf, luhnValid, type CardBrand, type CardType } from './cards.ts'
@@ -154,8 +155,12 @@ export async function tokenizeCard(
   deps: Deps,
   merchantId: string,
   input: TokenizeCardInput,
-  /** A browser token (Kuruş.js): single-use, and unusable after `expiresAt`. */
-  options: { expiresAt?: Date } = {},
+  options: {
+    /** A browser token (Kuruş.js): single-use, and unusable after `expiresAt`. */
+    expiresAt?: Date
+    /** The signed call's answer, committed with the token (decision 0035). */
+    record?: RecordAnswer<Tx, CardTokenView> | undefined
+  } = {},
 ): Promise<CardTokenView> {
   const card = validateCard(input, deps.clock.now())
   const id = newId('tok')
@@ -182,8 +187,17 @@ export async function tokenizeCard(
     expires_at: options.expiresAt ?? null,
     bound_transaction_id: null,
   }
-  await repo.insertCardToken(deps.db, row)
-  return rowToView(row)
+  const view = rowToView(row)
+  const record = options.record
+  if (!record) {
+    await repo.insertCardToken(deps.db, row)
+    return view
+  }
+  await transact(deps.db, async (tx) => {
+    await repo.insertCardToken(tx, row)
+    await record(tx, view)
+  })
+  return view
 }
 
 /** The token's non-secret details; 404 when missing or another merchant's. */
