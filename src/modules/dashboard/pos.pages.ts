@@ -42,6 +42,7 @@ import {
 import { formFields, queryFields } from './forms.ts'
 import { idParam } from './list-pages.ts'
 import { pageInput, pageRoute } from './page-rules.ts'
+import { posReconciliationRoutes } from './pos-reconciliation.pages.ts'
 
 // /dashboard/pos ("Banka POS"): the merchant's bank virtual POS accounts and the platform's
 // it may route to; /new?provider=… the form of one provider's credentials; /{id} the account,
@@ -137,15 +138,16 @@ async function listPage(deps: Deps, ctx: PageContext) {
     id: 'pos-table',
   })
   const add = ctx.can('pos.manage')
-    ? markup`<p class="actions">${PROVIDERS.map(
+    ? PROVIDERS.map(
         (p) =>
           markup`<a class="button button-secondary" id="new-${p}" href="${BASE}/pos/new?provider=${p}">${t(lang, 'dash_pos_add', { provider: providerLabel(lang, p) })}</a>`,
-      )}</p>`
+      )
     : ''
+  const actions = markup`<p class="actions">${add}<a class="button button-secondary" id="reconciliation" href="${BASE}/pos/reconciliation">${t(lang, 'dash_rec_link')}</a></p>`
   return renderPage(ctx, {
     heading: t(lang, 'dash_nav_pos'),
     section: SECTION,
-    content: markup`<p>${t(lang, 'dash_pos_intro')}</p>${add}${table}`,
+    content: markup`<p>${t(lang, 'dash_pos_intro')}</p>${actions}${table}`,
   })
 }
 
@@ -312,6 +314,7 @@ const TEST_FLASH: Readonly<Record<string, MessageKey>> = {
 
 export function posPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
+    posReconciliationRoutes(app, deps)
     app.get('/pos', async (request, reply) => listPage(deps, allow(deps, request, reply, 'read')))
 
     app.get('/pos/new', async (request, reply) => {
