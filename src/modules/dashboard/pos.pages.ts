@@ -43,6 +43,7 @@ import { formFields, queryFields } from './forms.ts'
 import { idParam } from './list-pages.ts'
 import { pageInput, pageRoute } from './page-rules.ts'
 import { posReconciliationRoutes } from './pos-reconciliation.pages.ts'
+import { fieldErrorText } from './refusals.ts'
 
 // /dashboard/pos ("Banka POS"): the merchant's bank virtual POS accounts and the platform's
 // it may route to; /new?provider=… the form of one provider's credentials; /{id} the account,
@@ -167,8 +168,13 @@ async function newPage(
   problem?: { error: AppError; fields: ReadonlySet<string> },
 ) {
   const { lang } = ctx
+  // The field's own words when the refusal says what is wrong with it, else "check this field".
   const err = (name: string) =>
-    problem?.fields.has(name) ? { error: t(lang, 'dash_pos_field_error') } : {}
+    problem?.fields.has(name)
+      ? {
+          error: fieldErrorText(lang, problem.error, name) ?? t(lang, 'dash_pos_field_error'),
+        }
+      : {}
   // Credentials are never written back into the page, even after a refusal.
   const credentialFields = CREDENTIALS[form.provider].map((c) =>
     field({
