@@ -240,10 +240,21 @@ try {
   if (reconciled.status !== 200) throw new Error(`reconcile: ${JSON.stringify(reconciled.body)}`)
 
   mkdirSync(OUT, { recursive: true })
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  })
+  // One browser per language: a date input draws "29.11.2026" or "11/29/2026" from the
+  // browser's own UI language (LANGUAGE and --lang; needs Debian's chromium-l10n), which a
+  // context's `locale` does not change.
+  const launch = (lang: 'tr' | 'en') =>
+    chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        `--lang=${lang === 'tr' ? 'tr' : 'en-GB'}`,
+      ],
+      env: { ...process.env, LANGUAGE: lang === 'tr' ? 'tr' : 'en_GB' },
+    })
   try {
     const pages: [string, string][] = [
       ['login', '/dashboard/login'],
@@ -276,6 +287,7 @@ try {
       ['pos-reconciliation', `/dashboard/pos/reconciliation?date=${bankDay}&pos=${pos.id}`],
     ]
     for (const lang of ['tr', 'en'] as const) {
+      const browser = await launch(lang)
       for (const [width, height] of [
         [1280, 860],
         [360, 780],
@@ -306,9 +318,9 @@ try {
         }
         await context.close()
       }
+      await browser.close()
     }
   } finally {
-    await browser.close()
     await bank.close()
   }
   process.stdout.write(`screenshots written to ${OUT}\n`)

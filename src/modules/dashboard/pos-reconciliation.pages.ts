@@ -133,8 +133,8 @@ async function reconciliationPage(deps: Deps, ctx: PageContext) {
     caption: t(lang, 'dash_rec_table'),
     id: 'reconciliation-table',
     columns: [
-      { label: t(lang, 'dash_rec_col_order') },
-      { label: t(lang, 'dash_rec_col_difference') },
+      { label: t(lang, 'dash_rec_col_order'), wrap: true },
+      { label: t(lang, 'dash_rec_col_difference'), wrap: true },
       { label: t(lang, 'dash_rec_col_found') },
     ],
     rows: (rec?.items ?? []).map((i) => [

@@ -101,6 +101,24 @@ function bankLabel(bank: string): string {
   return EST_V3_BANKS[bank]?.name ?? bank
 }
 
+/** The card programs as their banks write them on the card ("Bonus", "CardFinans"). */
+const PROGRAM_NAMES: Readonly<Record<string, string>> = {
+  bonus: 'Bonus',
+  world: 'World',
+  maximum: 'Maximum',
+  axess: 'Axess',
+  cardfinans: 'CardFinans',
+  paraf: 'Paraf',
+  advantage: 'Advantage',
+  bankkart: 'Bankkart',
+  saglam: 'Sağlam Kart',
+}
+
+function programsText(programs: readonly string[]): string {
+  const named = programs.filter((p) => p !== 'none').map((p) => PROGRAM_NAMES[p] ?? p)
+  return named.join(', ') || '—'
+}
+
 function enabledBadge(lang: Lang, a: PosAccount): SafeHtml {
   return a.enabled
     ? badge(t(lang, 'dash_pos_enabled'), 'success')
@@ -120,18 +138,18 @@ async function listPage(deps: Deps, ctx: PageContext) {
     providerLabel(lang, a.provider),
     bankLabel(a.bank),
     envText(lang, a.environment),
-    a.installmentPrograms.join(', ') || '—',
+    programsText(a.installmentPrograms),
     enabledBadge(lang, a),
   ])
   const table = dataTable({
     caption: t(lang, 'dash_pos_list_caption'),
     columns: [
-      { label: t(lang, 'dash_pos_name') },
-      { label: t(lang, 'dash_pos_owner') },
-      { label: t(lang, 'dash_pos_provider') },
+      { label: t(lang, 'dash_pos_name'), wrap: true },
+      { label: t(lang, 'dash_pos_owner'), wrap: true },
+      { label: t(lang, 'dash_pos_provider'), wrap: true },
       { label: t(lang, 'dash_pos_bank') },
       { label: t(lang, 'dash_pos_environment') },
-      { label: t(lang, 'dash_pos_programs') },
+      { label: t(lang, 'dash_pos_programs'), wrap: true },
       { label: t(lang, 'dash_col_status') },
     ],
     rows,
@@ -144,10 +162,11 @@ async function listPage(deps: Deps, ctx: PageContext) {
           markup`<a class="button button-secondary" id="new-${p}" href="${BASE}/pos/new?provider=${p}">${t(lang, 'dash_pos_add', { provider: providerLabel(lang, p) })}</a>`,
       )
     : ''
-  const actions = markup`<p class="actions">${add}<a class="button button-secondary" id="reconciliation" href="${BASE}/pos/reconciliation">${t(lang, 'dash_rec_link')}</a></p>`
+  const actions = add ? markup`<p class="actions">${add}</p>` : ''
   return renderPage(ctx, {
     heading: t(lang, 'dash_nav_pos'),
     section: SECTION,
+    headingAside: markup`<a class="button button-secondary" id="reconciliation" href="${BASE}/pos/reconciliation">${t(lang, 'dash_rec_link')}</a>`,
     content: markup`<p>${t(lang, 'dash_pos_intro')}</p>${actions}${table}`,
   })
 }
@@ -256,7 +275,7 @@ async function detailPage(deps: Deps, ctx: PageContext, id: string) {
     [t(lang, 'dash_pos_provider'), providerLabel(lang, a.provider)],
     [t(lang, 'dash_pos_bank'), bankLabel(a.bank)],
     [t(lang, 'dash_pos_environment'), envText(lang, a.environment)],
-    [t(lang, 'dash_pos_programs'), a.installmentPrograms.join(', ') || '—'],
+    [t(lang, 'dash_pos_programs'), programsText(a.installmentPrograms)],
     [t(lang, 'dash_pos_id'), markup`<span class="mono">${a.id}</span>`],
     [t(lang, 'dash_pos_created'), formatDate(a.createdAt, lang, 'datetime')],
   ])
