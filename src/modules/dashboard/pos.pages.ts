@@ -222,7 +222,7 @@ async function newPage(
   // Only the demo may point an account at a bank simulator (the service refuses it in live).
   const endpoints =
     deps.config.env === 'demo'
-      ? markup`<fieldset class="field">
+      ? markup`<fieldset class="field-group">
           <legend>${t(lang, 'dash_pos_endpoints')}</legend>
           ${field({ name: 'api', label: t(lang, 'dash_pos_endpoint_api'), value: form.api, maxlength: 2048, hint: t(lang, 'dash_pos_optional'), ...err('endpoints.api') })}
           ${field({ name: 'threeDGate', label: t(lang, 'dash_pos_endpoint_3d'), value: form.threeDGate, maxlength: 2048, hint: t(lang, 'dash_pos_optional'), ...err('endpoints.threeDGate') })}
@@ -242,7 +242,7 @@ async function newPage(
       value: form.environment,
     })}
     ${bankSelect}
-    <fieldset class="field">
+    <fieldset class="field-group">
       <legend>${t(lang, 'dash_pos_credentials')}</legend>
       <p class="muted">${t(lang, 'dash_pos_credentials_hint')}</p>
       ${credentialFields}
