@@ -12,6 +12,7 @@ import { chromium } from 'playwright-core'
 import { loadConfig } from '../src/config.ts'
 import { startRuntime } from '../src/server.ts'
 import { Kurus } from '../sdk/index.ts'
+import { startGarantiSimulator } from '../src/modules/acquirer/index.ts'
 
 const OUT = fileURLToPath(new URL('../docs/dashboard/', import.meta.url))
 const OPERATOR_TOKEN = 'screenshots-operator-token-0123456789'
@@ -198,12 +199,62 @@ try {
     body: JSON.stringify({ url: 'http://127.0.0.1:9/kurus-webhooks' }),
   })
   if (hook.status !== 201) throw new Error(`webhook: ${await hook.text()}`)
+  // A Garanti POS on its simulator (demo may point an account at one), made last so only the
+  // next payments go through it; then a bank day with three planted differences, reconciled.
+  const garanti = {
+    merchantId: '7000679',
+    terminalId: '30691298',
+    provisionUser: 'PROVAUT',
+    provisionPassword: '123qweASD/',
+    storeKey: '12345678',
+  }
+  const bank = await startGarantiSimulator(garanti)
+  const pos = await made<{ id: string }>('/v1/pos-accounts', {
+    provider: 'garanti',
+    name: 'Garanti BBVA sanal POS',
+    environment: 'test',
+    credentials: garanti,
+    endpoints: { api: bank.api, threeDGate: bank.threeDGate },
+  })
+  const changed = await pay(34_990, '4155650100416111')
+  const lost = await pay(12_500, '5890040000000016')
+  const atBank = bank.transactions.find((x) => x.orderId === changed)
+  if (atBank) atBank.amount = 35_990
+  bank.transactions.splice(
+    bank.transactions.findIndex((x) => x.orderId === lost),
+    1,
+  )
+  bank.transactions.push({
+    orderId: 'SIP-BANKADA-0042',
+    trxType: 'Satis',
+    status: 'Basarili',
+    amount: 7_500,
+    at: new Date(),
+    retrefNum: '999999999999',
+    origRetrefNum: '',
+  })
+  const bankDay = new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10)
+  const reconciled = await client.request('POST', '/v1/acquirer-reconciliation', {
+    body: { date: bankDay, posAccountId: pos.id },
+  })
+  if (reconciled.status !== 200) throw new Error(`reconcile: ${JSON.stringify(reconciled.body)}`)
 
   mkdirSync(OUT, { recursive: true })
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  })
+  // One browser per language: a date input draws "29.11.2026" or "11/29/2026" from the
+  // browser's own UI language (LANGUAGE and --lang; needs Debian's chromium-l10n), which a
+  // context's `locale` does not change.
+  const launch = (lang: 'tr' | 'en') =>
+    chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        `--lang=${lang === 'tr' ? 'tr' : 'en-GB'}`,
+      ],
+      env: { ...process.env, LANGUAGE: lang === 'tr' ? 'tr' : 'en_GB' },
+    })
   try {
     const pages: [string, string][] = [
       ['login', '/dashboard/login'],
@@ -230,13 +281,22 @@ try {
       ['audit-log', '/dashboard/settings/audit-log'],
       ['account', '/dashboard/settings/account'],
       ['reports', '/dashboard/reports'],
+      ['pos', '/dashboard/pos'],
+      ['pos-new', '/dashboard/pos/new?provider=est_v3'],
+      ['pos-account', `/dashboard/pos/${pos.id}`],
+      ['pos-reconciliation', `/dashboard/pos/reconciliation?date=${bankDay}&pos=${pos.id}`],
     ]
     for (const lang of ['tr', 'en'] as const) {
+      const browser = await launch(lang)
       for (const [width, height] of [
         [1280, 860],
         [360, 780],
       ] as const) {
-        const context = await browser.newContext({ viewport: { width, height }, locale: lang })
+        // The browser's own locale too: date inputs and their pickers render in it.
+        const context = await browser.newContext({
+          viewport: { width, height },
+          locale: lang === 'tr' ? 'tr-TR' : 'en-GB',
+        })
         const page = await context.newPage()
         await page.goto(`${base}/dashboard/login?lang=${lang}`)
         if (wanted('login')) {
@@ -258,9 +318,10 @@ try {
         }
         await context.close()
       }
+      await browser.close()
     }
   } finally {
-    await browser.close()
+    await bank.close()
   }
   process.stdout.write(`screenshots written to ${OUT}\n`)
 } finally {

@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { startGarantiSimulator } from '../../src/modules/acquirer/index.ts'
 import { listMailbox } from '../../src/modules/mail/index.ts'
 import { startTestApp, type TestApp } from '../helpers/app.ts'
 import { runsBackendIndependentChecks } from '../helpers/db.ts'
@@ -489,6 +490,41 @@ if (runsBackendIndependentChecks()) {
         assert.equal(open.status, 201)
         const payouts = await m.client.request<{ items: { id: string }[] }>('GET', '/v1/payouts')
         const payoutId = payouts.body.items[0]?.id ?? ''
+        // A Garanti POS (on its simulator) and a reconciled day with a sale only the bank has,
+        // for the POS pages; made last, so no earlier payment went through it.
+        const garanti = {
+          merchantId: '7000679',
+          terminalId: '30691298',
+          provisionUser: 'PROVAUT',
+          provisionPassword: '123qweASD/',
+          storeKey: '12345678',
+        }
+        const bank = await startGarantiSimulator(garanti)
+        t.after(() => bank.close())
+        const pos = await m.client.request<{ id: string }>('POST', '/v1/pos-accounts', {
+          body: {
+            provider: 'garanti',
+            name: 'Garanti BBVA',
+            environment: 'test',
+            credentials: garanti,
+            endpoints: { api: bank.api, threeDGate: bank.threeDGate },
+          },
+        })
+        assert.equal(pos.status, 201, JSON.stringify(pos.body))
+        bank.transactions.push({
+          orderId: 'pay_notoursatall0000000000',
+          trxType: 'Satis',
+          status: 'Basarili',
+          amount: 7_500,
+          at: new Date(),
+          retrefNum: '999999999999',
+          origRetrefNum: '',
+        })
+        const bankDay = new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10)
+        const reconciled = await m.client.request('POST', '/v1/acquirer-reconciliation', {
+          body: { date: bankDay, posAccountId: pos.body.id },
+        })
+        assert.equal(reconciled.status, 200, JSON.stringify(reconciled.body))
         const state = await w.context.storageState()
         const pages = [
           '/dashboard',
@@ -529,6 +565,11 @@ if (runsBackendIndependentChecks()) {
           '/dashboard/payouts/drafts',
           `/dashboard/payouts/${payoutId}`,
           '/dashboard/reports',
+          '/dashboard/pos',
+          '/dashboard/pos/new?provider=est_v3',
+          '/dashboard/pos/new?provider=garanti',
+          `/dashboard/pos/${pos.body.id}`,
+          `/dashboard/pos/reconciliation?date=${bankDay}&pos=${pos.body.id}`,
           '/dashboard/no-such-page',
         ]
         for (const [label, viewport] of Object.entries(WIDTHS)) {

@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { startGarantiSimulator } from '../../src/modules/acquirer/index.ts'
 import { startTestApp } from '../helpers/app.ts'
 import { runsBackendIndependentChecks } from '../helpers/db.ts'
 import { newDashboardMerchant, paidPayment } from './_web.ts'
@@ -154,6 +155,44 @@ if (runsBackendIndependentChecks()) {
       { body: { amount: 1_000 } },
     )
     assert.equal(chargeback.status, 201)
+    // A bank POS (after the payments, which the sandbox took) and a reconciliation with a
+    // difference planted at the bank, so both POS lists have rows.
+    const garanti = {
+      merchantId: '7000679',
+      terminalId: '30691298',
+      provisionUser: 'PROVAUT',
+      provisionPassword: '123qweASD/',
+      storeKey: '12345678',
+    }
+    const sim = await startGarantiSimulator(garanti)
+    t.after(() => sim.close())
+    const pos = await m.client.request<{ id: string }>('POST', '/v1/pos-accounts', {
+      body: {
+        provider: 'garanti',
+        name: 'Garanti BBVA sanal POS — Anadolu Kitap merkez mağaza',
+        environment: 'test',
+        credentials: garanti,
+        endpoints: { api: sim.api, threeDGate: sim.threeDGate },
+      },
+    })
+    assert.equal(pos.status, 201, JSON.stringify(pos.body))
+    sim.transactions.push({
+      orderId: 'pay_notoursatall0000000000',
+      trxType: 'Satis',
+      status: 'Basarili',
+      amount: 1_234_567,
+      at: now,
+      retrefNum: '999999999999',
+      origRetrefNum: '',
+    })
+    const day = new Date(now.getTime() + 3 * 3_600_000).toISOString().slice(0, 10)
+    const reconciled = await m.client.request<{ items: unknown[] }>(
+      'POST',
+      '/v1/acquirer-reconciliation',
+      { body: { date: day, posAccountId: pos.body.id } },
+    )
+    assert.equal(reconciled.status, 200, JSON.stringify(reconciled.body))
+    assert.equal(reconciled.body.items.length, 1)
 
     const signedIn = await browser.newContext({ locale: 'tr-TR' })
     t.after(() => signedIn.close())
@@ -183,6 +222,9 @@ if (runsBackendIndependentChecks()) {
       '/dashboard/developers/webhooks/deliveries',
       '/dashboard/settings',
       '/dashboard/settings/audit-log',
+      '/dashboard/pos',
+      '/dashboard/pos/new?provider=garanti',
+      `/dashboard/pos/reconciliation?date=${day}&pos=${pos.body.id}`,
     ]
     const problems: string[] = []
     for (const width of WIDTHS) {

@@ -190,3 +190,53 @@ test('the other forms with bad input: every error in Turkish, no kuruş', async 
   assert.equal(short.status, 400)
   assert.match(assertTurkish(short, 'a short password'), /Şifre en az \d+ karakter olmalı/)
 })
+
+test('the POS account form with bad input: in Turkish, next to its field, nothing created', async (t) => {
+  const h = await startTestApp(t)
+  const m = await newDashboardMerchant(h)
+  const web = await signedIn(h, m)
+  const form = await web.get('/dashboard/pos/new?provider=garanti')
+  assert.equal(form.status, 200)
+  const cases: { label: string; field: string; fields: Record<string, string> }[] = [
+    {
+      label: 'POS without its provision password',
+      field: 'cred_provisionPassword',
+      fields: { name: 'Garanti', cred_provisionPassword: '' },
+    },
+    {
+      label: 'POS of a name too long',
+      field: 'name',
+      fields: { name: 'G'.repeat(150) },
+    },
+    {
+      label: 'POS without its store key',
+      field: 'cred_storeKey',
+      fields: { name: 'Garanti', cred_storeKey: '' },
+    },
+  ]
+  for (const c of cases) {
+    const page = await web.submit(
+      '/dashboard/pos',
+      {
+        provider: 'garanti',
+        environment: 'test',
+        cred_merchantId: '7000679',
+        cred_terminalId: '30691298',
+        cred_provisionUser: 'PROVAUT',
+        cred_provisionPassword: '123qweASD/',
+        cred_storeKey: '12345678',
+        ...c.fields,
+      },
+      form,
+    )
+    assert.equal(page.status, 400, `${c.label}: ${page.status} ${page.location ?? ''}`)
+    assertTurkish(page, c.label)
+    // The error sits in the field's own block, the field marked invalid.
+    const block = new RegExp(
+      `<input\\s+id="f-${c.field}"[^>]*aria-invalid="true"[\\s\\S]*?class="field-error" id="f-${c.field}-error"`,
+    )
+    assert.match(page.text.replace(/\n\s*/g, ' '), block, c.label)
+  }
+  const none = await m.client.request<{ items: unknown[] }>('GET', '/v1/pos-accounts')
+  assert.equal(none.body.items.length, 0)
+})

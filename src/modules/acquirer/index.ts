@@ -62,7 +62,18 @@ export {
   type PosAccount,
 } from './pos-accounts.service.ts'
 export { posAccountNames, testPosAccount } from './pos-test.service.ts'
-export { CreatePosAccountBody, UpdatePosAccountBody } from './acquirer.schemas.ts'
+export {
+  CreatePosAccountBody,
+  ReconciliationBody,
+  UpdatePosAccountBody,
+} from './acquirer.schemas.ts'
+/** The dashboard's reconciliation page: the same functions as /v1/acquirer-reconciliation. */
+export {
+  getReconciliation,
+  runReconciliation,
+  type Reconciliation,
+  type ReconciliationItem,
+} from './reconciliation.service.ts'
 export { EST_V3_BANKS } from './est-v3.ts'
 /** The daily POS reconciliation (src/jobs.ts registers it). */
 export { acquirerReconcilers } from './acquirer.jobs.ts'

@@ -931,6 +931,43 @@ const tr = {
   dash_pay_attempt_not_sent: 'Gönderilemedi (banka kapalı)',
   dash_pay_attempt_unknown: 'Belirsiz (cevap yok)',
   dash_pay_attempt_not_found: 'Bankada bulunamadı',
+  // h-web2
+  dash_rec_link: 'Mutabakat',
+  dash_rec_heading: 'POS mutabakatı',
+  dash_rec_intro:
+    'Bir gün için bankanın kayıtları ile bizim kayıtlarımız arasındaki farklar, POS hesabı başına. Her gece bir önceki gün için kendiliğinden çalışır.',
+  dash_rec_date: 'Gün',
+  dash_rec_pos: 'POS hesabı',
+  dash_rec_show: 'Göster',
+  dash_rec_no_pos: 'Mutabakat için önce bir POS hesabı ekleyin.',
+  dash_rec_table: 'Mutabakat farkları',
+  dash_rec_col_order: 'Sipariş',
+  dash_rec_col_difference: 'Fark',
+  dash_rec_col_found: 'Bulundu',
+  dash_rec_none: 'Bu gün için fark yok.',
+  dash_rec_not_run: 'Bu gün bu POS için henüz kontrol edilmedi.',
+  dash_rec_ran: 'Son kontrol {at}: {orders} sipariş karşılaştırıldı ({method}).',
+  dash_rec_method_list: 'bankanın gün listesi',
+  dash_rec_method_inquiry: 'sipariş başına sorgu',
+  dash_rec_run: 'Şimdi kontrol et',
+  dash_rec_run_hint:
+    'Bankaya bu günün işlemleri şimdi sorulur; bulunan her fark bir kez listelenir.',
+  dash_rec_run_platform:
+    'Platformun POS hesaplarını platform kontrol eder; burada yalnızca sizin siparişleriniz listelenir.',
+  dash_rec_done: 'Mutabakat tamamlandı: {count} fark listeleniyor.',
+  dash_rec_bank_silent:
+    'Banka cevap vermedi; hiçbir şey kaydedilmedi. Biraz sonra yeniden deneyin.',
+  dash_rec_missing_at_bank: 'Bankada yok: {ours} onayladık, banka bu siparişi bilmiyor.',
+  dash_rec_missing_at_us: 'Bizde yok: banka {bank} onaylamış, bizde onaylı kaydı yok.',
+  dash_rec_amount_differs: '{field} farklı: bizde {ours}, bankada {bank}.',
+  dash_rec_status_differs: 'Durum farklı: bizde {ours}, bankada {bank}.',
+  dash_rec_field_authorized: 'Provizyon tutarı',
+  dash_rec_field_captured: 'Tahsil edilen tutar',
+  dash_rec_field_refunded: 'İade edilen tutar',
+  dash_rec_voided: 'iptal edildi',
+  dash_rec_not_voided: 'iptal edilmedi',
+  dash_rec_unknown: 'bilinmiyor',
+  dash_audit_do_pos_accounts__reconcile: 'POS mutabakatı çalıştırıldı',
 }
 
 const en: Record<keyof typeof tr, string> = {
@@ -1860,6 +1897,43 @@ const en: Record<keyof typeof tr, string> = {
   dash_pay_attempt_not_sent: 'Not sent (bank down)',
   dash_pay_attempt_unknown: 'Unknown (no answer)',
   dash_pay_attempt_not_found: 'Not found at the bank',
+  // h-web2
+  dash_rec_link: 'Reconciliation',
+  dash_rec_heading: 'POS reconciliation',
+  dash_rec_intro:
+    'The differences between the bank’s records and ours for one day, per POS account. It runs by itself every night for the day before.',
+  dash_rec_date: 'Day',
+  dash_rec_pos: 'POS account',
+  dash_rec_show: 'Show',
+  dash_rec_no_pos: 'Add a POS account first to reconcile it.',
+  dash_rec_table: 'Reconciliation differences',
+  dash_rec_col_order: 'Order',
+  dash_rec_col_difference: 'Difference',
+  dash_rec_col_found: 'Found',
+  dash_rec_none: 'No differences for this day.',
+  dash_rec_not_run: 'Not checked yet for this day and POS.',
+  dash_rec_ran: 'Last checked {at}: {orders} orders compared ({method}).',
+  dash_rec_method_list: 'the bank’s day list',
+  dash_rec_method_inquiry: 'one inquiry per order',
+  dash_rec_run: 'Check now',
+  dash_rec_run_hint:
+    'The bank is asked now for this day’s transactions; each difference found is listed once.',
+  dash_rec_run_platform:
+    'The platform checks its own POS accounts; only your orders are listed here.',
+  dash_rec_done: 'Reconciliation done: {count} differences listed.',
+  dash_rec_bank_silent: 'The bank did not answer; nothing was recorded. Try again a little later.',
+  dash_rec_missing_at_bank:
+    'Missing at the bank: we approved {ours}, the bank does not know the order.',
+  dash_rec_missing_at_us: 'Missing at us: the bank approved {bank}, we hold no approval for it.',
+  dash_rec_amount_differs: '{field} differs: {ours} here, {bank} at the bank.',
+  dash_rec_status_differs: 'Status differs: {ours} here, {bank} at the bank.',
+  dash_rec_field_authorized: 'Authorized amount',
+  dash_rec_field_captured: 'Captured amount',
+  dash_rec_field_refunded: 'Refunded amount',
+  dash_rec_voided: 'voided',
+  dash_rec_not_voided: 'not voided',
+  dash_rec_unknown: 'unknown',
+  dash_audit_do_pos_accounts__reconcile: 'POS reconciliation run',
 }
 
 export const dashboardMessages: MessageTable = { tr, en }

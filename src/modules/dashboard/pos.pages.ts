@@ -42,6 +42,8 @@ import {
 import { formFields, queryFields } from './forms.ts'
 import { idParam } from './list-pages.ts'
 import { pageInput, pageRoute } from './page-rules.ts'
+import { posReconciliationRoutes } from './pos-reconciliation.pages.ts'
+import { fieldErrorText } from './refusals.ts'
 
 // /dashboard/pos ("Banka POS"): the merchant's bank virtual POS accounts and the platform's
 // it may route to; /new?provider=… the form of one provider's credentials; /{id} the account,
@@ -99,6 +101,24 @@ function bankLabel(bank: string): string {
   return EST_V3_BANKS[bank]?.name ?? bank
 }
 
+/** The card programs as their banks write them on the card ("Bonus", "CardFinans"). */
+const PROGRAM_NAMES: Readonly<Record<string, string>> = {
+  bonus: 'Bonus',
+  world: 'World',
+  maximum: 'Maximum',
+  axess: 'Axess',
+  cardfinans: 'CardFinans',
+  paraf: 'Paraf',
+  advantage: 'Advantage',
+  bankkart: 'Bankkart',
+  saglam: 'Sağlam Kart',
+}
+
+function programsText(programs: readonly string[]): string {
+  const named = programs.filter((p) => p !== 'none').map((p) => PROGRAM_NAMES[p] ?? p)
+  return named.join(', ') || '—'
+}
+
 function enabledBadge(lang: Lang, a: PosAccount): SafeHtml {
   return a.enabled
     ? badge(t(lang, 'dash_pos_enabled'), 'success')
@@ -118,18 +138,18 @@ async function listPage(deps: Deps, ctx: PageContext) {
     providerLabel(lang, a.provider),
     bankLabel(a.bank),
     envText(lang, a.environment),
-    a.installmentPrograms.join(', ') || '—',
+    programsText(a.installmentPrograms),
     enabledBadge(lang, a),
   ])
   const table = dataTable({
     caption: t(lang, 'dash_pos_list_caption'),
     columns: [
-      { label: t(lang, 'dash_pos_name') },
-      { label: t(lang, 'dash_pos_owner') },
-      { label: t(lang, 'dash_pos_provider') },
+      { label: t(lang, 'dash_pos_name'), wrap: true },
+      { label: t(lang, 'dash_pos_owner'), wrap: true },
+      { label: t(lang, 'dash_pos_provider'), wrap: true },
       { label: t(lang, 'dash_pos_bank') },
       { label: t(lang, 'dash_pos_environment') },
-      { label: t(lang, 'dash_pos_programs') },
+      { label: t(lang, 'dash_pos_programs'), wrap: true },
       { label: t(lang, 'dash_col_status') },
     ],
     rows,
@@ -137,15 +157,17 @@ async function listPage(deps: Deps, ctx: PageContext) {
     id: 'pos-table',
   })
   const add = ctx.can('pos.manage')
-    ? markup`<p class="actions">${PROVIDERS.map(
+    ? PROVIDERS.map(
         (p) =>
           markup`<a class="button button-secondary" id="new-${p}" href="${BASE}/pos/new?provider=${p}">${t(lang, 'dash_pos_add', { provider: providerLabel(lang, p) })}</a>`,
-      )}</p>`
+      )
     : ''
+  const actions = add ? markup`<p class="actions">${add}</p>` : ''
   return renderPage(ctx, {
     heading: t(lang, 'dash_nav_pos'),
     section: SECTION,
-    content: markup`<p>${t(lang, 'dash_pos_intro')}</p>${add}${table}`,
+    headingAside: markup`<a class="button button-secondary" id="reconciliation" href="${BASE}/pos/reconciliation">${t(lang, 'dash_rec_link')}</a>`,
+    content: markup`<p>${t(lang, 'dash_pos_intro')}</p>${actions}${table}`,
   })
 }
 
@@ -165,8 +187,13 @@ async function newPage(
   problem?: { error: AppError; fields: ReadonlySet<string> },
 ) {
   const { lang } = ctx
+  // The field's own words when the refusal says what is wrong with it, else "check this field".
   const err = (name: string) =>
-    problem?.fields.has(name) ? { error: t(lang, 'dash_pos_field_error') } : {}
+    problem?.fields.has(name)
+      ? {
+          error: fieldErrorText(lang, problem.error, name) ?? t(lang, 'dash_pos_field_error'),
+        }
+      : {}
   // Credentials are never written back into the page, even after a refusal.
   const credentialFields = CREDENTIALS[form.provider].map((c) =>
     field({
@@ -195,7 +222,7 @@ async function newPage(
   // Only the demo may point an account at a bank simulator (the service refuses it in live).
   const endpoints =
     deps.config.env === 'demo'
-      ? markup`<fieldset class="field">
+      ? markup`<fieldset class="field-group">
           <legend>${t(lang, 'dash_pos_endpoints')}</legend>
           ${field({ name: 'api', label: t(lang, 'dash_pos_endpoint_api'), value: form.api, maxlength: 2048, hint: t(lang, 'dash_pos_optional'), ...err('endpoints.api') })}
           ${field({ name: 'threeDGate', label: t(lang, 'dash_pos_endpoint_3d'), value: form.threeDGate, maxlength: 2048, hint: t(lang, 'dash_pos_optional'), ...err('endpoints.threeDGate') })}
@@ -215,7 +242,7 @@ async function newPage(
       value: form.environment,
     })}
     ${bankSelect}
-    <fieldset class="field">
+    <fieldset class="field-group">
       <legend>${t(lang, 'dash_pos_credentials')}</legend>
       <p class="muted">${t(lang, 'dash_pos_credentials_hint')}</p>
       ${credentialFields}
@@ -248,7 +275,7 @@ async function detailPage(deps: Deps, ctx: PageContext, id: string) {
     [t(lang, 'dash_pos_provider'), providerLabel(lang, a.provider)],
     [t(lang, 'dash_pos_bank'), bankLabel(a.bank)],
     [t(lang, 'dash_pos_environment'), envText(lang, a.environment)],
-    [t(lang, 'dash_pos_programs'), a.installmentPrograms.join(', ') || '—'],
+    [t(lang, 'dash_pos_programs'), programsText(a.installmentPrograms)],
     [t(lang, 'dash_pos_id'), markup`<span class="mono">${a.id}</span>`],
     [t(lang, 'dash_pos_created'), formatDate(a.createdAt, lang, 'datetime')],
   ])
@@ -312,6 +339,7 @@ const TEST_FLASH: Readonly<Record<string, MessageKey>> = {
 
 export function posPages(deps: Deps): FastifyPluginAsync {
   return async (app) => {
+    posReconciliationRoutes(app, deps)
     app.get('/pos', async (request, reply) => listPage(deps, allow(deps, request, reply, 'read')))
 
     app.get('/pos/new', async (request, reply) => {
