@@ -85,28 +85,6 @@ export async function connectDatabase<DB>(options: ConnectOptions): Promise<Data
   return options.databaseUrl ? connectPostgres<DB>(options) : connectPglite<DB>(options)
 }
 
-/**
- * Kysely's statements are sent as named prepared statements: each connection parses and plans
- * a statement's text once and later sends only Bind/Execute, and the server skips the parse
- * (issue 43: the SQL text's encoding and Parse message were a tenth of a charge's API CPU,
- * and the server's parse and plan share the machine's cores). Statement texts are a fixed
- * set except `in (…)` lists of varying length, so names are given to the first
- * NAMED_STATEMENTS_MAX texts only; later ones go unnamed, as before.
- */
-const NAMED_STATEMENTS_MAX = 2_000
-
-function namedStatements(): (text: string) => string | undefined {
-  const names = new Map<string, string>()
-  return (text) => {
-    let name = names.get(text)
-    if (name === undefined && names.size < NAMED_STATEMENTS_MAX) {
-      name = `k${names.size}`
-      names.set(text, name)
-    }
-    return name
-  }
-}
-
 function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
   const timeoutMs = options.statementTimeoutMs ?? 15_000
   const pool = new pg.Pool({
@@ -116,10 +94,7 @@ function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
     idleTimeoutMillis: 30_000,
     statement_timeout: timeoutMs,
     ...(options.applicationName ? { application_name: options.applicationName } : {}),
-    // Named statements (below) planned as the unnamed ones were, with their parameters'
-    // values: a generic plan cannot prove a parameterized partial-index predicate (an
-    // `on conflict … where "op" = $1` fails) and may pick a worse plan for skewed values.
-    options: `-c plan_cache_mode=force_custom_plan${options.readOnly ? ' -c default_transaction_read_only=on' : ''}`,
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
     // A transaction left open by a crashed request must not hold its locks for long.
     idle_in_transaction_session_timeout: 60_000,
     types: {
@@ -158,22 +133,12 @@ function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
   }
   // One wrapper per pooled client: Kysely keys its connection objects by the client.
   const wrappers = new WeakMap<pg.PoolClient, object>()
-  const named = namedStatements()
   const wrap = (client: pg.PoolClient) => {
     let wrapper = wrappers.get(client)
     if (!wrapper) {
       wrapper = {
         query: (...args: unknown[]) => {
-          const [text, values] = args
-          // Without parameters pg uses the simple protocol, which allows several statements
-          // in one text (migrations, scripts) and a prepared statement does not: left as is.
-          const name =
-            args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length
-              ? named(text)
-              : undefined
-          const result = name
-            ? client.query({ name, text: text as string, values: values as unknown[] })
-            : (client.query as (...a: unknown[]) => unknown)(...args)
+          const result = (client.query as (...a: unknown[]) => unknown)(...args)
           // A cursor (Kysely's stream()) is returned as is; a query's promise reports failures.
           if (!(result instanceof Promise)) return result
           return result.catch((error: unknown) => {
