@@ -50,7 +50,6 @@ import {
 import { listPayments } from './list.service.ts'
 import {
   complete3ds,
-  getPayment,
   getPaymentWithAcquirer,
   getPublicStatus,
   quoteInstallments,
