@@ -20,7 +20,12 @@ export {
 export { fieldsOfAutoPostPage } from './bank-simulator.ts'
 export { startEstV3Simulator, type EstV3Simulator } from './est-v3.simulator.ts'
 /** The acquirer the app runs on: bank POS routing, the sandbox bank in demo without one. */
-export { acquirerOfPayment, bankAcquirer } from './pos-router.ts'
+export {
+  acquirerFacts,
+  acquirerOfPayment,
+  acquirerOfPaymentColumn,
+  bankAcquirer,
+} from './pos-router.ts'
 export { acquirerRoutes, operatorPosAccountRoutes } from './acquirer.http.ts'
 export {
   garanti3dHash,

@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
-import type { Db, Tx } from '../../database.ts'
+import { sql, type Expression, type ExpressionBuilder } from 'kysely'
+import { jsonObjectFrom } from 'kysely/helpers/postgres'
+import type { Database, Db, Tx } from '../../database.ts'
 import type {
   AcquirerPosAccountsTable,
   AcquirerPosPaymentsTable,
@@ -112,6 +113,30 @@ export function findPosPayment(db: Db, paymentId: string): Promise<PosPaymentRow
     .selectAll()
     .where('payment_id', '=', paymentId)
     .executeTakeFirst()
+}
+
+/**
+ * The payment's POS row's public facts as one JSON object (null without a POS row), for a
+ * statement of another module that reads the payment: GET /v1/payments/{id} in one round
+ * trip, with this table's SQL kept here.
+ */
+export function posPaymentJsonOf(
+  eb: ExpressionBuilder<Database, 'payments'>,
+  paymentId: Expression<string>,
+) {
+  return jsonObjectFrom(
+    eb
+      .selectFrom('acquirer_pos_payments')
+      .select([
+        'acquirer_pos_payments.pos_account_id',
+        'acquirer_pos_payments.provider',
+        'acquirer_pos_payments.bank',
+        'acquirer_pos_payments.auth_code',
+        'acquirer_pos_payments.host_reference',
+        'acquirer_pos_payments.attempts',
+      ])
+      .where('acquirer_pos_payments.payment_id', '=', paymentId),
+  )
 }
 
 /** The first writer's row wins: a concurrent retry of the same payment gets undefined. */

@@ -4,7 +4,6 @@ import type { Static } from 'typebox'
 import type { Deps } from '../../database.ts'
 import type { Db, Tx } from '../../database.ts'
 import { AppError } from '../../platform/errors.ts'
-import { acquirerOfPayment } from '../acquirer/index.ts'
 import { validationError } from '../../platform/errors.ts'
 import { authOf } from '../../platform/http/auth.ts'
 import { errorEnvelope } from '../../platform/http/errors.ts'
@@ -55,7 +54,7 @@ import {
 import { listPayments } from './list.service.ts'
 import {
   complete3ds,
-  getPayment,
+  getPaymentWithAcquirer,
   getPublicStatus,
   quoteInstallments,
   sandboxSolveChallenge,
@@ -501,8 +500,11 @@ export function paymentsRoutes(deps: Deps): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const payment = await getPayment(deps, authOf(request).merchantId, request.params.id)
-        const acquirer = await acquirerOfPayment(deps, payment.id)
+        const { payment, acquirer } = await getPaymentWithAcquirer(
+          deps,
+          authOf(request).merchantId,
+          request.params.id,
+        )
         return { ...paymentJson(payment), ...(acquirer ? { acquirer } : {}) }
       },
     )

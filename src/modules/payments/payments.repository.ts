@@ -2,6 +2,7 @@ import { sql, type Updateable } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Db, Tx } from '../../database.ts'
 import { ASYNC_COMMIT } from '../../platform/db/transaction.ts'
+import { acquirerOfPaymentColumn } from '../acquirer/index.ts'
 import {
   CAPTURES,
   PAYMENTS,
@@ -112,6 +113,35 @@ export async function findPaymentWithCaptures(
   if (!found) return undefined
   const { captures, ...row } = found
   return { row, captures: captures.map(reviveCapture) }
+}
+
+/**
+ * GET /v1/payments/{id} in one round trip: the payment, its completed captures and the
+ * acquirer module's POS facts (its fragment, its SQL) as a JSON column.
+ */
+export async function findPaymentForRead(db: Db, merchantId: string, paymentId: string) {
+  const found = await db
+    .selectFrom('payments')
+    .selectAll('payments')
+    .select((eb) => [
+      jsonArrayFrom(
+        eb
+          .selectFrom('captures')
+          .selectAll('captures')
+          .whereRef('captures.payment_id', '=', 'payments.id')
+          .where('captures.merchant_id', '=', merchantId)
+          .where('captures.status', '=', 'completed')
+          .orderBy('captures.created_at')
+          .orderBy('captures.id'),
+      ).as('captures'),
+      acquirerOfPaymentColumn(eb, eb.ref('payments.id')).as('acquirer'),
+    ])
+    .where('payments.merchant_id', '=', merchantId)
+    .where('payments.id', '=', paymentId)
+    .executeTakeFirst()
+  if (!found) return undefined
+  const { captures, acquirer, ...row } = found
+  return { row, captures: captures.map(reviveCapture), acquirer }
 }
 
 /** Public status lookups: the payment id itself is the bearer, so no merchant filter. */

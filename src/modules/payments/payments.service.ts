@@ -4,7 +4,7 @@ import { transact } from '../../platform/db/transaction.ts'
 import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { AppError, validationError } from '../../platform/errors.ts'
 import { mergeMetadata } from '../../platform/metadata.ts'
-import { binInfo } from '../acquirer/index.ts'
+import { acquirerFacts, binInfo } from '../acquirer/index.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import {
@@ -36,6 +36,23 @@ export async function getPayment(
   return {
     ...paymentRowToPayment(found.row),
     captures: found.captures.map(captureRowToCapture),
+  }
+}
+
+/** GET /v1/payments/{id}: the payment with its acquirer's facts, in one statement. */
+export async function getPaymentWithAcquirer(
+  deps: Deps,
+  merchantId: string,
+  paymentId: string,
+): Promise<{ payment: PaymentDetail; acquirer: ReturnType<typeof acquirerFacts> }> {
+  const found = await repo.findPaymentForRead(deps.db, merchantId, paymentId)
+  if (!found) throw paymentsError('payment_not_found')
+  return {
+    payment: {
+      ...paymentRowToPayment(found.row),
+      captures: found.captures.map(captureRowToCapture),
+    },
+    acquirer: acquirerFacts(found.acquirer),
   }
 }
 
