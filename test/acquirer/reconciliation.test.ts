@@ -18,21 +18,11 @@ import {
 } from '../../src/modules/acquirer/index.ts'
 import { startTestApp, type TestMerchant } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
-
-const EST = { clientId: '700655000200', username: 'ISBANKAPI', password: 'ISB-7', storeKey: 'K1' }
-const GARANTI = {
-  merchantId: '7000679',
-  terminalId: '30691298',
-  provisionUser: 'PROVAUT',
-  provisionPassword: '123qweASD/',
-  storeKey: '12345678',
-}
-const POSNET = {
-  merchantId: '6706598320',
-  terminalId: '67005551',
-  posnetId: '27426',
-  encKey: '10,10,10,10,10,10,10,10',
-}
+import {
+  EST_TEST as EST,
+  GARANTI_TEST as GARANTI,
+  POSNET_TEST as POSNET,
+} from '../helpers/bank-credentials.ts'
 
 interface Item {
   orderId: string

@@ -7,8 +7,6 @@
 // Method: playwright-core driving Debian's chromium against a demo app; the POS account is
 // added through the signed API with the simulator's endpoints; the returnUrl is a local server.
 import assert from 'node:assert/strict'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { test, type TestContext } from 'node:test'
 import {
   posnetOrderId,
@@ -16,22 +14,8 @@ import {
   startPosnetSimulator,
 } from '../../src/modules/acquirer/index.ts'
 import { startTestApp } from '../helpers/app.ts'
-import { testBrowser } from '../helpers/browser.ts'
-import { CARDS } from '../helpers/payments.ts'
-
-const GARANTI = {
-  merchantId: '7000679',
-  terminalId: '30691298',
-  provisionUser: 'PROVAUT',
-  provisionPassword: '123qweASD/',
-  storeKey: '12345678',
-}
-const POSNET = {
-  merchantId: '6706598320',
-  terminalId: '67005551',
-  posnetId: '27426',
-  encKey: '10,10,10,10,10,10,10,10',
-}
+import { payOnHostedCheckout } from '../helpers/hosted-checkout.ts'
+import { GARANTI_TEST as GARANTI, POSNET_TEST as POSNET } from '../helpers/bank-credentials.ts'
 
 interface Bank {
   provider: 'garanti' | 'posnet'
@@ -83,46 +67,7 @@ for (const provider of ['garanti', 'posnet'] as const) {
     })
     assert.equal(pos.status, 201, JSON.stringify(pos.body))
 
-    const shop = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      res.end('<!doctype html><html lang="en"><title>Shop</title><h1>Thank you</h1></html>')
-    })
-    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve))
-    t.after(() => new Promise<void>((resolve) => shop.close(() => resolve())))
-    const shopOrigin = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`
-    const session = await m.client.request<{ sessionId: string }>('POST', '/v1/payments/sessions', {
-      body: {
-        transactionId: `ord-${crypto.randomUUID()}`,
-        amount: 12_990,
-        currency: 'TRY',
-        returnUrl: `${shopOrigin}/return`,
-      },
-    })
-    assert.equal(session.status, 201, JSON.stringify(session.body))
-
-    const browser = await testBrowser()
-    t.after(() => browser.close())
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } })
-    t.after(() => context.close())
-    const page = await context.newPage()
-    const problems: string[] = []
-    const posts: string[] = []
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`))
-    page.on('console', (msg) => {
-      if (msg.type() === 'error' && !/favicon|status of 404/.test(msg.text()))
-        problems.push(msg.text())
-    })
-    page.on('request', (r) => {
-      if (r.method() === 'POST') posts.push(new URL(r.url()).origin + new URL(r.url()).pathname)
-    })
-    await page.goto(`${h.url}/s/${session.body.sessionId}`)
-    await page.locator('#cc-number').pressSequentially(CARDS.frictionless)
-    await page.locator('#cc-exp').fill('12 / 30')
-    await page.locator('#cc-csc').fill('123')
-    await page.locator('#cc-name').fill('Ayşe Yılmaz')
-    await page.locator('button[type="submit"]').click()
-    await page.waitForURL((url) => url.origin === shopOrigin, { timeout: 20_000 })
-    const back = Object.fromEntries(new URL(page.url()).searchParams)
+    const { back, posts, problems } = await payOnHostedCheckout(t, h.url, m, 12_990)
     assert.equal(back['status'], 'captured', JSON.stringify(back))
     assert.deepEqual(problems, [])
     const paymentId = back['paymentId'] ?? ''

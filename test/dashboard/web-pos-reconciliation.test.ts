@@ -14,14 +14,7 @@ import { startTestApp } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
 import { actionWords, auditText, forged, memberWeb } from './_sections.ts'
 import { alertOf, newDashboardMerchant, signedIn, tableText } from './_web.ts'
-
-const GARANTI = {
-  merchantId: '7000679',
-  terminalId: '30691298',
-  provisionUser: 'PROVAUT',
-  provisionPassword: '123qweASD/',
-  storeKey: '12345678',
-}
+import { GARANTI_TEST as GARANTI } from '../helpers/bank-credentials.ts'
 
 function today(): string {
   return new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10)

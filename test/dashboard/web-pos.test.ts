@@ -19,25 +19,13 @@ import { startTestApp } from '../helpers/app.ts'
 import { CARDS, charge } from '../helpers/payments.ts'
 import { actionWords, auditText, forged, memberWeb } from './_sections.ts'
 import { alertOf, newDashboardMerchant, signedIn, tableText, textOf } from './_web.ts'
+import { GARANTI_TEST as GARANTI, POSNET_TEST as POSNET } from '../helpers/bank-credentials.ts'
 
 const EST = {
   clientId: '700655000200',
   username: 'ISBANKAPI',
   password: 'ISB-secret-7',
   storeKey: 'TRPS-store-0200',
-}
-const GARANTI = {
-  merchantId: '7000679',
-  terminalId: '30691298',
-  provisionUser: 'PROVAUT',
-  provisionPassword: '123qweASD/',
-  storeKey: '12345678',
-}
-const POSNET = {
-  merchantId: '6706598320',
-  terminalId: '67005551',
-  posnetId: '27426',
-  encKey: '10,10,10,10,10,10,10,10',
 }
 
 function credentialFields(c: Record<string, string>): Record<string, string> {

@@ -12,7 +12,10 @@ import type { TestApp } from '../helpers/app.ts'
 
 // ---------------------------------------------------------------- recorder
 
-/** Every response body the suite saw in this file (one process per file), for the scans. */
+/**
+ * Every response body the security tests saw in this process, for the scans. The runner puts
+ * several files in one process: a scan of one test's answers starts from its own index.
+ */
 export const seen: { what: string; status: number; text: string }[] = []
 
 function record(what: string, status: number, text: string): void {

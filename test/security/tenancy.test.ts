@@ -130,6 +130,9 @@ function is2xx(res: RawResponse): boolean {
 }
 
 test('tenancy on every route of the route table', async (t) => {
+  // `seen` is shared by every security file the runner puts in this process (the fuzz file
+  // sends random queries to /openapi.json too): scan only what this test received.
+  const seenBefore = seen.length
   const h = await startTestApp(t)
   const receiver = await startReceiver(t)
   const w: World = { h, receiverUrl: receiver.url }
@@ -657,8 +660,10 @@ test('tenancy on every route of the route table', async (t) => {
     // Dynamic: every JSON body this file received, from every route it called.
     const problems: string[] = []
     let bodies = 0
-    for (const r of seen) {
+    for (const r of seen.slice(seenBefore)) {
       if (r.status >= 400 || !/^[[{]/.test(r.text) || r.what.includes('/operator/')) continue
+      // The OpenAPI document names every field of every schema (cvc, password…) by design.
+      if (r.what.startsWith('GET /openapi.json')) continue
       bodies += 1
       walkKeys(JSON.parse(r.text), (key, value) => {
         if (/^[a-z0-9]+(_[a-z0-9]+)+$/.test(key)) problems.push(`${r.what}: internal column ${key}`)
