@@ -1,6 +1,6 @@
-import { sql, type Updateable } from 'kysely'
+import { sql, type ExpressionBuilder, type Updateable } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
-import type { Db, Tx } from '../../database.ts'
+import type { Database, Db, Tx } from '../../database.ts'
 import { ASYNC_COMMIT } from '../../platform/db/transaction.ts'
 import { acquirerOfPaymentColumn } from '../acquirer/index.ts'
 import {
@@ -60,6 +60,21 @@ export function findPaymentById(
  * Payments of the merchant by id, each with its completed captures (GET /v1/payments: one
  * page at once). Order is the caller's to restore.
  */
+
+/** A payment's completed captures, oldest first, as a JSON column of the payment's row. */
+function completedCaptures(eb: ExpressionBuilder<Database, 'payments'>, merchantId: string) {
+  return jsonArrayFrom(
+    eb
+      .selectFrom('captures')
+      .selectAll('captures')
+      .whereRef('captures.payment_id', '=', 'payments.id')
+      .where('captures.merchant_id', '=', merchantId)
+      .where('captures.status', '=', 'completed')
+      .orderBy('captures.created_at')
+      .orderBy('captures.id'),
+  )
+}
+
 export async function findPaymentsWithCaptures(
   db: Db,
   merchantId: string,
@@ -69,18 +84,7 @@ export async function findPaymentsWithCaptures(
   const found = await db
     .selectFrom('payments')
     .selectAll('payments')
-    .select((eb) =>
-      jsonArrayFrom(
-        eb
-          .selectFrom('captures')
-          .selectAll('captures')
-          .whereRef('captures.payment_id', '=', 'payments.id')
-          .where('captures.merchant_id', '=', merchantId)
-          .where('captures.status', '=', 'completed')
-          .orderBy('captures.created_at')
-          .orderBy('captures.id'),
-      ).as('captures'),
-    )
+    .select((eb) => completedCaptures(eb, merchantId).as('captures'))
     .where('payments.merchant_id', '=', merchantId)
     .where('payments.id', 'in', paymentIds)
     .execute()
@@ -95,18 +99,7 @@ export async function findPaymentWithCaptures(
   const found = await db
     .selectFrom('payments')
     .selectAll('payments')
-    .select((eb) =>
-      jsonArrayFrom(
-        eb
-          .selectFrom('captures')
-          .selectAll('captures')
-          .whereRef('captures.payment_id', '=', 'payments.id')
-          .where('captures.merchant_id', '=', merchantId)
-          .where('captures.status', '=', 'completed')
-          .orderBy('captures.created_at')
-          .orderBy('captures.id'),
-      ).as('captures'),
-    )
+    .select((eb) => completedCaptures(eb, merchantId).as('captures'))
     .where('payments.merchant_id', '=', merchantId)
     .where('payments.id', '=', paymentId)
     .executeTakeFirst()
@@ -124,16 +117,7 @@ export async function findPaymentForRead(db: Db, merchantId: string, paymentId: 
     .selectFrom('payments')
     .selectAll('payments')
     .select((eb) => [
-      jsonArrayFrom(
-        eb
-          .selectFrom('captures')
-          .selectAll('captures')
-          .whereRef('captures.payment_id', '=', 'payments.id')
-          .where('captures.merchant_id', '=', merchantId)
-          .where('captures.status', '=', 'completed')
-          .orderBy('captures.created_at')
-          .orderBy('captures.id'),
-      ).as('captures'),
+      completedCaptures(eb, merchantId).as('captures'),
       acquirerOfPaymentColumn(eb, eb.ref('payments.id')).as('acquirer'),
     ])
     .where('payments.merchant_id', '=', merchantId)
