@@ -97,10 +97,13 @@ async function main(): Promise<void> {
     ...(REDIS_URL === 'none' ? {} : { REDIS_URL, REDIS_KEY_PREFIX: `memory:${process.pid}:` }),
   })
   const pid = server.pid as number
-  let peak = 0
+  let peak = 0 // of the current phase
+  let overall = 0 // of the whole run, provisioning included
   const timer = setInterval(() => {
     try {
-      peak = Math.max(peak, rssMiB(pid))
+      const rss = rssMiB(pid)
+      peak = Math.max(peak, rss)
+      overall = Math.max(overall, rss)
     } catch {
       // exited
     }
@@ -122,8 +125,6 @@ async function main(): Promise<void> {
     const idle = rssMiB(pid)
     out.push(`idle after start             ${idle.toFixed(0)} MiB`)
     const merchants = await provision(base, 20)
-    let overall = 0
-    const track = () => (overall = Math.max(overall, peak))
     const tickets = await openSessions(base, merchants, CHARGES)
     await phase('charges, 16 connections', async () => {
       const r = await autocannon({
@@ -136,7 +137,6 @@ async function main(): Promise<void> {
       if (r.non2xx > 0) out.push(`  (non2xx ${r.non2xx})`)
       return r.requests.total
     })
-    track()
     const ids = await Promise.all(
       merchants.slice(0, 10).map(async (m: Keys) => {
         const [t] = await openSessions(base, [m], 1)
@@ -168,7 +168,6 @@ async function main(): Promise<void> {
       })
       return r.requests.total
     })
-    track()
     const burst = await openSessions(base, merchants, Math.ceil(CHARGES / 2))
     await phase('charges, 256 connections', async () => {
       const r = await autocannon({
@@ -180,7 +179,6 @@ async function main(): Promise<void> {
       })
       return r.requests.total
     })
-    track()
     await delay(5000)
     out.push(`after the load (5 s idle)    ${rssMiB(pid).toFixed(0)} MiB`)
     out.push(`peak through the run         ${overall.toFixed(0)} MiB`)

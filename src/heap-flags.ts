@@ -1,21 +1,31 @@
 // Imported first by src/main.ts, before anything else is loaded.
-// V8 sizes the young generation from the machine's memory: on 16 GiB and more each of its two
-// semi-spaces may grow to 64 MiB, and an API process kept most of that resident after start and
-// under load (issue 43: under 250 MB RSS). `serve` caps them at 16 MiB; the measured cost in CPU
-// per request is in docs/performance.md ("Round 3, part 3: memory"). V8 reads the flag only at
-// start, so the process replaces itself (execve: same pid and stdio, nothing loaded yet) with a
-// Node given the flag, unless it is there already: a cluster fork inherits it, and an operator's
-// NODE_OPTIONS=--max-semi-space-size=N (0: V8's own sizing) wins.
-const SEMI_SPACE_FLAG = '--max-semi-space-size'
-if (
-  process.argv[2] === 'serve' &&
-  process.execve !== undefined &&
-  ![...process.execArgv, process.env['NODE_OPTIONS'] ?? ''].some((a) => a.includes(SEMI_SPACE_FLAG))
-) {
+// V8 sizes its heap for throughput on a machine's whole memory: on 16 GiB and more the young
+// generation's two semi-spaces grow to 64 MiB each, and the old generation runs up to about
+// twice its live size before a full collection. An API process on PostgreSQL started at
+// ~280 MiB RSS and peaked at ~430 MiB under load (issue 43 asks under 250 MB). `serve` runs
+// with a smaller young generation, a full collection at 1.5 × the live old generation, and
+// freed heap pages given back to the system; measured, with the CPU they cost, in
+// docs/performance.md ("Round 3, part 3: memory").
+// V8 reads these flags only at start, so the process replaces itself (execve: same pid and
+// stdio, nothing loaded yet) with a Node given them. A flag already on Node's command line
+// (a cluster fork inherits them all) or in NODE_OPTIONS (e.g. --max-semi-space-size=0 for
+// V8's own sizing) is left as given.
+const HEAP_FLAGS = [
+  '--max-semi-space-size=8',
+  '--heap-growing-percent=50',
+  '--decommit-pooled-pages',
+]
+
+const given = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)]
+const missing = HEAP_FLAGS.filter((flag) => {
+  const name = flag.split('=')[0] ?? flag
+  return !given.some((g) => g === name || g.startsWith(`${name}=`))
+})
+if (process.argv[2] === 'serve' && process.execve !== undefined && missing.length > 0) {
   try {
     process.execve(process.execPath, [
       process.execPath,
-      `${SEMI_SPACE_FLAG}=16`,
+      ...missing,
       ...process.execArgv,
       ...process.argv.slice(1),
     ])
