@@ -8,8 +8,8 @@
 // docs/performance.md ("Round 3, part 3: memory").
 // V8 reads these flags only at start, so the process replaces itself (execve: same pid and
 // stdio, nothing loaded yet) with a Node given them. A flag already on Node's command line
-// (a cluster fork inherits them all) or in NODE_OPTIONS (e.g. --max-semi-space-size=0 for
-// V8's own sizing) is left as given.
+// (a cluster fork inherits them all) or in NODE_OPTIONS is left as given: V8's own sizing is
+// `--max-semi-space-size=0 --heap-growing-percent=0 --no-decommit-pooled-pages`.
 const HEAP_FLAGS = [
   '--max-semi-space-size=8',
   '--heap-growing-percent=50',
@@ -19,7 +19,8 @@ const HEAP_FLAGS = [
 const given = [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/)]
 const missing = HEAP_FLAGS.filter((flag) => {
   const name = flag.split('=')[0] ?? flag
-  return !given.some((g) => g === name || g.startsWith(`${name}=`))
+  const off = name.replace(/^--/, '--no-')
+  return !given.some((g) => g === name || g === off || g.startsWith(`${name}=`))
 })
 if (process.argv[2] === 'serve' && process.execve !== undefined && missing.length > 0) {
   try {
