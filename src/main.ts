@@ -1,3 +1,5 @@
+// First: it may replace the process (V8 heap flags) before anything else is loaded.
+import './heap-flags.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { writeLogLine } from './platform/logger.ts'
 

@@ -7,6 +7,7 @@ import {
   scrypt,
   timingSafeEqual,
 } from 'node:crypto'
+import { Mutex } from './mutex.ts'
 
 // AES-256-GCM envelope: "v1.<iv>.<tag>.<ciphertext>", base64url parts. The additional data
 // binds a ciphertext to its row (e.g. the key id), so a ciphertext copied onto another row
@@ -82,11 +83,21 @@ export const DEFAULT_PASSWORD_HASH_COST = 15
 const MIN_COST = 10
 const MAX_COST = 20
 
+// Each scrypt holds 128 · r · N bytes (32 MiB at cost 15) outside the V8 heap while it runs,
+// on one of libuv's four threads. Unbounded, a burst of sign-ups or sign-ins ran four at once:
+// +130 MiB of RSS in an API process (issue 43: under 250 MB), and every thread of the pool
+// busy, which file and DNS work also wait for. One at a time: the others queue, so a burst of
+// sign-ins waits its turn (docs/performance.md, "Round 3, part 3: memory").
+const scryptTurn = new Mutex()
+
 function scryptAsync(password: string, salt: Buffer, cost: number): Promise<Buffer> {
   // r=8 makes each of the N blocks 1 KiB: 128 · r · N bytes, with headroom.
   const options = { N: 2 ** cost, r: 8, p: 1, maxmem: 2 * 128 * 8 * 2 ** cost }
-  return new Promise((resolve, reject) =>
-    scrypt(password, salt, 32, options, (err, key) => (err ? reject(err) : resolve(key))),
+  return scryptTurn.run(
+    () =>
+      new Promise((resolve, reject) =>
+        scrypt(password, salt, 32, options, (err, key) => (err ? reject(err) : resolve(key))),
+      ),
   )
 }
 

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import QRCode from 'qrcode'
 import type { Deps } from '../../database.ts'
 import { notFound } from '../../platform/errors.ts'
 import type { RateLimiter } from '../gateway/index.ts'
@@ -161,6 +160,8 @@ export function checkoutPagesRoutes(deps: Deps, options: CheckoutPagesOptions): 
         if (!view.qrPayload) {
           throw notFound('page')
         }
+        // Loaded at the first QR code drawn (docs/performance.md, "Round 3, part 3: memory").
+        const { default: QRCode } = await import('qrcode')
         const svg = await QRCode.toString(view.qrPayload, {
           type: 'svg',
           errorCorrectionLevel: 'M',

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import QRCode from 'qrcode'
 import type { Deps } from '../../database.ts'
 import type { AppError } from '../../platform/errors.ts'
 import {
@@ -240,6 +239,8 @@ function enrolmentContext(deps: Deps, request: FastifyRequest, reply: FastifyRep
 }
 
 async function qrImage(uri: string): Promise<string> {
+  // Loaded at the first QR code drawn (docs/performance.md, "Round 3, part 3: memory").
+  const { default: QRCode } = await import('qrcode')
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`
 }

@@ -1,6 +1,5 @@
 import { once } from 'node:events'
 import { inflateSync } from 'node:zlib'
-import PDFDocument from 'pdfkit'
 import { formatDateTr, formatTryTr, PDF_FONT_FILES } from '../invoices/index.ts'
 import type { EvidenceDraft } from './disputes.table.ts'
 import { reasonCodeInfo } from './reason-codes.ts'
@@ -60,6 +59,8 @@ function isoMinute(d: Date): string {
 
 export async function renderEvidencePdf(input: EvidencePdfInput): Promise<Buffer> {
   const { chargeback: cb, payment: p } = input
+  // Loaded by the first evidence PDF (docs/performance.md, "Round 3, part 3: memory").
+  const { default: PDFDocument } = await import('pdfkit')
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

@@ -1,7 +1,5 @@
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import PDFDocument from 'pdfkit'
-import QRCode from 'qrcode'
 import { formatDateTr, formatTryTr } from './money-format.ts'
 import type { Invoice } from './invoice-view.ts'
 import type { InvoiceStatus } from './invoices.table.ts'
@@ -53,6 +51,12 @@ interface Column {
 
 export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> {
   const { invoice } = input
+  // pdfkit and qrcode are loaded by the first invoice PDF: an API process that renders none
+  // does not hold them (docs/performance.md, "Round 3, part 3: memory").
+  const [{ default: PDFDocument }, { default: QRCode }] = await Promise.all([
+    import('pdfkit'),
+    import('qrcode'),
+  ])
   const qrPng = await QRCode.toBuffer(input.payUrl, {
     type: 'png',
     errorCorrectionLevel: 'M',

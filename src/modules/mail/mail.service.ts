@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer'
 import type { Deps } from '../../database.ts'
 import { insertMailboxMessage, selectMailbox } from './mail.repository.ts'
 
@@ -21,6 +20,9 @@ const SMTP_TIMEOUT_MS = 15_000
 export async function sendMail(deps: Deps, message: MailMessage): Promise<void> {
   const smtpUrl = deps.config.smtpUrl
   if (smtpUrl) {
+    // nodemailer is loaded at the first SMTP message: ~7 MB of heap an API process without
+    // SMTP_URL (demo, tests) never needs (docs/performance.md, "Round 3, part 3: memory").
+    const { default: nodemailer } = await import('nodemailer')
     const transport = nodemailer.createTransport({
       url: smtpUrl,
       connectionTimeout: SMTP_TIMEOUT_MS,

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import QRCode from 'qrcode'
 import type { Deps } from '../../database.ts'
 import { isValidationError } from '../../platform/errors.ts'
 import { toAppError } from '../../platform/http/errors.ts'
@@ -259,6 +258,8 @@ export function paymentLinkPagesRoutes(deps: Deps, options: LinkPagesOptions): F
       { schema: { hide: true, params: PublicHashParams } },
       async (request, reply) => {
         const view = await viewPublicLink(deps, request.params.hash)
+        // Loaded at the first QR code drawn (docs/performance.md, "Round 3, part 3: memory").
+        const { default: QRCode } = await import('qrcode')
         const svg = await QRCode.toString(linkUrl(deps.config, view.link.publicHash), {
           type: 'svg',
           errorCorrectionLevel: 'M',

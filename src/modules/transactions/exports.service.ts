@@ -12,9 +12,7 @@ import {
   type PaymentStatus,
 } from '../payments/index.ts'
 import { ChunkWriter } from './chunk-writer.ts'
-import { CsvStatement } from './export-csv.ts'
-import { PdfStatement, type StatementRenderer } from './export-pdf.ts'
-import { writeReport } from './report-build.ts'
+import type { StatementRenderer } from './export-pdf.ts'
 import { exportQueueFull, transactionsError } from './transactions.errors.ts'
 import * as repo from './transactions.repository.ts'
 import type { ExportScope } from './transactions.repository.ts'
@@ -304,10 +302,13 @@ async function* exportBatches(
 async function writeStatement(deps: Deps, claimed: ExportRow, out: ChunkWriter): Promise<number> {
   const { id: exportId, attempt } = claimed
   const merchant = await getMerchant(deps, claimed.merchant_id)
+  // The renderers (pdfkit and its fonts, csv-stringify) are loaded by the first export, in
+  // the process that builds it: an API process that never builds one does not hold them
+  // (docs/performance.md, "Round 3, part 3: memory").
   const renderer: StatementRenderer =
     claimed.format === 'csv'
-      ? new CsvStatement(out)
-      : new PdfStatement(out, {
+      ? new (await import('./export-csv.ts')).CsvStatement(out)
+      : new (await import('./export-pdf.ts')).PdfStatement(out, {
           exportId,
           merchantName: merchant.name,
           filters: claimed.filters,
@@ -347,7 +348,9 @@ export async function buildExport(deps: Deps, jobKey: string): Promise<void> {
     const rowCount =
       claimed.kind === 'statement'
         ? await writeStatement(deps, claimed, out)
-        : await writeReport(deps, claimed, out, (rows) =>
+        : await (
+            await import('./report-build.ts')
+          ).writeReport(deps, claimed, out, (rows) =>
             repo.updateExportProgress(deps.db, exportId, attempt, rows, deps.clock.now()),
           )
     const file = await out.finish()

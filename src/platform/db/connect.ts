@@ -1,12 +1,11 @@
 import { mkdirSync } from 'node:fs'
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { assert } from '../assert.ts'
 import { Mutex } from '../mutex.ts'
 import type { Logger } from '../logger.ts'
 import { DatabaseHealth } from './health.ts'
-import { PGliteDialect } from './pglite-dialect.ts'
 
 export type DbKind = 'postgres' | 'pglite'
 
@@ -186,7 +185,13 @@ function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
 
 async function connectPglite<DB>(options: ConnectOptions): Promise<DatabaseHandle<DB>> {
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true })
-  const pglite = await PGlite.create(options.dataDir, {
+  // PGlite is loaded only here: a server on PostgreSQL (DATABASE_URL) never holds its module
+  // (docs/performance.md, "Round 3, part 3: memory").
+  const [{ PGlite }, { PGliteDialect }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('./pglite-dialect.ts'),
+  ])
+  const pglite: PGlite = await PGlite.create(options.dataDir, {
     parsers: { [INT8_OID]: parseInt8 },
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
