@@ -20,9 +20,14 @@ import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
 import * as sessionsRepo from './sessions.repository.ts'
 import { cardMask, paymentEventData, paymentRowToPayment, type Payment } from './payment-view.ts'
-import type { PaymentRow, ShareRow, SplitRow } from './payments.table.ts'
+import type { NewPayment, PaymentRow, ShareRow, SplitRow } from './payments.table.ts'
 import { sessionRowToSession } from './sessions.service.ts'
-import { capturesAtAuthorization, checkRisk, riskBlockedError } from './risk-check.ts'
+import {
+  capturesAtAuthorization,
+  checkRisk,
+  riskBlockedError,
+  velocityLocksOf,
+} from './risk-check.ts'
 import { riskPort } from './risk-port.ts'
 
 export const FAILED_ATTEMPTS_MAX = 5
@@ -251,7 +256,7 @@ export async function chargeCard(
       // commit and is then refused as in flight (409 SVC-GW-2002), rather than meeting the
       // transactionId fence below and being answered with this payment while it is pending.
       await answer.claim(tx, paymentId)
-      const row = await repo.insertCardIntent(tx, {
+      const intentRow: NewPayment = {
         id: paymentId,
         merchant_id: merchantId,
         store_id: session.storeId,
@@ -293,7 +298,8 @@ export async function chargeCard(
         authorized_at: null,
         completed_at: null,
         updated_at: now,
-      })
+      }
+      const row = await repo.insertCardIntent(tx, intentRow, velocityLocksOf(intentRow))
       // Lists and rules (risk-check.ts): require_3ds forces the challenge; a block fails it.
       const decided = await checkRisk(deps, tx, row, customer?.email ?? null)
       if (decided.blocked) {
