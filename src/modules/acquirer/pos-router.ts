@@ -388,9 +388,12 @@ export const bankAcquirer: Acquirer<Deps> = {
   // the authorization goes there after the challenge. The sandbox ACS only in demo without
   // a POS, never in live.
   async start3ds(deps, p) {
-    const recorded = await findPos3ds(deps.db, p.paymentId)
-    if (recorded) return { kind: 'challenge', correlationId: recorded.correlation_id }
-    const all = await usableAccounts(deps, p.merchantId)
+    // The gate's record (a repeat) and the accounts in one statement.
+    const first = await repo.findPosAccountsAnd3dsGate(deps.db, p.paymentId, p.merchantId)
+    if (first.gateCorrelationId !== null) {
+      return { kind: 'challenge', correlationId: first.gateCorrelationId }
+    }
+    const all = first.accounts.filter((a) => usable(deps, a))
     if (all.length === 0) {
       if (deps.config.env === 'demo') return sandboxBank.start3ds(deps, p)
       throw noPosError()

@@ -58,6 +58,35 @@ export async function findPosAccountsUnlessRecorded(
   }
 }
 
+/**
+ * A charge's 3-D Secure start at the POS side, in one round trip (issue 43): the correlation
+ * id of this payment's bank 3D gate if it has one already (a repeat: answered from it), and
+ * the accounts findPosAccounts returns for the merchant; shaped as
+ * findPosAccountsUnlessRecorded.
+ */
+export async function findPosAccountsAnd3dsGate(
+  db: Db,
+  paymentId: string,
+  merchantId: string,
+): Promise<{ gateCorrelationId: string | null; accounts: PosAccountRow[] }> {
+  const { rows } = await sql<PosAccountRow & { gate_correlation_id: string | null }>`
+    select (select correlation_id from acquirer_pos_3ds where payment_id = ${paymentId})
+        as gate_correlation_id,
+      a.*
+    from (select 1) as one
+    left join lateral (
+      select * from acquirer_pos_accounts
+      where deleted_at is null and (merchant_id = ${merchantId} or merchant_id is null)
+      order by created_at, id
+    ) as a on true`.execute(db)
+  return {
+    gateCorrelationId: rows[0]?.gate_correlation_id ?? null,
+    accounts: rows
+      .filter((r) => r.id !== null)
+      .map(({ gate_correlation_id: _, ...account }) => account),
+  }
+}
+
 export function findPosAccount(db: Db, id: string): Promise<PosAccountRow | undefined> {
   return db.selectFrom('acquirer_pos_accounts').selectAll().where('id', '=', id).executeTakeFirst()
 }

@@ -14,7 +14,7 @@ import { postCapture, type Share } from '../ledger/index.ts'
 import { attachCardToCustomer, getCustomer, type Customer } from '../customers/index.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { depsOnClock } from '../test-clocks/index.ts'
-import { claimCardToken, getCardToken } from '../vault/index.ts'
+import { cardTokenFromColumn, claimCardToken } from '../vault/index.ts'
 import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
@@ -190,12 +190,16 @@ export async function chargeCard(
   const fingerprint = sha256Hex(stableStringify(input))
   const { merchantId } = caller
   if (answer.resumeId !== null) return resumeCharge(wall, merchantId, answer.resumeId, answer)
-  const sessionRow = await sessionsRepo.findSessionByTransactionId(
+  // The session and the card token in one statement; the token is looked at once the
+  // session has passed its checks, as when it was read on its own.
+  const found = await sessionsRepo.findSessionWithCardToken(
     wall.db,
     merchantId,
     input.transactionId,
+    input.cardToken,
   )
-  if (!sessionRow) throw paymentsError('session_not_found')
+  if (!found) throw paymentsError('session_not_found')
+  const { charge_card_token: tokenColumn, ...sessionRow } = found
   const session = sessionRowToSession(sessionRow, wall.clock.now())
   if (session.mode !== 'payment') throw paymentsError('session_mode_mismatch')
   if (session.status !== 'active') {
@@ -216,7 +220,7 @@ export async function chargeCard(
   checkMetadata(metadata)
   if (session.failedAttempts >= FAILED_ATTEMPTS_MAX) throw paymentsError('too_many_failed_attempts')
 
-  const token = await getCardToken(wall, merchantId, input.cardToken)
+  const token = cardTokenFromColumn(tokenColumn)
   if (token.status !== 'active') throw paymentsError('card_token_revoked')
   // A token from Kuruş.js (the buyer's browser) pays for this one order only (decision 0038).
   if (token.singleUse) await claimCardToken(wall, merchantId, input.cardToken, input.transactionId)
