@@ -58,6 +58,39 @@ export async function findPosAccountsUnlessRecorded(
   }
 }
 
+/**
+ * A charge's 3-D Secure start at the POS side, in one round trip (issue 43): the correlation
+ * id of this payment's bank 3D gate if it has one already (a repeat: answered from it),
+ * whether it has a POS row, and the accounts findPosAccounts returns for the merchant; shaped
+ * as findPosAccountsUnlessRecorded.
+ */
+export async function findPosAccountsAnd3dsGate(
+  db: Db,
+  paymentId: string,
+  merchantId: string,
+): Promise<{ gateCorrelationId: string | null; posRecorded: boolean; accounts: PosAccountRow[] }> {
+  const { rows } = await sql<
+    PosAccountRow & { gate_correlation_id: string | null; pos_recorded: boolean }
+  >`
+    select (select correlation_id from acquirer_pos_3ds where payment_id = ${paymentId})
+        as gate_correlation_id,
+      exists (select 1 from acquirer_pos_payments where payment_id = ${paymentId}) as pos_recorded,
+      a.*
+    from (select 1) as one
+    left join lateral (
+      select * from acquirer_pos_accounts
+      where deleted_at is null and (merchant_id = ${merchantId} or merchant_id is null)
+      order by created_at, id
+    ) as a on true`.execute(db)
+  return {
+    gateCorrelationId: rows[0]?.gate_correlation_id ?? null,
+    posRecorded: rows[0]?.pos_recorded ?? false,
+    accounts: rows
+      .filter((r) => r.id !== null)
+      .map(({ gate_correlation_id: _, pos_recorded: __, ...account }) => account),
+  }
+}
+
 export function findPosAccount(db: Db, id: string): Promise<PosAccountRow | undefined> {
   return db.selectFrom('acquirer_pos_accounts').selectAll().where('id', '=', id).executeTakeFirst()
 }

@@ -45,7 +45,7 @@ interface ParsedReasons {
   signals: { name: string; points: number }[]
 }
 
-/** `list:<name>`, `rule:<id>:<action>`, `signal:<name>:<points>` (risk.service assessCharge). */
+/** `list:<name>`, `rule:<id>:<action>`, `signal:<name>:<points>` (risk.service screenCharge). */
 function parseReasons(reasons: readonly string[]): ParsedReasons {
   const out: ParsedReasons = { lists: [], rules: [], signals: [] }
   for (const reason of reasons) {

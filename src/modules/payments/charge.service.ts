@@ -14,15 +14,20 @@ import { postCapture, type Share } from '../ledger/index.ts'
 import { attachCardToCustomer, getCustomer, type Customer } from '../customers/index.ts'
 import { getMerchant } from '../merchants/index.ts'
 import { depsOnClock } from '../test-clocks/index.ts'
-import { claimCardToken, getCardToken } from '../vault/index.ts'
+import { cardTokenFromColumn, claimCardToken } from '../vault/index.ts'
 import { computeCommission } from './commission.ts'
 import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
 import * as sessionsRepo from './sessions.repository.ts'
 import { cardMask, paymentEventData, paymentRowToPayment, type Payment } from './payment-view.ts'
-import type { PaymentRow, ShareRow, SplitRow } from './payments.table.ts'
+import type { NewPayment, PaymentRow, ShareRow, SplitRow } from './payments.table.ts'
 import { sessionRowToSession } from './sessions.service.ts'
-import { capturesAtAuthorization, checkRisk, riskBlockedError } from './risk-check.ts'
+import {
+  capturesAtAuthorization,
+  checkRisk,
+  riskBlockedError,
+  velocityLocksOf,
+} from './risk-check.ts'
 import { riskPort } from './risk-port.ts'
 
 export const FAILED_ATTEMPTS_MAX = 5
@@ -185,12 +190,16 @@ export async function chargeCard(
   const fingerprint = sha256Hex(stableStringify(input))
   const { merchantId } = caller
   if (answer.resumeId !== null) return resumeCharge(wall, merchantId, answer.resumeId, answer)
-  const sessionRow = await sessionsRepo.findSessionByTransactionId(
+  // The session and the card token in one statement; the token is looked at once the
+  // session has passed its checks, as when it was read on its own.
+  const found = await sessionsRepo.findSessionWithCardToken(
     wall.db,
     merchantId,
     input.transactionId,
+    input.cardToken,
   )
-  if (!sessionRow) throw paymentsError('session_not_found')
+  if (!found) throw paymentsError('session_not_found')
+  const { charge_card_token: tokenColumn, ...sessionRow } = found
   const session = sessionRowToSession(sessionRow, wall.clock.now())
   if (session.mode !== 'payment') throw paymentsError('session_mode_mismatch')
   if (session.status !== 'active') {
@@ -211,7 +220,7 @@ export async function chargeCard(
   checkMetadata(metadata)
   if (session.failedAttempts >= FAILED_ATTEMPTS_MAX) throw paymentsError('too_many_failed_attempts')
 
-  const token = await getCardToken(wall, merchantId, input.cardToken)
+  const token = cardTokenFromColumn(tokenColumn)
   if (token.status !== 'active') throw paymentsError('card_token_revoked')
   // A token from Kuruş.js (the buyer's browser) pays for this one order only (decision 0038).
   if (token.singleUse) await claimCardToken(wall, merchantId, input.cardToken, input.transactionId)
@@ -251,7 +260,7 @@ export async function chargeCard(
       // commit and is then refused as in flight (409 SVC-GW-2002), rather than meeting the
       // transactionId fence below and being answered with this payment while it is pending.
       await answer.claim(tx, paymentId)
-      const row = await repo.insertCardIntent(tx, {
+      const intentRow: NewPayment = {
         id: paymentId,
         merchant_id: merchantId,
         store_id: session.storeId,
@@ -293,7 +302,8 @@ export async function chargeCard(
         authorized_at: null,
         completed_at: null,
         updated_at: now,
-      })
+      }
+      const row = await repo.insertCardIntent(tx, intentRow, velocityLocksOf(intentRow))
       // Lists and rules (risk-check.ts): require_3ds forces the challenge; a block fails it.
       const decided = await checkRisk(deps, tx, row, customer?.email ?? null)
       if (decided.blocked) {

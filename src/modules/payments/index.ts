@@ -13,7 +13,14 @@ export { chargeCard } from './charge.service.ts'
 export { installRiskPort } from './risk-port.ts'
 export { isDeclined, isPaymentsError } from './payments.errors.ts'
 export { isRiskBlocked } from './risk-check.ts'
-export type { RiskAssessment, RiskDecision, RiskFacts, RiskPort } from './risk-port.ts'
+export type {
+  RiskAssessment,
+  RiskDecision,
+  RiskFacts,
+  RiskPort,
+  RiskScreen,
+  ScreenFacts,
+} from './risk-port.ts'
 export { getPaymentRiskFacts, riskFactsSince } from './risk-facts.service.ts'
 export { getPayment, complete3ds } from './payments.service.ts'
 export {

@@ -29,14 +29,40 @@ export async function insertPayment(db: Db, row: NewPayment): Promise<void> {
  * synchronously, which flushes the WAL up to and including this row; a server crash before
  * then loses an intent nobody acted on, and fails the request that wrote it.
  */
-export async function insertCardIntent(db: Db, row: NewPayment): Promise<PaymentRow> {
-  const { async_commit: _, ...payment } = await db
-    .insertInto('payments')
-    .values(row)
-    .returningAll()
-    .returning(ASYNC_COMMIT)
-    .executeTakeFirstOrThrow()
+export async function insertCardIntent(
+  db: Db,
+  row: NewPayment,
+  /** Transaction-level advisory locks taken by the same statement (risk-facts.repository.ts). */
+  lockKeys: readonly string[] = [],
+): Promise<PaymentRow> {
+  let q = db.insertInto('payments').values(row).returningAll().returning(ASYNC_COMMIT)
+  // The risk check's velocity locks ride on the insert (one round trip less): RETURNING runs
+  // the subquery within this statement, so they are held before the count's statement
+  // takes its snapshot, as a statement of their own would be.
+  if (lockKeys.length > 0) q = q.returning(advisoryLocks(lockKeys))
+  const {
+    async_commit: _,
+    velocity_locks: __,
+    ...payment
+  } = (await q.executeTakeFirstOrThrow()) as PaymentRow & {
+    async_commit: string
+    velocity_locks?: unknown
+  }
   return payment
+}
+
+/**
+ * Transaction-level advisory locks on `keys`, taken in one order (the hash's), so two
+ * transactions locking overlapping sets never wait on each other in a cycle. The volatile
+ * lock call sits in a sorted subquery's output, which PostgreSQL evaluates after the sort
+ * and never prunes.
+ */
+function advisoryLocks(keys: readonly string[]) {
+  return sql<string>`(select count(*) from (
+      select pg_advisory_xact_lock(h) from (
+        select distinct hashtextextended(key, 0) as h from unnest(${keys}::text[]) as key
+      ) as hashes order by h
+    ) as locks)`.as('velocity_locks')
 }
 
 export function findPaymentById(

@@ -8,7 +8,7 @@ import * as repo from './payments.repository.ts'
 import * as riskFactsRepo from './risk-facts.repository.ts'
 import * as sessionsRepo from './sessions.repository.ts'
 import type { PaymentRow } from './payments.table.ts'
-import { riskPort, type RiskAssessment, type RiskFacts } from './risk-port.ts'
+import { riskPort, type RiskAssessment, type RiskFacts, type ScreenFacts } from './risk-port.ts'
 
 // The risk check of a card charge (CONTRACT.md "Risk: rules, lists, reviews"), run inside the
 // charge's claim transaction, after the intent row is written and before the acquirer is
@@ -31,21 +31,27 @@ export function isRiskBlocked(error: unknown): error is AppError {
   return error instanceof AppError && error.code === 'SVC-RISK-3701'
 }
 
-/** `email` is the payment's customer's, read once by the charge (null: none or unknown). */
-async function gatherFacts(
-  deps: Deps,
-  tx: Tx,
-  row: PaymentRow,
-  email: string | null,
-): Promise<RiskFacts> {
-  const bin = row.bin === null ? null : binInfo(row.bin)
-  const velocity = await riskFactsRepo.countVelocity(tx, {
+/**
+ * The advisory locks a card charge's intent statement takes (insertCardIntent), so that its
+ * velocity count, a later statement, sees every earlier charge of its card, IP and customer.
+ */
+export function velocityLocksOf(row: {
+  merchant_id: string
+  card_fingerprint?: string | null | undefined
+  client_ip?: string | null | undefined
+  customer_id?: string | null | undefined
+}): string[] {
+  return riskFactsRepo.velocityLockKeys({
     merchantId: row.merchant_id,
-    fingerprint: row.card_fingerprint,
-    ip: row.client_ip,
-    customerId: row.customer_id,
-    now: deps.clock.now(),
+    fingerprint: row.card_fingerprint ?? null,
+    ip: row.client_ip ?? null,
+    customerId: row.customer_id ?? null,
   })
+}
+
+/** The facts known before the count; `email` is the payment's customer's (null: none or unknown). */
+function screenFactsOf(row: PaymentRow, email: string | null): ScreenFacts {
+  const bin = row.bin === null ? null : binInfo(row.bin)
   return {
     amount: row.amount,
     installmentCount: row.installment_count,
@@ -58,7 +64,6 @@ async function gatherFacts(
     },
     customer: { id: row.customer_id, email: email === null ? null : email.toLowerCase() },
     ip: row.client_ip,
-    velocity,
   }
 }
 
@@ -74,11 +79,22 @@ export async function checkRisk(
   row: PaymentRow,
   customerEmail: string | null,
 ): Promise<{ row: PaymentRow; blocked: boolean }> {
-  const facts = await gatherFacts(deps, tx, row, customerEmail)
-  const port = riskPort()
-  // Read through the claim transaction: on PGlite (one connection) a read beside it would wait
-  // for it forever.
-  const assessment = port ? await port.assess({ ...deps, db: tx }, row.merchant_id, facts) : ALLOW
+  const screened = screenFactsOf(row, customerEmail)
+  const screen = riskPort()?.screen(row.merchant_id, screened)
+  // The velocity counts and the lists and rules, in one statement of the claim transaction.
+  const { velocity, read } = await riskFactsRepo.countVelocity(
+    tx,
+    {
+      merchantId: row.merchant_id,
+      fingerprint: row.card_fingerprint,
+      ip: row.client_ip,
+      customerId: row.customer_id,
+      now: deps.clock.now(),
+    },
+    screen?.columns,
+  )
+  const facts: RiskFacts = { ...screened, velocity }
+  const assessment = screen ? screen.decide(facts, read) : ALLOW
   const now = deps.clock.now()
   if (assessment.decision === 'block') {
     await sql`select set_config('synchronous_commit', 'on', true)`.execute(tx)

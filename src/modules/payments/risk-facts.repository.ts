@@ -1,5 +1,5 @@
-import { sql } from 'kysely'
-import type { Db } from '../../database.ts'
+import { sql, type AliasedExpression, type ExpressionBuilder } from 'kysely'
+import type { Database, Db } from '../../database.ts'
 import { ASYNC_COMMIT } from '../../platform/db/transaction.ts'
 import { type PaymentRow } from './payments.table.ts'
 
@@ -15,54 +15,63 @@ export interface VelocityKeys {
 }
 
 /**
- * The velocity facts of a charge, counted after its own intent row is written (so it counts
- * itself). Raw SQL for four scalar subqueries in one round trip; each is an index range
- * count, never a scan: payments_merchant_fingerprint_created_idx, payments_merchant_ip_created_idx
- * (migration 0290) and payments_merchant_customer_idx (0061). A null key counts nothing.
+ * The advisory-lock keys of a charge's velocity counts, taken by the statement that writes its
+ * intent row (insertCardIntent). The intent row and the count share the claim transaction, so
+ * a concurrent charge's row is invisible until it commits: N charges of one card at once would
+ * each count only themselves. A transaction lock per velocity key makes the next charge of the
+ * same card, IP or customer count after the previous one has committed; the count is a later
+ * statement, so its snapshot sees that row (docs/risk.md "Velocity").
  */
-export async function countVelocity(db: Db, k: VelocityKeys) {
-  // The intent row and this count share the claim transaction, so a concurrent charge's row is
-  // invisible until it commits: N charges of one card at once would each count only
-  // themselves. A transaction lock per velocity key (taken in one order, so two charges never
-  // wait on each other in a cycle) makes the next charge of the same card, IP or customer
-  // count after the previous one has committed; the count below is a new statement, so it
-  // sees that row (docs/risk.md "Velocity").
-  const keys = [
+export function velocityLockKeys(k: Omit<VelocityKeys, 'now'>): string[] {
+  return [
     k.fingerprint === null ? null : `card:${k.fingerprint}`,
     k.ip === null ? null : `ip:${k.ip}`,
     k.customerId === null ? null : `customer:${k.customerId}`,
   ]
     .filter((key): key is string => key !== null)
     .map((key) => `velocity:${k.merchantId}:${key}`)
-  if (keys.length > 0) {
-    await sql`select pg_advisory_xact_lock(h) from (
-        select distinct hashtextextended(key, 0) as h from unnest(${keys}::text[]) as key
-      ) as locks order by h`.execute(db)
-  }
+}
+
+/**
+ * The velocity facts of a charge, counted after its own intent row is written (so it counts
+ * itself) and its velocity locks are held (velocityLockKeys). Raw SQL for four scalar
+ * subqueries; each is an index range count, never a scan: payments_merchant_fingerprint_created_idx,
+ * payments_merchant_ip_created_idx (migration 0290) and payments_merchant_customer_idx (0061).
+ * A null key counts nothing. `more` adds the risk screen's columns to the same statement (one
+ * round trip); `read` is the whole row, for them.
+ */
+export async function countVelocity(
+  db: Db,
+  k: VelocityKeys,
+  more?: (eb: ExpressionBuilder<Database, never>) => AliasedExpression<unknown, string>[],
+) {
   const hourAgo = new Date(k.now.getTime() - 3_600_000)
   const dayAgo = new Date(k.now.getTime() - 86_400_000)
-  const { rows } = await sql<{
-    card_attempts_1h: string | number
-    card_declines_24h: string | number
-    ip_attempts_1h: string | number
-    customer_amount_24h: string | number
-  }>`select
-      (select count(*) from payments where merchant_id = ${k.merchantId}
-        and card_fingerprint = ${k.fingerprint} and created_at > ${hourAgo}) as card_attempts_1h,
-      (select count(*) from payments where merchant_id = ${k.merchantId}
+  const read: Record<string, unknown> = await db
+    .selectNoFrom((eb) => [
+      sql<string>`(select count(*) from payments where merchant_id = ${k.merchantId}
+        and card_fingerprint = ${k.fingerprint} and created_at > ${hourAgo})`.as(
+        'card_attempts_1h',
+      ),
+      sql<string>`(select count(*) from payments where merchant_id = ${k.merchantId}
         and card_fingerprint = ${k.fingerprint} and created_at > ${dayAgo}
-        and status = 'failed') as card_declines_24h,
-      (select count(*) from payments where merchant_id = ${k.merchantId}
-        and client_ip = ${k.ip} and created_at > ${hourAgo}) as ip_attempts_1h,
-      (select coalesce(sum(amount), 0) from payments where merchant_id = ${k.merchantId}
+        and status = 'failed')`.as('card_declines_24h'),
+      sql<string>`(select count(*) from payments where merchant_id = ${k.merchantId}
+        and client_ip = ${k.ip} and created_at > ${hourAgo})`.as('ip_attempts_1h'),
+      sql<string>`(select coalesce(sum(amount), 0) from payments where merchant_id = ${k.merchantId}
         and customer_id = ${k.customerId} and created_at > ${dayAgo}
-        and status <> 'failed') as customer_amount_24h`.execute(db)
-  const r = rows[0]
+        and status <> 'failed')`.as('customer_amount_24h'),
+      ...(more?.(eb) ?? []),
+    ])
+    .executeTakeFirstOrThrow()
   return {
-    cardAttempts1h: Number(r?.card_attempts_1h ?? 0),
-    cardDeclines24h: Number(r?.card_declines_24h ?? 0),
-    ipAttempts1h: Number(r?.ip_attempts_1h ?? 0),
-    customerAmount24h: Number(r?.customer_amount_24h ?? 0),
+    velocity: {
+      cardAttempts1h: Number(read.card_attempts_1h ?? 0),
+      cardDeclines24h: Number(read.card_declines_24h ?? 0),
+      ipAttempts1h: Number(read.ip_attempts_1h ?? 0),
+      customerAmount24h: Number(read.customer_amount_24h ?? 0),
+    },
+    read,
   }
 }
 

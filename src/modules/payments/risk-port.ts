@@ -1,4 +1,5 @@
-import type { Deps, Tx } from '../../database.ts'
+import type { AliasedExpression, ExpressionBuilder } from 'kysely'
+import type { Database, Tx } from '../../database.ts'
 import type { RiskAssessment, RiskFacts } from './risk-types.ts'
 
 export type { RiskAssessment, RiskDecision, RiskFacts } from './risk-types.ts'
@@ -9,8 +10,20 @@ export type { RiskAssessment, RiskDecision, RiskFacts } from './risk-types.ts'
 // imports risk (risk imports payments for the review's capture and void), so the two stay
 // free of an import cycle. Without an installed port every charge is allowed.
 
+/** What a charge's screen reads before its velocity is counted. */
+export type ScreenFacts = Omit<RiskFacts, 'velocity'>
+
+/**
+ * One charge's screen: its columns join the statement that counts the charge's velocity (one
+ * round trip for both, inside the claim transaction), and `decide` reads them from that row.
+ */
+export interface RiskScreen {
+  columns(eb: ExpressionBuilder<Database, never>): AliasedExpression<unknown, string>[]
+  decide(facts: RiskFacts, read: Readonly<Record<string, unknown>>): RiskAssessment
+}
+
 export interface RiskPort {
-  assess(deps: Deps, merchantId: string, facts: RiskFacts): Promise<RiskAssessment>
+  screen(merchantId: string, facts: ScreenFacts): RiskScreen
   /** Opens the review of a payment held at `authorized`, inside the caller's transaction. */
   openReview(
     tx: Tx,

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../../database.ts'
+import { cardTokenColumn } from '../vault/index.ts'
 import { SESSIONS, type NewSession, type SessionRow, type SessionStatus } from './payments.table.ts'
 
 // Checkout sessions: the fence a card or QR charge completes.
@@ -17,6 +18,25 @@ export function findSessionByTransactionId(
     .selectAll()
     .where('merchant_id', '=', merchantId)
     .where('transaction_id', '=', transactionId)
+    .executeTakeFirst()
+}
+
+/**
+ * A card charge's session and its card token (vault's JSON column, null when there is no such
+ * token) in one round trip; no row: no such session.
+ */
+export function findSessionWithCardToken(
+  db: Db,
+  merchantId: string,
+  transactionId: string,
+  cardToken: string,
+) {
+  return db
+    .selectFrom('payment_sessions')
+    .selectAll('payment_sessions')
+    .select(cardTokenColumn(db, merchantId, cardToken).as('charge_card_token'))
+    .where('payment_sessions.merchant_id', '=', merchantId)
+    .where('payment_sessions.transaction_id', '=', transactionId)
     .executeTakeFirst()
 }
 

@@ -1,7 +1,7 @@
 // Risk: card block lists, JSON Logic rules, the score, backtests and the review queue.
 import type { RiskPort } from '../payments/index.ts'
 import { closeReviewWithPayment, openReview } from './reviews.service.ts'
-import { assessCharge } from './risk.service.ts'
+import { screenCharge } from './risk.service.ts'
 
 export { riskRoutes } from './risk.http.ts'
 export { riskReconcilers } from './risk.jobs.ts'
@@ -33,7 +33,7 @@ export type { RiskAction, RiskListName } from './risk.table.ts'
 
 /** What the payments module calls for each charge (installed by registerJobs, src/jobs.ts). */
 export const riskPortImpl: RiskPort = {
-  assess: assessCharge,
+  screen: screenCharge,
   openReview,
   closeReview: closeReviewWithPayment,
 }

@@ -1,6 +1,6 @@
-import { sql } from 'kysely'
+import { sql, type ExpressionBuilder } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
-import type { Db, Tx } from '../../database.ts'
+import type { Database, Db, Tx } from '../../database.ts'
 import type {
   ListItemRow,
   NewListItem,
@@ -58,41 +58,45 @@ export async function deleteListItem(
   return Number(res.numDeletedRows) > 0
 }
 
+/** What the charge's screen columns read (chargeScreenColumns). */
+export interface ChargeScreenRow {
+  risk_listed: { list: RiskListName }[]
+  risk_rules: Pick<RuleRow, 'id' | 'action' | 'condition'>[]
+}
+
 /**
- * What a charge is screened against, in one statement (one round trip on the charge path):
- * the lists its facts are on (at most one equality probe per list on the unique
- * (merchant_id, list, value) index), and the merchant's enabled rules in their order.
+ * What a charge is screened against, as two columns of the statement that counts its velocity
+ * (payments' risk-facts.repository.ts: one round trip on the charge path): the lists its facts
+ * are on (at most one equality probe per list on the unique (merchant_id, list, value) index),
+ * and the merchant's enabled rules in their order.
  */
-export async function findChargeScreen(
-  db: Db,
+export function chargeScreenColumns(
+  eb: ExpressionBuilder<Database, never>,
   merchantId: string,
   probes: { list: RiskListName; value: string }[],
-): Promise<{ listed: RiskListName[]; rules: Pick<RuleRow, 'id' | 'action' | 'condition'>[] }> {
-  const row = await db
-    .selectNoFrom((eb) => [
-      jsonArrayFrom(
-        eb
-          .selectFrom('risk_list_items')
-          .select('list')
-          .where('merchant_id', '=', merchantId)
-          .where((w) =>
-            probes.length === 0
-              ? sql<boolean>`false`
-              : w.or(probes.map((p) => w.and([w('list', '=', p.list), w('value', '=', p.value)]))),
-          ),
-      ).as('listed'),
-      jsonArrayFrom(
-        eb
-          .selectFrom('risk_rules')
-          .select(['id', 'action', 'condition'])
-          .where('merchant_id', '=', merchantId)
-          .where('enabled', '=', true)
-          .orderBy('created_at')
-          .orderBy('id'),
-      ).as('rules'),
-    ])
-    .executeTakeFirstOrThrow()
-  return { listed: row.listed.map((r) => r.list), rules: row.rules }
+) {
+  return [
+    jsonArrayFrom(
+      eb
+        .selectFrom('risk_list_items')
+        .select('list')
+        .where('merchant_id', '=', merchantId)
+        .where((w) =>
+          probes.length === 0
+            ? sql<boolean>`false`
+            : w.or(probes.map((p) => w.and([w('list', '=', p.list), w('value', '=', p.value)]))),
+        ),
+    ).as('risk_listed'),
+    jsonArrayFrom(
+      eb
+        .selectFrom('risk_rules')
+        .select(['id', 'action', 'condition'])
+        .where('merchant_id', '=', merchantId)
+        .where('enabled', '=', true)
+        .orderBy('created_at')
+        .orderBy('id'),
+    ).as('risk_rules'),
+  ]
 }
 
 // ---------------------------------------------------------------- rules

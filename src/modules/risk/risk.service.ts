@@ -9,9 +9,9 @@ import type { RecordAnswer } from '../../platform/http/idempotent-answer.ts'
 import { newId } from '../../platform/ids.ts'
 import {
   riskFactsSince,
-  type RiskAssessment,
   type RiskDecision,
-  type RiskFacts,
+  type RiskScreen,
+  type ScreenFacts,
 } from '../payments/index.ts'
 import { conditionIssues, conditionMatches } from './risk.conditions.ts'
 import { riskError } from './risk.errors.ts'
@@ -253,7 +253,7 @@ export async function deleteRule(
 
 const ORDER: Record<RiskDecision, number> = { allow: 0, review: 1, require_3ds: 2, block: 3 }
 
-function listProbes(f: RiskFacts): { list: RiskListName; value: string }[] {
+function listProbes(f: ScreenFacts): { list: RiskListName; value: string }[] {
   const probes: { list: RiskListName; value: string }[] = []
   if (f.card.fingerprint) probes.push({ list: 'card_fingerprint', value: f.card.fingerprint })
   if (f.customer.email) probes.push({ list: 'email', value: f.customer.email.toLowerCase() })
@@ -264,28 +264,31 @@ function listProbes(f: RiskFacts): { list: RiskListName; value: string }[] {
 }
 
 /**
- * The decision for one charge: block lists first, then every enabled rule; the strongest
- * action wins (block > require_3ds > review > allow). Reasons name the lists, the rules and
- * the score's signals.
+ * The screen of one charge (the risk port's `screen`): its columns join the statement that
+ * counts the charge's velocity, and `decide` reads them. Block lists first, then every enabled
+ * rule; the strongest action wins (block > require_3ds > review > allow). Reasons name the
+ * lists, the rules and the score's signals.
  */
-export async function assessCharge(
-  deps: Deps,
-  merchantId: string,
-  facts: RiskFacts,
-): Promise<RiskAssessment> {
-  const { listed, rules } = await repo.findChargeScreen(deps.db, merchantId, listProbes(facts))
-  let decision: RiskDecision = listed.length > 0 ? 'block' : 'allow'
-  const reasons = [...new Set(listed)].sort().map((l) => `list:${l}`)
-  const ruleIds: string[] = []
-  for (const rule of rules) {
-    if (!conditionMatches(rule.condition, facts)) continue
-    ruleIds.push(rule.id)
-    reasons.push(`rule:${rule.id}:${rule.action}`)
-    if (ORDER[rule.action] > ORDER[decision]) decision = rule.action
+export function screenCharge(merchantId: string, screened: ScreenFacts): RiskScreen {
+  return {
+    columns: (eb) => repo.chargeScreenColumns(eb, merchantId, listProbes(screened)),
+    decide(facts, read) {
+      // The row holds the columns above (ChargeScreenRow), read with the velocity counts.
+      const { risk_listed: listed, risk_rules: rules } = read as unknown as repo.ChargeScreenRow
+      let decision: RiskDecision = listed.length > 0 ? 'block' : 'allow'
+      const reasons = [...new Set(listed.map((l) => l.list))].sort().map((l) => `list:${l}`)
+      const ruleIds: string[] = []
+      for (const rule of rules) {
+        if (!conditionMatches(rule.condition, facts)) continue
+        ruleIds.push(rule.id)
+        reasons.push(`rule:${rule.id}:${rule.action}`)
+        if (ORDER[rule.action] > ORDER[decision]) decision = rule.action
+      }
+      const signals = scoreSignals(facts)
+      reasons.push(...signals.map((s) => `signal:${s.name}:${s.points}`))
+      return { decision, score: scoreOf(signals), reasons, ruleIds }
+    },
   }
-  const signals = scoreSignals(facts)
-  reasons.push(...signals.map((s) => `signal:${s.name}:${s.points}`))
-  return { decision, score: scoreOf(signals), reasons, ruleIds }
 }
 
 // ---------------------------------------------------------------- backtest

@@ -2,6 +2,8 @@
 // detokenize is for the acquirer module alone (README.md).
 export {
   bindCardToCustomer,
+  cardTokenColumn,
+  cardTokenFromColumn,
   claimCardToken,
   detokenize,
   getCardToken,

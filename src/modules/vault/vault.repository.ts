@@ -1,4 +1,5 @@
 import { sql } from 'kysely'
+import { jsonObjectFrom } from 'kysely/helpers/postgres'
 import type { Db, Tx } from '../../database.ts'
 import type { CardAccessRow, CardTokenRow, NewCardToken } from './vault.table.ts'
 
@@ -42,6 +43,35 @@ export function findCardTokenById(
     .where('merchant_id', '=', merchantId)
     .where('id', '=', id)
     .executeTakeFirst()
+}
+
+/**
+ * A token's public columns (never the sealed PAN or its key) as one JSON column of another
+ * module's statement: the card charge reads its session and its token in one round trip.
+ */
+export function cardTokenJsonOf(db: Db, merchantId: string, id: string) {
+  return jsonObjectFrom(
+    db
+      .selectFrom('vault_card_tokens')
+      .select([
+        'id',
+        'merchant_id',
+        'fingerprint',
+        'last4',
+        'bin',
+        'brand',
+        'card_type',
+        'exp_month',
+        'exp_year',
+        'holder_name',
+        'status',
+        'customer_id',
+        'created_at',
+        'single_use',
+      ])
+      .where('merchant_id', '=', merchantId)
+      .where('id', '=', id),
+  )
 }
 
 /**
