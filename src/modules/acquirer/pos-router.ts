@@ -376,39 +376,6 @@ function assertDone(outcome: BankOutcome, onRefusal: () => AppError): void {
   throw new AppError('SVC-INT-9001', 503, 'the bank did not answer; retry with the same id')
 }
 
-// A frictionless charge in demo without a usable POS asks the sandbox ACS and then the bank
-// in the same request, a few milliseconds apart. The 3DS start has just read that the payment
-// has no POS row, no bank 3D gate record and no POS to go to; it leaves that here (per
-// database, taken once, gone after SANDBOX_ROUTE_MS) so authorize does not read it again: one
-// statement less per charge (docs/performance.md). An account enabled in between does not
-// take a charge whose 3-D Secure the sandbox ACS did. A retry, a resume or another process
-// reads as before.
-const SANDBOX_ROUTE_MS = 10_000
-const SANDBOX_ROUTES_MAX = 10_000
-const sandboxRoutes = new WeakMap<object, Map<string, number>>()
-
-function routeToSandbox(deps: Deps, paymentId: string): void {
-  let map = sandboxRoutes.get(deps.db)
-  if (!map) {
-    map = new Map()
-    sandboxRoutes.set(deps.db, map)
-  }
-  const now = performance.now()
-  if (map.size >= SANDBOX_ROUTES_MAX) {
-    for (const [id, until] of map) if (until <= now) map.delete(id)
-    if (map.size >= SANDBOX_ROUTES_MAX) map.clear()
-  }
-  map.set(paymentId, now + SANDBOX_ROUTE_MS)
-}
-
-function sandboxRouted(deps: Deps, paymentId: string): boolean {
-  const map = sandboxRoutes.get(deps.db)
-  const until = map?.get(paymentId)
-  if (until === undefined) return false
-  map?.delete(paymentId)
-  return until > performance.now()
-}
-
 export const bankAcquirer: Acquirer<Deps> = {
   // Live never reaches the sandbox bank: without a usable POS a charge is 402 before
   // anything is recorded.
@@ -428,12 +395,8 @@ export const bankAcquirer: Acquirer<Deps> = {
     }
     const all = first.accounts.filter((a) => usable(deps, a))
     if (all.length === 0) {
-      if (deps.config.env !== 'demo') throw noPosError()
-      const start = await sandboxBank.start3ds(deps, p)
-      // Nothing at a POS for this payment and no POS to route it to: what authorize would
-      // read again a moment later (sandboxRouted).
-      if (start.kind === 'frictionless' && !first.posRecorded) routeToSandbox(deps, p.paymentId)
-      return start
+      if (deps.config.env === 'demo') return sandboxBank.start3ds(deps, p)
+      throw noPosError()
     }
     const installmentCount = p.installmentCount ?? 1
     const token = await getCardToken(deps, p.merchantId, p.cardToken)
@@ -459,8 +422,6 @@ export const bankAcquirer: Acquirer<Deps> = {
   completeGateCallback: (deps, p) => completeGate(deps, p),
 
   async authorize(deps, p) {
-    // A frictionless charge its 3DS start has just sent to the sandbox: no POS read again.
-    if (sandboxRouted(deps, p.paymentId)) return sandboxBank.authorize(deps, p)
     // The usual charge has no POS row and no bank 3D gate record yet: that check and the
     // accounts in one statement.
     const first = await repo.findPosAccountsUnlessRecorded(deps.db, p.paymentId, p.merchantId)

@@ -60,21 +60,18 @@ export async function findPosAccountsUnlessRecorded(
 
 /**
  * A charge's 3-D Secure start at the POS side, in one round trip (issue 43): the correlation
- * id of this payment's bank 3D gate if it has one already (a repeat: answered from it),
- * whether it has a POS row, and the accounts findPosAccounts returns for the merchant; shaped
- * as findPosAccountsUnlessRecorded.
+ * id of this payment's bank 3D gate if it has one already (a repeat: answered from it), and
+ * the accounts findPosAccounts returns for the merchant; shaped as
+ * findPosAccountsUnlessRecorded.
  */
 export async function findPosAccountsAnd3dsGate(
   db: Db,
   paymentId: string,
   merchantId: string,
-): Promise<{ gateCorrelationId: string | null; posRecorded: boolean; accounts: PosAccountRow[] }> {
-  const { rows } = await sql<
-    PosAccountRow & { gate_correlation_id: string | null; pos_recorded: boolean }
-  >`
+): Promise<{ gateCorrelationId: string | null; accounts: PosAccountRow[] }> {
+  const { rows } = await sql<PosAccountRow & { gate_correlation_id: string | null }>`
     select (select correlation_id from acquirer_pos_3ds where payment_id = ${paymentId})
         as gate_correlation_id,
-      exists (select 1 from acquirer_pos_payments where payment_id = ${paymentId}) as pos_recorded,
       a.*
     from (select 1) as one
     left join lateral (
@@ -84,10 +81,9 @@ export async function findPosAccountsAnd3dsGate(
     ) as a on true`.execute(db)
   return {
     gateCorrelationId: rows[0]?.gate_correlation_id ?? null,
-    posRecorded: rows[0]?.pos_recorded ?? false,
     accounts: rows
       .filter((r) => r.id !== null)
-      .map(({ gate_correlation_id: _, pos_recorded: __, ...account }) => account),
+      .map(({ gate_correlation_id: _, ...account }) => account),
   }
 }
 
