@@ -254,10 +254,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // route registered below; they keep only requests the gateway authenticated.
   installRequestLog(app, deps)
   // Action endpoints take `{}`; a client that sends no body at all means the same thing.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.body === undefined && MUTATING.has(request.method) && !request.rawBody?.length) {
       request.body = {}
     }
+    done()
   })
 
   await app.register(swagger, {

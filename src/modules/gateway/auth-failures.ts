@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Clock } from '../../platform/clock.ts'
 import { AppError } from '../../platform/errors.ts'
 import type { RateLimiter, RateLimits } from './rate-limit.ts'
@@ -85,8 +85,17 @@ export function authFailureLimit(options: AuthFailureLimitOptions): AuthFailureL
       })
       // onSend, not onResponse: the failure is counted before the client hears of it, so
       // its next request already meets the block.
-      ctx.addHook('onSend', async (request, reply, payload) => {
-        if (reply.statusCode !== 401) return payload
+      ctx.addHook('onSend', (request, reply, payload, done) => {
+        if (reply.statusCode !== 401) {
+          done(null, payload)
+          return
+        }
+        countFailure(request).then(
+          () => done(null, payload),
+          (error: unknown) => done(error as Error),
+        )
+      })
+      async function countFailure(request: FastifyRequest): Promise<void> {
         const client = clientOf(request.ip)
         try {
           const decision = await rateLimiter.take(`authfail:${client}`, limits)
@@ -97,8 +106,7 @@ export function authFailureLimit(options: AuthFailureLimitOptions): AuthFailureL
         } catch (error) {
           request.log.warn({ err: error }, 'could not count a failed authentication')
         }
-        return payload
-      })
+      }
     },
   }
 }
