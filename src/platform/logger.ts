@@ -1,4 +1,5 @@
 import { readFileSync, writeSync } from 'node:fs'
+import type { FastifyBaseLogger } from 'fastify'
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino'
 import { isConnectionError, isPoolWaitTimeout } from './db/health.ts'
 
@@ -47,6 +48,11 @@ interface LoggedRequest {
 }
 
 const WARN = 40
+
+/** Bytes of log lines buffered before they are written (a dozen access lines). */
+const LOG_BATCH_BYTES = 4096
+/** The longest a buffered line waits for its write. */
+const LOG_FLUSH_MS = 200
 
 /** The release: package.json's version (the image copies package.json beside src/). */
 export const VERSION = (
@@ -109,11 +115,13 @@ export function writeLogLine(
 }
 
 /**
- * Lines go to stdout asynchronously: a synchronous write per line was the largest single cost
- * of a cached read (a write system call on the request's path, ~0.2 ms here; issue 29). Lines
- * written while one write is in flight go out together. pino flushes what is buffered when the
- * process exits, including on an uncaught exception; a SIGKILL can lose the last lines
- * (docs/performance.md).
+ * Lines go to stdout asynchronously and in batches: a synchronous write per line was the
+ * largest single cost of a cached read (a write system call on the request's path, ~0.2 ms
+ * here; issue 29), and an asynchronous write per line still cost a write and a thread-pool
+ * hop per request whenever requests came one at a time (issue 43). Lines are held until
+ * LOG_BATCH_BYTES are buffered or LOG_FLUSH_MS have passed. pino flushes what is buffered when
+ * the process exits, including on an uncaught exception; a SIGKILL can lose the last
+ * LOG_FLUSH_MS of lines (docs/performance.md).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
@@ -154,6 +162,21 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         }),
       },
     },
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    destination ??
+      pino.destination({
+        dest: 1,
+        sync: false,
+        minLength: LOG_BATCH_BYTES,
+        periodicFlush: LOG_FLUSH_MS,
+      }),
   )
+}
+
+/**
+ * Adds fields to every later line of one request, in place. Each request's logger is its own
+ * pino child (app.ts, childLoggerFactory), so no other request's lines change; a new child
+ * per field set cost a logger object per request (issue 43's profile).
+ */
+export function bindRequestLog(log: FastifyBaseLogger, bindings: Record<string, unknown>): void {
+  ;(log as FastifyBaseLogger & Pick<PinoLogger, 'setBindings'>).setBindings(bindings)
 }

@@ -1,5 +1,5 @@
 import { isIPv6 } from 'node:net'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Clock } from '../../platform/clock.ts'
 import { AppError } from '../../platform/errors.ts'
 import type { RateLimiter, RateLimits } from './rate-limit.ts'
@@ -56,30 +56,46 @@ export function authFailureLimit(options: AuthFailureLimitOptions): AuthFailureL
   const blockedUntil = new Map<string, number>()
   return {
     install(ctx) {
-      ctx.addHook('onRequest', async (request) => {
+      // A callback hook: the common case waits for nothing and an async hook costs a promise.
+      ctx.addHook('onRequest', (request, _reply, done) => {
         const client = clientOf(request.ip)
         const until = blockedUntil.get(client)
-        if (until === undefined) return
+        if (until === undefined) {
+          done()
+          return
+        }
         const waitMs = until - clock.now().getTime()
         if (waitMs <= 0) {
           blockedUntil.delete(client)
+          done()
           return
         }
-        throw new AppError(
-          'SVC-GW-1004',
-          429,
-          'too many failed authentications from this address; retry later',
-          undefined,
-          undefined,
-          // The connection is closed after the answer, so whatever body follows is never
-          // read: a blocked client pays a new connection per attempt, the server nothing more.
-          { 'retry-after': String(Math.ceil(waitMs / 1000)), connection: 'close' },
+        done(
+          new AppError(
+            'SVC-GW-1004',
+            429,
+            'too many failed authentications from this address; retry later',
+            undefined,
+            undefined,
+            // The connection is closed after the answer, so whatever body follows is never
+            // read: a blocked client pays a new connection per attempt, the server nothing more.
+            { 'retry-after': String(Math.ceil(waitMs / 1000)), connection: 'close' },
+          ),
         )
       })
       // onSend, not onResponse: the failure is counted before the client hears of it, so
       // its next request already meets the block.
-      ctx.addHook('onSend', async (request, reply, payload) => {
-        if (reply.statusCode !== 401) return payload
+      ctx.addHook('onSend', (request, reply, payload, done) => {
+        if (reply.statusCode !== 401) {
+          done(null, payload)
+          return
+        }
+        countFailure(request).then(
+          () => done(null, payload),
+          (error: unknown) => done(error as Error),
+        )
+      })
+      async function countFailure(request: FastifyRequest): Promise<void> {
         const client = clientOf(request.ip)
         try {
           const decision = await rateLimiter.take(`authfail:${client}`, limits)
@@ -90,8 +106,7 @@ export function authFailureLimit(options: AuthFailureLimitOptions): AuthFailureL
         } catch (error) {
           request.log.warn({ err: error }, 'could not count a failed authentication')
         }
-        return payload
-      })
+      }
     },
   }
 }

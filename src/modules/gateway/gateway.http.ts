@@ -6,6 +6,7 @@ import { AppError } from '../../platform/errors.ts'
 import { failpoint } from '../../platform/failpoints.ts'
 import { newUuid } from '../../platform/ids.ts'
 import { authOf } from '../../platform/http/auth.ts'
+import { bindRequestLog } from '../../platform/logger.ts'
 import type { IdempotentAnswer, RecordedAnswer } from '../../platform/http/idempotent-answer.ts'
 import { collectJsonUnparsed, parseJsonBody } from '../../platform/http/raw-body.ts'
 import type { AuthFailureLimit } from './auth-failures.ts'
@@ -119,7 +120,7 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
     }
   })
 
-  app.addHook('preValidation', async (request, reply) => {
+  app.addHook('preValidation', async (request) => {
     const pending = request.signedRequest
     if (!pending) throw gatewayError('api_key_invalid')
     try {
@@ -133,8 +134,8 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       request.refusedAuth = await refusalOf(deps, header(request, 'x-api-key'), error)
       throw error
     }
-    request.log = request.log.child({ merchantId: request.auth.merchantId })
-    reply.log = request.log
+    // The request's own child logger (app.ts), reply.log included: bound in place.
+    bindRequestLog(request.log, { merchantId: request.auth.merchantId })
     const decision = await rateLimiter.take(`key:${request.auth.apiKeyId}`)
     if (!decision.allowed) {
       throw new AppError('SVC-GW-1004', 429, 'rate limit exceeded', undefined, undefined, {
@@ -199,7 +200,20 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
       .send(start.body)
   })
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback hooks: a request without an Idempotency-Key (every read) waits for nothing
+  // here, and an async hook costs a promise and a microtask per request (issue 43).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.idempotency) {
+      done(null, payload)
+      return
+    }
+    recordAnswer(request, reply, payload).then(
+      (sent) => done(null, sent),
+      (error: unknown) => done(error as Error),
+    )
+  })
+
+  async function recordAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const identity = request.idempotency
     if (!identity) return payload
     request.idempotency = null
@@ -256,12 +270,13 @@ export async function signedApi(app: FastifyInstance, opts: SignedApiOptions): P
     owner.inFlight.delete(request.id)
     failpoint('answer.before_flush')
     return payload
-  })
+  }
 
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     owner.inFlight.delete(request.id)
     answerClaims.delete(request.id)
     if (request.idempotentAnswer) failpoint('answer.after_flush')
+    done()
   })
 
   // The claim fields of requests in flight, for onSend (the port keeps its own copy).

@@ -1,5 +1,5 @@
 import { capturedCommission } from '../ledger/index.ts'
-import type { CaptureRow, PaymentRow, PaymentStatus } from './payments.table.ts'
+import type { CaptureRow, PaymentRow, PaymentStatus, PaymentViewRow } from './payments.table.ts'
 import type { RiskAssessment } from './risk-types.ts'
 
 /** The payment as use cases return it (camelCase); HTTP picks fields per endpoint. */
@@ -97,14 +97,48 @@ export function refundableMinor(
     : 0
 }
 
-export function paymentRowToPayment(row: PaymentRow): Payment {
-  const refundable = refundableMinor(row)
+/** What a payment's answer shows (payments.http.ts, paymentJson): GET reads only these. */
+export type PaymentView = Pick<
+  Payment,
+  | 'id'
+  | 'merchantId'
+  | 'storeId'
+  | 'transactionId'
+  | 'method'
+  | 'status'
+  | 'amount'
+  | 'currency'
+  | 'capturedAmount'
+  | 'commission'
+  | 'netAmount'
+  | 'installmentCount'
+  | 'cardMask'
+  | 'cardBrand'
+  | 'cardType'
+  | 'bin'
+  | 'cardFingerprint'
+  | 'risk'
+  | 'threeDSecure'
+  | 'authCode'
+  | 'declineCode'
+  | 'customerId'
+  | 'metadata'
+  | 'paymentLinkId'
+  | 'subscriptionId'
+  | 'subscriptionCycle'
+  | 'refundAmount'
+  | 'refundableAmount'
+  | 'createdAt'
+  | 'completedAt'
+>
+
+/** The view of a payment from its answer's columns (PAYMENT_VIEW_COLUMNS). */
+export function paymentViewOf(row: PaymentViewRow): PaymentView {
   const captured = row.captured_minor
   return {
     id: row.id,
     merchantId: row.merchant_id,
     storeId: row.store_id,
-    sessionId: row.session_id,
     transactionId: row.transaction_id,
     method: row.method,
     status: row.status,
@@ -113,36 +147,44 @@ export function paymentRowToPayment(row: PaymentRow): Payment {
     capturedAmount: captured,
     ...chargedAmounts(row.status, row.amount, row.commission, captured),
     installmentCount: row.installment_count,
-    cardToken: row.card_token,
     cardMask: row.card_mask,
     cardBrand: row.card_brand,
     cardType: row.card_type,
     bin: row.bin,
     cardFingerprint: row.card_fingerprint,
     risk: row.risk,
-    captureRequested: row.capture_requested,
     threeDSecure: row.three_d_secure,
     authCode: row.auth_code,
     declineCode: row.decline_code,
-    correlationId: row.correlation_id,
     customerId: row.customer_id,
-    saveCard: row.save_card,
-    callbackUrl: row.callback_url,
-    voidReason: row.void_reason,
     metadata: row.metadata,
     paymentLinkId: row.payment_link_id,
     subscriptionId: row.subscription_id,
     subscriptionCycle: row.subscription_cycle,
     refundAmount: row.refund_reserved_minor,
+    refundableAmount: Math.max(0, refundableMinor(row)),
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  }
+}
+
+export function paymentRowToPayment(row: PaymentRow): Payment {
+  // The answer's fields in one place (paymentViewOf), the rest of the row beside them.
+  return {
+    ...paymentViewOf(row),
+    sessionId: row.session_id,
+    cardToken: row.card_token,
+    captureRequested: row.capture_requested,
+    correlationId: row.correlation_id,
+    saveCard: row.save_card,
+    callbackUrl: row.callback_url,
+    voidReason: row.void_reason,
     refundCompletedAmount: row.refund_completed_minor,
     commissionRefunded: row.commission_refunded_minor,
-    refundableAmount: Math.max(0, refundable),
     chargebackOpenAmount: row.chargeback_open_minor,
     chargebackTotalAmount: row.chargeback_total_minor,
     shares: row.shares,
-    createdAt: row.created_at,
     authorizedAt: row.authorized_at,
-    completedAt: row.completed_at,
     testClockId: row.test_clock_id,
   }
 }
@@ -184,18 +226,27 @@ export interface CaptureView {
 }
 
 export function captureRowToCapture(row: CaptureRow): CaptureView {
-  return {
-    id: row.id,
-    amount: row.amount,
-    commission: row.commission,
-    final: row.final,
-    createdAt: row.completed_at ?? row.created_at,
-  }
+  return { ...captureAnswerOf(row), commission: row.commission, final: row.final }
+}
+
+/** A capture as a payment's answer lists it, dated by its completion. */
+export function captureAnswerOf(
+  row: Pick<CaptureRow, 'id' | 'amount' | 'created_at' | 'completed_at'>,
+): CaptureAnswer {
+  return { id: row.id, amount: row.amount, createdAt: row.completed_at ?? row.created_at }
 }
 
 /** A payment with its completed captures, oldest first (single-payment reads). */
 export interface PaymentDetail extends Payment {
   captures: CaptureView[]
+}
+
+/** A capture as a payment's answer lists it. */
+export type CaptureAnswer = Pick<CaptureView, 'id' | 'amount' | 'createdAt'>
+
+/** GET /v1/payments/{id}: the answer's fields and its completed captures. */
+export interface PaymentViewDetail extends PaymentView {
+  captures: CaptureAnswer[]
 }
 
 export function cardMask(bin: string, last4: string, brand: string): string {

@@ -15,7 +15,13 @@ import {
 import { ErrorEnvelope, errorResponses, isoZ } from '../../platform/http/schemas.ts'
 import { setKycStatus } from '../merchants/index.ts'
 import { chargeCard, NO_ANSWER, type ChargeAnswer } from './charge.service.ts'
-import type { CaptureView, Payment, PaymentDetail } from './payment-view.ts'
+import type {
+  CaptureAnswer,
+  Payment,
+  PaymentDetail,
+  PaymentView,
+  PaymentViewDetail,
+} from './payment-view.ts'
 import {
   CaptureBody,
   CaptureResponse,
@@ -200,7 +206,7 @@ function chargeJson(p: Payment, challengeUrl: string | null) {
 }
 
 /** The card's fingerprint, the risk check's decision and why a payment failed. */
-function riskJson(p: Payment) {
+function riskJson(p: PaymentView) {
   return {
     card: p.cardFingerprint === null ? null : { fingerprint: p.cardFingerprint },
     risk: p.risk,
@@ -208,11 +214,11 @@ function riskJson(p: Payment) {
   }
 }
 
-function captureJson(c: CaptureView) {
+function captureJson(c: CaptureAnswer) {
   return { id: c.id, amount: c.amount, createdAt: isoZ(c.createdAt) }
 }
 
-export function paymentJson(p: PaymentDetail) {
+export function paymentJson(p: PaymentViewDetail) {
   return {
     id: p.id,
     merchantId: p.merchantId,

@@ -19,10 +19,13 @@ import { declinedError, paymentsError } from './payments.errors.ts'
 import * as repo from './payments.repository.ts'
 import * as sessionsRepo from './sessions.repository.ts'
 import {
+  captureAnswerOf,
   captureRowToCapture,
   paymentRowToPayment,
+  paymentViewOf,
   type Payment,
   type PaymentDetail,
+  type PaymentViewDetail,
 } from './payment-view.ts'
 
 /** The payment with its captures (GET /v1/payments/{id}). */
@@ -44,14 +47,11 @@ export async function getPaymentWithAcquirer(
   deps: Deps,
   merchantId: string,
   paymentId: string,
-): Promise<{ payment: PaymentDetail; acquirer: ReturnType<typeof acquirerFacts> }> {
+): Promise<{ payment: PaymentViewDetail; acquirer: ReturnType<typeof acquirerFacts> }> {
   const found = await repo.findPaymentForRead(deps.db, merchantId, paymentId)
   if (!found) throw paymentsError('payment_not_found')
   return {
-    payment: {
-      ...paymentRowToPayment(found.row),
-      captures: found.captures.map(captureRowToCapture),
-    },
+    payment: { ...paymentViewOf(found.row), captures: found.captures.map(captureAnswerOf) },
     acquirer: acquirerFacts(found.acquirer),
   }
 }

@@ -214,3 +214,41 @@ export type SessionRow = Selectable<PaymentSessionsTable>
 export type NewSession = Insertable<PaymentSessionsTable>
 export type PaymentRow = Selectable<PaymentsTable>
 export type NewPayment = Insertable<PaymentsTable>
+
+/**
+ * The payment's columns GET /v1/payments/{id} answers from (payment-view.ts, paymentViewOf):
+ * the read selects these, not the whole row (issue 43).
+ */
+export const PAYMENT_VIEW_COLUMNS = [
+  'id',
+  'merchant_id',
+  'store_id',
+  'transaction_id',
+  'method',
+  'status',
+  'amount',
+  'currency',
+  'commission',
+  'captured_minor',
+  'refund_reserved_minor',
+  'chargeback_open_minor',
+  'installment_count',
+  'card_mask',
+  'card_brand',
+  'card_type',
+  'bin',
+  'card_fingerprint',
+  'risk',
+  'three_d_secure',
+  'auth_code',
+  'decline_code',
+  'customer_id',
+  'metadata',
+  'payment_link_id',
+  'subscription_id',
+  'subscription_cycle',
+  'created_at',
+  'completed_at',
+] as const satisfies readonly (keyof PaymentRow)[]
+
+export type PaymentViewRow = Pick<PaymentRow, (typeof PAYMENT_VIEW_COLUMNS)[number]>

@@ -32,14 +32,21 @@ export function installLoadShedding(
       },
     })
   }
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.url === '/healthz' || request.url === '/readyz' || request.url === '/metrics')
+  // A callback hook: nothing here waits, and an async hook costs a promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.url === '/healthz' || request.url === '/readyz' || request.url === '/metrics') {
+      done()
       return
-    if (inflight >= inflightMax) throw busy()
+    }
+    if (inflight >= inflightMax) {
+      done(busy())
+      return
+    }
     inflight++
     reply.raw.once('close', () => {
       inflight--
     })
+    done()
   })
   return { inflight: () => inflight }
 }
