@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { setTimeout as delay } from 'node:timers/promises'
 import { createTestDatabase, testBackend } from '../helpers/db.ts'
+import { freePort } from '../helpers/ports.ts'
 
 const REQUESTS = 24
 
@@ -55,7 +56,7 @@ function healthzCount(scrape: string): number {
 test('a scrape of `serve --processes 2` returns the sum of both processes', async (t) => {
   const db = testBackend() === 'postgres' ? await createTestDatabase() : undefined
   const dir = mkdtempSync(join(tmpdir(), 'kurus-metrics-'))
-  const port = 20_000 + ((process.pid + 7_919) % 20_000)
+  const port = await freePort()
   const args =
     db === undefined ? ['serve', '--no-worker'] : ['serve', '--processes', '2', '--no-worker']
   const child = spawn(process.execPath, ['src/main.ts', ...args], {

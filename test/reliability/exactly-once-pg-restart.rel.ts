@@ -26,7 +26,6 @@ import { CARDS, openSession, tokenize } from '../helpers/payments.ts'
 import { PrivateCluster } from '../helpers/pg-cluster.ts'
 import {
   assertInvariants,
-  freePort,
   newKey,
   newMerchant,
   operator,
@@ -34,6 +33,7 @@ import {
   Service,
   type RawAnswer,
 } from './_harness.ts'
+import { freePort } from '../helpers/ports.ts'
 
 /** A retry must be answered within this long of the release (PostgreSQL is back by then). */
 const RESUME_WITHIN_MS = 10_000

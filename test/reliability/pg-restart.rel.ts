@@ -15,7 +15,6 @@ import {
   CARDS,
   drain,
   fastForwardAbandoned,
-  freePort,
   hung,
   newKey,
   newMerchant,
@@ -25,6 +24,7 @@ import {
   type Merchant,
   type Outcome,
 } from './_harness.ts'
+import { freePort } from '../helpers/ports.ts'
 
 interface Charge {
   key: string
