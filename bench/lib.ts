@@ -2,6 +2,7 @@
 // signing, autocannon's typed surface, and the machine description recorded with results.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { createHash, createHmac, randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { cpus, totalmem } from 'node:os'
@@ -231,4 +232,39 @@ export async function openSessions(
     },
   )
   return tickets
+}
+
+/** autocannon's request for a card charge: each call pays the next ticket's session, a fresh key. */
+export function chargeRequest(tickets: Ticket[]) {
+  let next = 0
+  return {
+    method: 'POST',
+    path: '/v1/payments/card',
+    setupRequest: (req: object) => {
+      const t = tickets[next++ % tickets.length] as Ticket
+      const body = JSON.stringify({
+        transactionId: t.transactionId,
+        amount: 10_000,
+        currency: 'TRY',
+        cardToken: t.keys.cardToken,
+      })
+      return {
+        ...req,
+        body,
+        headers: {
+          ...signHeaders(t.keys, 'POST', '/v1/payments/card', body),
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
+      }
+    },
+  }
+}
+
+const CLOCK_TICKS_PER_S = 100
+
+/** A process's CPU time (user + system) so far, in ms, from /proc. */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1000
 }

@@ -8,7 +8,6 @@
 // Knobs: BENCH_DATABASE_URL (default the local test DB's server), BENCH_NODE_ARGS (node flags
 // for the server, e.g. "--max-semi-space-size=64" to try another size), MEMORY_CHARGES
 // (default 3000), MEMORY_SECONDS (the GET phase, default 10), BENCH_REDIS_URL as bench/run.ts.
-import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,7 +26,8 @@ import {
   stop,
   waitReady,
   type Keys,
-  type Ticket,
+  chargeRequest,
+  cpuMs,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -35,42 +35,10 @@ const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boole
 const CHARGES = Number(process.env['MEMORY_CHARGES'] ?? 3000)
 const SECONDS = Number(process.env['MEMORY_SECONDS'] ?? 10)
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379'
-const CLOCK_TICKS_PER_S = 100
 
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   return m ? Number(m[1]) / 1024 : 0
-}
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1000
-}
-
-function chargeRequest(tickets: Ticket[]) {
-  let next = 0
-  return {
-    method: 'POST',
-    path: '/v1/payments/card',
-    setupRequest: (req: object) => {
-      const t = tickets[next++ % tickets.length] as Ticket
-      const body = JSON.stringify({
-        transactionId: t.transactionId,
-        amount: 10_000,
-        currency: 'TRY',
-        cardToken: t.keys.cardToken,
-      })
-      return {
-        ...req,
-        body,
-        headers: {
-          ...signHeaders(t.keys, 'POST', '/v1/payments/card', body),
-          'content-type': 'application/json',
-          'idempotency-key': randomUUID(),
-        },
-      }
-    },
-  }
 }
 
 async function main(): Promise<void> {

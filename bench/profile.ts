@@ -27,13 +27,13 @@ import {
   stop,
   waitReady,
   type Keys,
+  cpuMs,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
 const REQUESTS = Number(process.env['PROFILE_REQUESTS'] ?? 300)
 const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379'
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean)
-const CLOCK_TICKS_PER_S = 100
 
 interface Counts {
   statements: number
@@ -41,12 +41,6 @@ interface Counts {
   commits: number
   autocommitWrites: number
   asyncCommits: number
-}
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-  // utime and stime are fields 14 and 15 of /proc/<pid>/stat (11 and 12 after the command).
-  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1000
 }
 
 async function main(): Promise<void> {

@@ -30,6 +30,18 @@ export function findPosAccounts(db: Db, merchantId: string | null): Promise<PosA
 }
 
 /**
+ * The merchant's accounts (findPosAccounts' rows) joined to a one-row select of other facts:
+ * a merchant with none still gets its one row, with nulls in the account's columns.
+ */
+function accountsJoin(merchantId: string) {
+  return sql`left join lateral (
+      select * from acquirer_pos_accounts
+      where deleted_at is null and (merchant_id = ${merchantId} or merchant_id is null)
+      order by created_at, id
+    ) as a on true`
+}
+
+/**
  * A charge's first look at the POS side, in one round trip (issue 43): whether this payment
  * already has its POS row or a bank 3D gate record (a retry or a 3-D Secure charge: the caller
  * reads them), and the accounts findPosAccounts
@@ -46,11 +58,7 @@ export async function findPosAccountsUnlessRecorded(
         or exists (select 1 from acquirer_pos_3ds where payment_id = ${paymentId})) as recorded,
       a.*
     from (select 1) as one
-    left join lateral (
-      select * from acquirer_pos_accounts
-      where deleted_at is null and (merchant_id = ${merchantId} or merchant_id is null)
-      order by created_at, id
-    ) as a on true`.execute(db)
+    ${accountsJoin(merchantId)}`.execute(db)
   return {
     recorded: rows[0]?.recorded ?? false,
     // The one row of a merchant with no account has nulls in the account's columns.
@@ -74,11 +82,7 @@ export async function findPosAccountsAnd3dsGate(
         as gate_correlation_id,
       a.*
     from (select 1) as one
-    left join lateral (
-      select * from acquirer_pos_accounts
-      where deleted_at is null and (merchant_id = ${merchantId} or merchant_id is null)
-      order by created_at, id
-    ) as a on true`.execute(db)
+    ${accountsJoin(merchantId)}`.execute(db)
   return {
     gateCorrelationId: rows[0]?.gate_correlation_id ?? null,
     accounts: rows
