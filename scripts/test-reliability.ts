@@ -1,7 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { appendFileSync, existsSync, globSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, globSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, totalmem } from 'node:os'
 import pg from 'pg'
+import { format, resolveConfig } from 'prettier'
 import { connectDatabase } from '../src/platform/db/connect.ts'
 import { migrateToLatest } from '../src/platform/db/migrate.ts'
 import { JobQueue } from '../src/platform/jobs/queue.ts'
@@ -115,7 +116,7 @@ async function main(base: string): Promise<number> {
       )
     }
     process.stdout.write(`reliability suite took ${seconds} s\n`)
-    if (resultsFile) record(resultsFile, runs, seconds, load)
+    if (resultsFile) await record(resultsFile, runs, seconds, load)
     return runs.every((r) => r.ok) ? 0 : 1
   } finally {
     await admin((c) => c.query(`drop database if exists ${TEMPLATE_DB} with (force)`))
@@ -131,12 +132,12 @@ function git(...args: string[]): string {
 }
 
 /** One row per run in the results file: the suite's last result, committed (docs/reliability.md). */
-function record(
+async function record(
   file: string,
   runs: { file: string; ok: boolean; seconds: number }[],
   seconds: number,
   load: string,
-): void {
+): Promise<void> {
   if (!existsSync(file)) {
     writeFileSync(
       file,
@@ -162,6 +163,9 @@ function record(
     file,
     `| ${new Date().toISOString().slice(0, 19)} | ${git('rev-parse', '--short', 'HEAD')}${dirty} | ${machine} | ${load} | ${knobs || 'defaults'} | ${perFile} | ${seconds} s | ${verdict} |\n`,
   )
+  // Committed with the repository, whose lint checks Markdown with Prettier.
+  const options = await resolveConfig(file)
+  writeFileSync(file, await format(readFileSync(file, 'utf8'), { ...options, filepath: file }))
 }
 
 process.exitCode = await main(url)
