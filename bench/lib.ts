@@ -268,3 +268,16 @@ export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
   return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1000
 }
+
+/** autocannon's request for a signed read of a payment: each call reads the next one. */
+export function paymentReadRequest(ids: { keys: Keys; id: string }[]) {
+  let n = 0
+  return {
+    method: 'GET' as const,
+    setupRequest: (req: object) => {
+      const r = ids[n++ % ids.length] as { keys: Keys; id: string }
+      const path = `/v1/payments/${r.id}`
+      return { ...req, path, headers: signHeaders(r.keys, 'GET', path, '') }
+    },
+  }
+}

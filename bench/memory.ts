@@ -20,7 +20,6 @@ import {
   machine,
   openSessions,
   provision,
-  signHeaders,
   signed,
   startProcess,
   stop,
@@ -28,6 +27,7 @@ import {
   type Keys,
   chargeRequest,
   cpuMs,
+  paymentReadRequest,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -117,22 +117,12 @@ async function main(): Promise<void> {
         return { keys: m, id: p.paymentId }
       }),
     )
-    let n = 0
     await phase('GET payment, 32 connections', async () => {
       const r = await autocannon({
         url: base,
         connections: 32,
         duration: SECONDS,
-        requests: [
-          {
-            method: 'GET',
-            setupRequest: (req) => {
-              const r = ids[n++ % ids.length] as { keys: Keys; id: string }
-              const path = `/v1/payments/${r.id}`
-              return { ...req, path, headers: signHeaders(r.keys, 'GET', path, '') }
-            },
-          },
-        ],
+        requests: [paymentReadRequest(ids)],
       })
       return r.requests.total
     })

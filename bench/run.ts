@@ -37,6 +37,7 @@ import {
   type Keys,
   type Ticket,
   chargeRequest,
+  paymentReadRequest,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -384,21 +385,11 @@ async function main(): Promise<void> {
         }),
       )
     ).filter((x) => x.id)
-    let n = 0
     const reads = await autocannon({
       url: base,
       connections: 32,
       duration: SECONDS,
-      requests: [
-        {
-          method: 'GET',
-          setupRequest: (req) => {
-            const r = ids[n++ % ids.length] as { keys: Keys; id: string }
-            const path = `/v1/payments/${r.id}`
-            return { ...req, path, headers: signHeaders(r.keys, 'GET', path, '') }
-          },
-        },
-      ],
+      requests: [paymentReadRequest(ids)],
     })
     log(
       `GET /v1/payments/{id}     ${reads.requests.average.toFixed(0)} req/s  p99 ${reads.latency.p99} ms`,
