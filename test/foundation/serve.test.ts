@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -11,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Kurus, canonicalString, sign } from '../../sdk/index.ts'
 import { createTestDatabase, testBackend } from '../helpers/db.ts'
+import { freePort } from '../helpers/ports.ts'
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -26,20 +26,6 @@ const SERVER_SETTINGS = new Set([
   'KURUS_SECRET_KEY',
   'KURUS_URL',
 ])
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => {
-        if (address && typeof address === 'object') resolve(address.port)
-        else reject(new Error('no port'))
-      })
-    })
-  })
-}
 
 interface Banner {
   merchantId: string
@@ -71,6 +57,8 @@ function parseBanner(stdout: string): Banner | undefined {
 interface Server {
   child: ChildProcess
   output: () => string
+  /** Resolves once the output holds `needle`: log lines reach stdout in batches (≤ 200 ms). */
+  logged: (needle: string) => Promise<void>
   banner: Banner
   stop: () => Promise<number | null>
 }
@@ -107,6 +95,23 @@ async function serve(env: NodeJS.ProcessEnv): Promise<Server> {
     child,
     banner,
     output: () => out + err,
+    logged: (needle) =>
+      new Promise<void>((resolve, reject) => {
+        const guard = setTimeout(
+          () => reject(new Error(`not logged within 5 s: ${needle}\n${out}\n${err}`)),
+          5_000,
+        )
+        const check = () => {
+          if (!(out + err).includes(needle)) return
+          clearTimeout(guard)
+          child.stdout.off('data', check)
+          child.stderr.off('data', check)
+          resolve()
+        }
+        child.stdout.on('data', check)
+        child.stderr.on('data', check)
+        check()
+      }),
     stop: async () => {
       child.kill('SIGTERM')
       return exited
@@ -197,7 +202,7 @@ test(
     const viaSign = JSON.parse(await bash(signed, env)) as Record<string, unknown>
     assert.equal(viaSign['merchantId'], b.merchantId)
     // `sign` asked the server for the demo keys rather than opening its database.
-    assert.ok(first.output().includes('/operator/v1/demo/credentials'))
+    await first.logged('/operator/v1/demo/credentials')
 
     const created = JSON.parse(
       await cli(
