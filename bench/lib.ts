@@ -2,12 +2,13 @@
 // signing, autocannon's typed surface, and the machine description recorded with results.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { createHash, createHmac, randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { cpus, totalmem } from 'node:os'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import type pg from 'pg'
 import { timestampFor } from '../sdk/index.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -267,6 +268,67 @@ const CLOCK_TICKS_PER_S = 100
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
   return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1000
+}
+
+/** CPU time (ms) used so far by each PostgreSQL server process on this machine, by pid. */
+export function postgresCpu(): Map<number, number> {
+  const byPid = new Map<number, number>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+    } catch {
+      continue // exited since the listing
+    }
+    if (stat.includes(' (postgres) ')) byPid.set(Number(entry), cpuMs(Number(entry)))
+  }
+  return byPid
+}
+
+/**
+ * The CPU (ms) PostgreSQL's processes used between two `postgresCpu()` readings: the
+ * database's side of what ran meanwhile (backends, WAL writer, checkpointer, autovacuum).
+ * Only meaningful with the server on this machine and nothing else using it. A process that
+ * started meanwhile counts whole; one that exited meanwhile is lost (pooled backends stay).
+ */
+export function postgresCpuSince(before: Map<number, number>): number {
+  let used = 0
+  for (const [pid, ms] of postgresCpu()) used += ms - (before.get(pid) ?? 0)
+  return used
+}
+
+/** The bench's SQL baseline: tables for a charge-like transaction (see baselineTransaction). */
+export async function createBaselineTables(client: pg.Client): Promise<void> {
+  await client.query(`
+    create table bench_payments (id text primary key, merchant_id text, amount bigint, status text,
+      created_at timestamptz default now());
+    create table bench_legs (id bigserial primary key, payment_id text, account text, direction text,
+      amount bigint);
+    create table bench_outbox (id bigserial primary key, payment_id text, data jsonb);
+    create table bench_idem (key uuid primary key, response text)`)
+}
+
+/**
+ * A charge's writes done by hand in one transaction — a payment row, three ledger legs, an
+ * outbox event and an idempotency row, six round trips and one commit — the in-run yardstick
+ * issue 43's charge targets are ratios to.
+ */
+export async function baselineTransaction(c: pg.Client): Promise<void> {
+  const id = randomUUID()
+  await c.query('begin')
+  await c.query(
+    'insert into bench_payments (id, merchant_id, amount, status) values ($1,$2,$3,$4)',
+    [id, 'mrc_bench', 10_000, 'captured'],
+  )
+  await c.query(
+    `insert into bench_legs (payment_id, account, direction, amount) values
+     ($1,'buyer_pending','DEBIT',10000),($1,'merchant_reserve','CREDIT',9726),($1,'platform_commission','CREDIT',274)`,
+    [id],
+  )
+  await c.query('insert into bench_outbox (payment_id, data) values ($1, $2)', [id, { id }])
+  await c.query('insert into bench_idem (key, response) values ($1, $2)', [randomUUID(), '{}'])
+  await c.query('commit')
 }
 
 /** autocannon's request for a signed read of a payment: each call reads the next one. */

@@ -5,7 +5,10 @@
 // per request: the statements the API sent (each a round trip with node-postgres), the
 // transactions, the commits (explicit, and single writes outside a transaction, of which
 // asynchronous ones are counted apart), the API process's CPU time (/proc, user + system), and
-// the WAL the server wrote (all databases: run it on an otherwise idle server).
+// the WAL the server wrote and the CPU its processes used (both server-wide: run it on an
+// otherwise idle server, on this machine). The last row is the bench's charge-like SQL
+// baseline transaction (bench/lib.ts) sent by this process itself, its CPU in the API column:
+// what a charge costs each side, next to what the yardstick costs.
 // Knobs: BENCH_DATABASE_URL (default the local test DB's server), PROFILE_REQUESTS (default 300),
 // BENCH_REDIS_URL (default redis://127.0.0.1:6379; `none` for the PostgreSQL rate limiter),
 // PROFILE_ONLY (a regex: which request kinds), BENCH_NODE_ARGS (extra node flags for the server, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
@@ -28,6 +31,10 @@ import {
   waitReady,
   type Keys,
   cpuMs,
+  baselineTransaction,
+  createBaselineTables,
+  postgresCpu,
+  postgresCpuSince,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -93,6 +100,16 @@ async function main(): Promise<void> {
     throw new Error('no counts from the server')
   }
   const rows: string[] = []
+  const sqlClient = new pg.Client({ connectionString: url.toString() })
+  await sqlClient.connect()
+  await createBaselineTables(sqlClient)
+  // The baseline's statements go from here, not through the server's counter.
+  let baselineStatements = 0
+  const query = sqlClient.query.bind(sqlClient) as (...args: unknown[]) => unknown
+  ;(sqlClient as unknown as { query: typeof query }).query = (...args) => {
+    baselineStatements++
+    return query(...args)
+  }
   try {
     await waitReady(`${base}/readyz`)
     const [keys] = (await provision(base, 1)) as [Keys]
@@ -153,18 +170,24 @@ async function main(): Promise<void> {
           ),
       ],
       ['POST /v1/payments/card (frictionless)', () => charge(next++)],
+      ['SQL baseline transaction (client CPU)', () => baselineTransaction(sqlClient)],
     ]
     const header =
-      '| request | statements | transactions | commits (sync) | async commits | API CPU µs | WAL bytes |'
-    rows.push(header, '| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+      '| request | statements | transactions | commits (sync) | async commits | API CPU µs | DB CPU µs | WAL bytes |'
+    rows.push(header, '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     process.stdout.write(`machine ${JSON.stringify(machine())}\n${header}\n`)
     for (const [name, run] of kinds.filter(([name]) => only.test(name))) {
       for (let i = 0; i < 20; i++) await run(i) // warm: JIT, caches, pool connections
+      const baseline = name.startsWith('SQL baseline')
+      // The baseline's client is this process (it counts no statements through the server).
+      const apiCpu = () => (baseline ? cpuMs(process.pid) : cpuMs(pid))
       const before = await counts()
       const wal0 = await walLsn()
-      const cpu0 = cpuMs(pid)
+      const cpu0 = apiCpu()
+      const db0 = postgresCpu()
       for (let i = 0; i < REQUESTS; i++) await run(i)
-      const cpu1 = cpuMs(pid)
+      const db1 = postgresCpuSince(db0)
+      const cpu1 = apiCpu()
       const wal1 = await walLsn()
       const after = await counts()
       const per = (k: keyof Counts) => ((after[k] - before[k]) / REQUESTS).toFixed(1)
@@ -175,13 +198,19 @@ async function main(): Promise<void> {
           (after.asyncCommits - before.asyncCommits)) /
         REQUESTS
       ).toFixed(1)
-      const row = `| ${name} | ${per('statements')} | ${per('begins')} | ${syncCommits} | ${per('asyncCommits')} | ${Math.round(((cpu1 - cpu0) * 1000) / REQUESTS)} | ${Math.round((wal1 - wal0) / REQUESTS)} |`
+      const us = (ms: number) => Math.round((ms * 1000) / REQUESTS)
+      const cells = baseline
+        ? [(baselineStatements / (REQUESTS + 20)).toFixed(1), '1.0', '1.0', '0.0']
+        : [per('statements'), per('begins'), syncCommits, per('asyncCommits')]
+      const row = `| ${name} | ${cells.join(' | ')} | ${us(cpu1 - cpu0)} | ${us(db1)} | ${Math.round((wal1 - wal0) / REQUESTS)} |`
       rows.push(row)
       process.stdout.write(row + '\n')
     }
   } finally {
+    await sqlClient.end()
     await stop(server)
-    await admin.query(`drop database if exists ${dbName} with (force)`)
+    if (process.env['PROFILE_KEEP_DB'] !== '1')
+      await admin.query(`drop database if exists ${dbName} with (force)`)
     await admin.end()
     rmSync(work, { recursive: true, force: true })
   }

@@ -36,7 +36,9 @@ import {
   type AutocannonResult,
   type Keys,
   type Ticket,
+  baselineTransaction,
   chargeRequest,
+  createBaselineTables,
   paymentReadRequest,
 } from './lib.ts'
 
@@ -234,13 +236,7 @@ async function charges(
 async function sqlBaseline(url: string, seconds: number) {
   const setup = new pg.Client({ connectionString: url })
   await setup.connect()
-  await setup.query(`
-    create table bench_payments (id text primary key, merchant_id text, amount bigint, status text,
-      created_at timestamptz default now());
-    create table bench_legs (id bigserial primary key, payment_id text, account text, direction text,
-      amount bigint);
-    create table bench_outbox (id bigserial primary key, payment_id text, data jsonb);
-    create table bench_idem (key uuid primary key, response text)`)
+  await createBaselineTables(setup)
   await setup.end()
   const latencies: number[] = []
   const until = Date.now() + seconds * 1000
@@ -250,23 +246,7 @@ async function sqlBaseline(url: string, seconds: number) {
       await c.connect()
       while (Date.now() < until) {
         const t0 = performance.now()
-        const id = randomUUID()
-        await c.query('begin')
-        await c.query(
-          'insert into bench_payments (id, merchant_id, amount, status) values ($1,$2,$3,$4)',
-          [id, 'mrc_bench', 10_000, 'captured'],
-        )
-        await c.query(
-          `insert into bench_legs (payment_id, account, direction, amount) values
-           ($1,'buyer_pending','DEBIT',10000),($1,'merchant_reserve','CREDIT',9726),($1,'platform_commission','CREDIT',274)`,
-          [id],
-        )
-        await c.query('insert into bench_outbox (payment_id, data) values ($1, $2)', [id, { id }])
-        await c.query('insert into bench_idem (key, response) values ($1, $2)', [
-          randomUUID(),
-          '{}',
-        ])
-        await c.query('commit')
+        await baselineTransaction(c)
         latencies.push(performance.now() - t0)
       }
       await c.end()

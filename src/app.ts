@@ -138,11 +138,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     dashboardMessages,
   ])
   const jobs = new JobQueue(options.raw, log)
-  const read = connectReadDatabase(
-    { kind: options.dbKind, db },
-    config.databaseReadUrl,
-    config.databasePoolSize,
-  )
+  const read = connectReadDatabase({ kind: options.dbKind, db }, config.databaseReadUrl, {
+    poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
+  })
   if (read.separate) log.info('list, search and export queries read from DATABASE_READ_URL')
   const deps: Deps = { db, readDb: read.db, clock, config, log, jobs, acquirer: bankAcquirer }
   registerJobs(jobs, deps)

@@ -19,6 +19,12 @@ export interface Config {
   /** A read replica for list, search and export queries (Deps.readDb); needs databaseUrl. */
   readonly databaseReadUrl: string | undefined
   readonly databasePoolSize: number
+  /**
+   * How many distinct statements a process prepares by name on PostgreSQL (0: none; behind a
+   * pooler that cannot keep prepared statements, e.g. PgBouncer before 1.21 in transaction
+   * mode). platform/db/prepared.ts.
+   */
+  readonly databasePreparedStatements: number
   readonly masterKey: Buffer
   /**
    * Earlier master keys (KURUS_MASTER_KEY_PREVIOUS, comma-separated), still able to decrypt
@@ -298,6 +304,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseUrl,
     databaseReadUrl,
     databasePoolSize: intFrom(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    databasePreparedStatements: intFrom(env, 'DATABASE_PREPARED_STATEMENTS', 500, 0, 10_000),
     masterKey,
     masterKeyPrevious,
     operatorToken,

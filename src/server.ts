@@ -62,6 +62,7 @@ export async function startRuntime(
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
     poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
     log,
   })
   if (options.migrate !== false) {
@@ -108,12 +109,16 @@ export async function startWorker(
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir + '/pglite',
     poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
     log,
   })
   await prepareDatabase(database.db as Kysely<unknown>, config, log)
   const jobs = new JobQueue(database.raw, log)
   // Exports are built here: their payment search reads from the replica when there is one.
-  const read = connectReadDatabase(database, config.databaseReadUrl, config.databasePoolSize)
+  const read = connectReadDatabase(database, config.databaseReadUrl, {
+    poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
+  })
   const deps: Deps = {
     db: database.db,
     readDb: read.db,

@@ -64,6 +64,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await client.connect()
   try {
     await client.query(`create database ${name} template ${templateDb()}`)
+    // Every statement the app prepares (platform/db/prepared.ts) runs on its generic plan from
+    // the first execution, as production's would from the sixth: a statement that cannot (an
+    // ON CONFLICT arbiter behind a parameter) fails in the PostgreSQL pass, not in production.
+    await client.query(`alter database ${name} set plan_cache_mode = force_generic_plan`)
   } finally {
     await client.end()
   }

@@ -42,7 +42,7 @@ export async function insertPaymentOperationOnce(db: Db, row: NewOperation): Pro
   const result = await db
     .insertInto('acquirer_sandbox_operations')
     .values(row)
-    .onConflict((oc) => oc.column('payment_id').where('op', '=', row.op).doNothing())
+    .onConflict((oc) => oc.column('payment_id').where('op', '=', sql.lit(row.op)).doNothing())
     .executeTakeFirst()
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n
 }
@@ -59,7 +59,7 @@ export async function insertPaymentOperationOrGet(
   const inserted = await db
     .insertInto('acquirer_sandbox_operations')
     .values(row)
-    .onConflict((oc) => oc.column('payment_id').where('op', '=', row.op).doNothing())
+    .onConflict((oc) => oc.column('payment_id').where('op', '=', sql.lit(row.op)).doNothing())
     .returningAll()
     .returning(ASYNC_COMMIT)
     .executeTakeFirst()

@@ -6,6 +6,7 @@ import { assert } from '../assert.ts'
 import { Mutex } from '../mutex.ts'
 import type { Logger } from '../logger.ts'
 import { DatabaseHealth } from './health.ts'
+import { StatementNames, isStalePreparedStatement } from './prepared.ts'
 
 export type DbKind = 'postgres' | 'pglite'
 
@@ -48,6 +49,11 @@ export interface ConnectOptions {
   /** PGlite data directory; undefined keeps PGlite in memory (tests). */
   dataDir?: string | undefined
   poolSize?: number
+  /**
+   * PostgreSQL: how many distinct statements this pool prepares by name (StatementNames);
+   * 0 prepares none. Default 500.
+   */
+  preparedStatements?: number
   /** Bounds every statement so nothing hangs a request forever. */
   statementTimeoutMs?: number
   /** For tests: start PGlite from a dump of an already-migrated database. */
@@ -130,25 +136,49 @@ function connectPostgres<DB>(options: ConnectOptions): DatabaseHandle<DB> {
       },
     )
   }
+  const names =
+    options.preparedStatements === 0
+      ? undefined
+      : new StatementNames(options.preparedStatements ?? 500)
   // One wrapper per pooled client: Kysely keys its connection objects by the client.
   const wrappers = new WeakMap<pg.PoolClient, object>()
   const wrap = (client: pg.PoolClient) => {
     let wrapper = wrappers.get(client)
-    if (!wrapper) {
-      wrapper = {
-        query: (...args: unknown[]) => {
-          const result = (client.query as (...a: unknown[]) => unknown)(...args)
-          // A cursor (Kysely's stream()) is returned as is; a query's promise reports failures.
-          if (!(result instanceof Promise)) return result
-          return result.catch((error: unknown) => {
-            health.failed(error)
-            throw error
-          })
-        },
-        release: (error?: Error | boolean) => client.release(error),
-      }
-      wrappers.set(client, wrapper)
+    if (wrapper) return wrapper
+    const send = (query: unknown, values?: unknown) => {
+      const result = (client.query as (...a: unknown[]) => unknown)(query, values)
+      // A cursor (Kysely's stream()) is returned as is; a query's promise reports failures.
+      if (!(result instanceof Promise)) return result
+      return result.catch((error: unknown) => {
+        health.failed(error)
+        throw error
+      })
     }
+    // Whether a transaction is open on this connection (Kysely sends begin / commit / rollback
+    // as statements), and whether its prepared statements went stale (it is then not reused).
+    let inTransaction = false
+    let stale = false
+    wrapper = {
+      query: (query: unknown, values?: unknown) => {
+        if (typeof query !== 'string') return send(query, values)
+        const head = query.trimStart().slice(0, 9).toLowerCase()
+        if (head.startsWith('begin') || head.startsWith('start tra')) inTransaction = true
+        else if (head === 'commit' || head === 'rollback') inTransaction = false
+        const name = names?.nameFor(query)
+        if (name === undefined) return send(query, values)
+        return (send({ name, text: query, values }) as Promise<unknown>).catch((error: unknown) => {
+          if (!isStalePreparedStatement(error)) throw error
+          // A migration changed the columns behind this connection's preparation: the
+          // connection goes back to the server when released, and a statement outside a
+          // transaction is sent once more, unnamed. Inside one, the transaction has failed.
+          stale = true
+          if (inTransaction) throw error
+          return send(query, values)
+        })
+      },
+      release: (error?: Error | boolean) => client.release(error ?? (stale || undefined)),
+    }
+    wrappers.set(client, wrapper)
     return wrapper
   }
   const guardedPool = {
@@ -242,7 +272,7 @@ export interface ReadDatabase<DB> {
 export function connectReadDatabase<DB>(
   primary: { kind: DbKind; db: Kysely<DB> },
   readUrl: string | undefined,
-  poolSize: number,
+  pool: { poolSize: number; preparedStatements: number },
 ): ReadDatabase<DB> {
   if (readUrl === undefined) {
     return { db: primary.db, separate: false, close: () => Promise.resolve() }
@@ -252,7 +282,7 @@ export function connectReadDatabase<DB>(
   }
   const replica = connectPostgres<DB>({
     databaseUrl: readUrl,
-    poolSize,
+    ...pool,
     readOnly: true,
     applicationName: 'kurus-read',
   })
