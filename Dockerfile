@@ -1,5 +1,5 @@
-# Kuruş — container image. Node 24 runs the TypeScript sources directly (type stripping): there
-# is no build step. Docker does not run on the development machines; test/operations/image.pg.test.ts
+# Kuruş — container image. Node 24 runs the TypeScript sources; the types are stripped once, at
+# build time (bin/strip-types.js), rather than by each process. Docker does not run on the development machines; test/operations/image.pg.test.ts
 # lays out exactly what the COPY lines below copy, runs the RUN lines, and starts `serve` and
 # `worker` from that layout until /readyz answers 200 (docs/decisions/0037-production-readiness.md).
 
@@ -13,7 +13,10 @@ COPY packages/node/package.json ./packages/node/
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
+# NODE_OPTIONS: every process loads the sources as the JavaScript bin/strip-types.js wrote below,
+# so none loads Node's type stripper (~18 MiB of resident memory each; bin/stripped-sources.js).
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--import=./bin/stripped-sources.js \
     KURUS_ENV=live \
     PORT=3000 \
     HOST=0.0.0.0 \
@@ -28,6 +31,7 @@ COPY packages/node/package.json ./packages/node/
 COPY packages/node/src ./packages/node/src
 # The API reference serves the Testing page from it (/docs/testing, src/pages/api-reference.ts).
 COPY docs/testing-cards.md ./docs/
+RUN node bin/strip-types.js
 RUN mkdir -p /var/lib/kurus && chown node:node /var/lib/kurus
 USER node
 EXPOSE 3000

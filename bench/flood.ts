@@ -18,7 +18,16 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { ROOT, freePort, machine, signHeaders, startProcess, stop, waitReady } from './lib.ts'
+import {
+  ROOT,
+  freePort,
+  imageNodeArgs,
+  machine,
+  signHeaders,
+  startProcess,
+  stop,
+  waitReady,
+} from './lib.ts'
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10)
 const FLOOD_CLIENTS = Number(process.env['BENCH_FLOOD_CLIENTS'] ?? 32)
@@ -176,18 +185,21 @@ async function provision(base: string): Promise<Keys> {
 async function run(label: string, env: Record<string, string>, log: (line: string) => void) {
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), 'kurus-flood-'))
-  const server = startProcess([...NODE_ARGS, 'src/main.ts', 'serve', '--no-worker'], {
-    KURUS_ENV: 'demo',
-    KURUS_DATA_DIR: dataDir,
-    KURUS_MASTER_KEY: 'd'.repeat(64),
-    KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
-    LOG_LEVEL: 'warn',
-    KURUS_RATE_LIMIT_RPS: '1000000',
-    KURUS_RATE_LIMIT_BURST: '1000000',
-    PORT: String(port),
-    NODE_ENV: 'production',
-    ...env,
-  })
+  const server = startProcess(
+    [...imageNodeArgs(), ...NODE_ARGS, 'src/main.ts', 'serve', '--no-worker'],
+    {
+      KURUS_ENV: 'demo',
+      KURUS_DATA_DIR: dataDir,
+      KURUS_MASTER_KEY: 'd'.repeat(64),
+      KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      LOG_LEVEL: 'warn',
+      KURUS_RATE_LIMIT_RPS: '1000000',
+      KURUS_RATE_LIMIT_BURST: '1000000',
+      PORT: String(port),
+      NODE_ENV: 'production',
+      ...env,
+    },
+  )
   try {
     const base = `http://127.0.0.1:${port}`
     await waitReady(`${base}/readyz`)

@@ -63,6 +63,21 @@ export function freePort(): Promise<number> {
   })
 }
 
+let imageArgs: string[] | undefined
+
+/**
+ * Node arguments that start a server process as the image does (Dockerfile's NODE_OPTIONS):
+ * the sources loaded as the JavaScript bin/strip-types.js writes, which it runs first, so the
+ * process never loads Node's type stripper (its memory is part of what the bench reports).
+ */
+export function imageNodeArgs(): string[] {
+  if (!imageArgs) {
+    execFileSync(process.execPath, ['bin/strip-types.js'], { cwd: ROOT, stdio: 'ignore' })
+    imageArgs = ['--import', './bin/stripped-sources.js']
+  }
+  return imageArgs
+}
+
 export function startProcess(args: string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,

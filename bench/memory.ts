@@ -28,6 +28,7 @@ import {
   chargeRequest,
   cpuMs,
   paymentReadRequest,
+  imageNodeArgs,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -50,20 +51,23 @@ async function main(): Promise<void> {
   url.pathname = `/${dbName}`
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
-  const server = startProcess([...NODE_ARGS, 'src/main.ts', 'serve', '--no-worker'], {
-    DATABASE_URL: url.toString(),
-    KURUS_ENV: 'demo',
-    KURUS_MASTER_KEY: 'c'.repeat(64),
-    KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
-    KURUS_DATA_DIR: mkdtempSync(join(tmpdir(), 'kurus-memory-')),
-    LOG_LEVEL: 'warn',
-    KURUS_RATE_LIMIT_RPS: '1000000',
-    KURUS_RATE_LIMIT_BURST: '1000000',
-    KURUS_INFLIGHT_MAX: '64',
-    PORT: String(port),
-    NODE_ENV: 'production',
-    ...(REDIS_URL === 'none' ? {} : { REDIS_URL, REDIS_KEY_PREFIX: `memory:${process.pid}:` }),
-  })
+  const server = startProcess(
+    [...imageNodeArgs(), ...NODE_ARGS, 'src/main.ts', 'serve', '--no-worker'],
+    {
+      DATABASE_URL: url.toString(),
+      KURUS_ENV: 'demo',
+      KURUS_MASTER_KEY: 'c'.repeat(64),
+      KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      KURUS_DATA_DIR: mkdtempSync(join(tmpdir(), 'kurus-memory-')),
+      LOG_LEVEL: 'warn',
+      KURUS_RATE_LIMIT_RPS: '1000000',
+      KURUS_RATE_LIMIT_BURST: '1000000',
+      KURUS_INFLIGHT_MAX: '64',
+      PORT: String(port),
+      NODE_ENV: 'production',
+      ...(REDIS_URL === 'none' ? {} : { REDIS_URL, REDIS_KEY_PREFIX: `memory:${process.pid}:` }),
+    },
+  )
   const pid = server.pid as number
   let peak = 0 // of the current phase
   let overall = 0 // of the whole run, provisioning included

@@ -35,6 +35,7 @@ import {
   createBaselineTables,
   postgresCpu,
   postgresCpuSince,
+  imageNodeArgs,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -64,7 +65,15 @@ async function main(): Promise<void> {
   const redis =
     REDIS_URL === 'none' ? {} : { REDIS_URL, REDIS_KEY_PREFIX: `profile:${process.pid}:` }
   const server = startProcess(
-    [...NODE_ARGS, '--import', './bench/count-queries.ts', 'src/main.ts', 'serve', '--no-worker'],
+    [
+      ...imageNodeArgs(),
+      ...NODE_ARGS,
+      '--import',
+      './bench/count-queries.ts',
+      'src/main.ts',
+      'serve',
+      '--no-worker',
+    ],
     {
       DATABASE_URL: url.toString(),
       KURUS_ENV: 'demo',
@@ -72,7 +81,7 @@ async function main(): Promise<void> {
       KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
       KURUS_DATA_DIR: work,
       KURUS_QUERY_COUNT_FILE: countFile,
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'info',
       KURUS_RATE_LIMIT_RPS: '1000000',
       KURUS_RATE_LIMIT_BURST: '1000000',
       PORT: String(port),

@@ -40,6 +40,7 @@ import {
   chargeRequest,
   createBaselineTables,
   paymentReadRequest,
+  imageNodeArgs,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -296,10 +297,18 @@ async function main(): Promise<void> {
     {},
   )
   const server = startProcess(
-    [...NODE_ARGS, 'src/main.ts', 'serve', '--no-worker', '--processes', String(PROCESSES)],
+    [
+      ...imageNodeArgs(),
+      ...NODE_ARGS,
+      'src/main.ts',
+      'serve',
+      '--no-worker',
+      '--processes',
+      String(PROCESSES),
+    ],
     env,
   )
-  const worker = startProcess([...NODE_ARGS, 'src/main.ts', 'worker'], env)
+  const worker = startProcess([...imageNodeArgs(), ...NODE_ARGS, 'src/main.ts', 'worker'], env)
   let rssPeak = 0
   const rssTimer = setInterval(() => {
     rssPeak = Math.max(rssPeak, rssMb(server.pid))

@@ -12,8 +12,10 @@
 // own (node_modules/node).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import {
   cpSync,
+  globSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -81,11 +83,42 @@ const RUN_LINES: [RegExp, (stage: Stage, line: string) => void][] = [
     },
   ],
   [
+    // The sources' JavaScript (bin/stripped-sources.js), with the Node that runs the image.
+    /^node bin\/strip-types\.js$/,
+    (stage) => {
+      const result = spawnSync(process.execPath, ['bin/strip-types.js'], {
+        cwd: join(stage.root, stage.workdir),
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '' },
+      })
+      assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`)
+    },
+  ],
+  [
     // The image's data directory; the test gives the processes a temp one instead.
     /^mkdir -p \/var\/lib\/kurus && chown node:node \/var\/lib\/kurus$/,
     () => undefined,
   ],
 ]
+
+/**
+ * Whether .dockerignore lets `path` into the build context. The file is an allowlist (`*`,
+ * then `!path` for each thing the image needs), which is all this reads: a path is in when an
+ * allowed entry is the path or one of its parent directories.
+ */
+function inBuildContext(path: string): boolean {
+  const lines = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n')
+  const rules = lines.map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))
+  assert.equal(rules[0], '*', '.dockerignore starts by leaving everything out')
+  const wanted = path.replace(/^\.\//, '').replace(/\/$/, '')
+  return rules
+    .slice(1)
+    .map((rule) => {
+      assert.ok(rule.startsWith('!') && !/[*?[]/.test(rule), `an allowlist entry: ${rule}`)
+      return rule.slice(1).replace(/\/$/, '')
+    })
+    .some((allowed) => wanted === allowed || wanted.startsWith(`${allowed}/`))
+}
 
 /** Builds every stage of the Dockerfile into temp directories (`roots`); returns the last. */
 function build(dockerfile: string, roots: string[]): Stage {
@@ -132,6 +165,10 @@ function build(dockerfile: string, roots: string[]): Stage {
         for (const p of paths) {
           const src = join(source, p)
           assert.ok(existsSync(src), `COPY ${p}: not in ${from ?? 'the build context'}`)
+          // Docker sends only what .dockerignore lets through: a COPY of anything else fails
+          // the build (as `COPY docs/testing-cards.md` did while docs/ was left out).
+          if (from === undefined)
+            assert.ok(inBuildContext(p), `COPY ${p}: .dockerignore leaves it out`)
           // Docker copies a directory's contents into the destination, and a file into the
           // destination directory when it ends with a slash.
           const file =
@@ -258,6 +295,15 @@ test('the image, laid out from the Dockerfile, starts serve and worker', async (
     )
   }
   assert.ok(image.cmd, 'the image has a CMD')
+  // Every source the processes load has its JavaScript in the image, where the hook in
+  // NODE_OPTIONS looks for it (by the hash of its bytes): Node's type stripper stays unloaded.
+  assert.equal(image.env['NODE_OPTIONS'], '--import=./bin/stripped-sources.js')
+  for (const file of globSync(['src/**/*.ts', 'packages/*/src/**/*.ts'], { cwd: app })) {
+    const key = createHash('sha1')
+      .update(readFileSync(join(app, file)))
+      .digest('hex')
+    assert.ok(existsSync(join(app, '.artifacts/stripped', `${key}.js`)), `${file} not stripped`)
+  }
 
   const port = await freePort()
   const dataDir = mkdtempSync(join(tmpdir(), 'kurus-image-data-'))
