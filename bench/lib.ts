@@ -190,6 +190,40 @@ export async function pool<T>(items: T[], width: number, fn: (item: T) => Promis
   )
 }
 
+/** The i-th card of the sandbox's standard behaviour (BIN 415565, Luhn-valid); 0 is CARD. */
+export function benchCard(i: number): string {
+  if (i === 0) return CARD
+  const body = `415565${String(i).padStart(9, '0')}`
+  // The Luhn check digit: double every second digit from the right of the body.
+  let sum = 0
+  for (let k = 0; k < body.length; k++) {
+    let d = Number(body[body.length - 1 - k])
+    if (k % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2
+    sum += d
+  }
+  return `${body}${(10 - (sum % 10)) % 10}`
+}
+
+/** Card tokens of `count` different cards for one merchant (its buyers' cards). */
+export async function tokenizeCards(base: string, keys: Keys, count: number): Promise<string[]> {
+  const tokens: string[] = []
+  await pool(
+    Array.from({ length: count }, (_, i) => i),
+    8,
+    async (i) => {
+      const token = await signed<{ cardToken: string }>(base, keys, 'POST', '/v1/cards/tokens', {
+        cardNumber: benchCard(i),
+        expMonth: 12,
+        expYear: 2030,
+        cvc: '123',
+        holderName: 'Bench Buyer',
+      })
+      tokens.push(token.cardToken)
+    },
+  )
+  return tokens
+}
+
 export async function provision(base: string, count: number): Promise<Keys[]> {
   const out: Keys[] = []
   await pool(
@@ -224,6 +258,8 @@ export async function provision(base: string, count: number): Promise<Keys[]> {
 export interface Ticket {
   keys: Keys
   transactionId: string
+  /** The card this ticket pays with; the merchant's own (keys.cardToken) when unset. */
+  cardToken?: string
 }
 
 export async function openSessions(
@@ -262,7 +298,7 @@ export function chargeRequest(tickets: Ticket[]) {
         transactionId: t.transactionId,
         amount: 10_000,
         currency: 'TRY',
-        cardToken: t.keys.cardToken,
+        cardToken: t.cardToken ?? t.keys.cardToken,
       })
       return {
         ...req,
