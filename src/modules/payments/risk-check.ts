@@ -124,7 +124,11 @@ export async function checkRisk(
     risk: JSON.stringify(assessment),
     risk_facts: JSON.stringify(facts),
     three_d_secure: row.three_d_secure || assessment.decision === 'require_3ds',
-    updated_at: now,
+    // The intent's own instant: this is still its creating transaction. A new updated_at
+    // would change a column two indexes hold (reconciliation, actions in flight), making
+    // PostgreSQL write a new entry in each of the table's 18 indexes; unchanged, the row's
+    // new version can be a heap-only tuple (docs/performance.md, "Round 3, part 4").
+    updated_at: row.updated_at,
   })
   return { row: updated ?? row, blocked: false }
 }
