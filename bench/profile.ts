@@ -11,7 +11,9 @@
 // what a charge costs each side, next to what the yardstick costs.
 // Knobs: BENCH_DATABASE_URL (default the local test DB's server), PROFILE_REQUESTS (default 300),
 // BENCH_REDIS_URL (default redis://127.0.0.1:6379; `none` for the PostgreSQL rate limiter),
-// PROFILE_ONLY (a regex: which request kinds), BENCH_NODE_ARGS (extra node flags for the server, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
+// PROFILE_ONLY (a regex: which request kinds), BENCH_NODE_ARGS (extra node flags for the server, e.g. --cpu-prof --cpu-prof-dir=/tmp/prof),
+// LOG_LEVEL (the server's, default info; the bench runs at warn), PROFILE_KEEP_DB=1 (keep the
+// scratch database afterwards, e.g. to read pg_stat_user_tables).
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
