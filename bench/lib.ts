@@ -8,7 +8,7 @@ import { createServer } from 'node:net'
 import { cpus, totalmem } from 'node:os'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import type pg from 'pg'
+import pg from 'pg'
 import { timestampFor } from '../sdk/index.ts'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -347,6 +347,56 @@ export function postgresCpuSince(before: Map<number, number>): number {
   let used = 0
   for (const [pid, ms] of postgresCpu()) used += ms - (before.get(pid) ?? 0)
   return used
+}
+
+export interface ScratchDatabase {
+  /** A connection to the server's own database, open until close(). */
+  admin: pg.Client
+  /** The scratch database's URL. */
+  url: string
+  /** Drops the database (unless `keep`) and closes `admin`. */
+  close(options?: { keep?: boolean }): Promise<void>
+}
+
+/** A fresh database `<prefix>_<pid>` on the server at `baseUrl`, for one bench run. */
+export async function scratchDatabase(baseUrl: string, prefix: string): Promise<ScratchDatabase> {
+  const name = `${prefix}_${process.pid}`
+  const admin = new pg.Client({ connectionString: baseUrl })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  const url = new URL(baseUrl)
+  url.pathname = `/${name}`
+  return {
+    admin,
+    url: url.toString(),
+    close: async ({ keep = false } = {}) => {
+      if (!keep) await admin.query(`drop database if exists ${name} with (force)`)
+      await admin.end()
+    },
+  }
+}
+
+/**
+ * One captured payment for each of the first ten merchants, as the signed reads' targets
+ * (paymentReadRequest).
+ */
+export async function paymentsToRead(
+  base: string,
+  merchants: Keys[],
+): Promise<{ keys: Keys; id: string }[]> {
+  const ids = await Promise.all(
+    merchants.slice(0, 10).map(async (m) => {
+      const [t] = await openSessions(base, [m], 1)
+      const p = await signed<{ paymentId: string }>(base, m, 'POST', '/v1/payments/card', {
+        transactionId: t?.transactionId,
+        amount: 10_000,
+        currency: 'TRY',
+        cardToken: m.cardToken,
+      })
+      return { keys: m, id: p.paymentId }
+    }),
+  )
+  return ids.filter((x) => x.id)
 }
 
 /** The bench's SQL baseline: tables for a charge-like transaction (see baselineTransaction). */

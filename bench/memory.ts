@@ -12,7 +12,6 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
-import pg from 'pg'
 import {
   OPERATOR_TOKEN,
   autocannon,
@@ -20,15 +19,15 @@ import {
   machine,
   openSessions,
   provision,
-  signed,
   startProcess,
   stop,
   waitReady,
-  type Keys,
   chargeRequest,
   cpuMs,
   paymentReadRequest,
   imageNodeArgs,
+  scratchDatabase,
+  paymentsToRead,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -43,18 +42,13 @@ function rssMiB(pid: number): number {
 }
 
 async function main(): Promise<void> {
-  const dbName = `kurus_memory_${process.pid}`
-  const admin = new pg.Client({ connectionString: BASE_URL })
-  await admin.connect()
-  await admin.query(`create database ${dbName}`)
-  const url = new URL(BASE_URL)
-  url.pathname = `/${dbName}`
+  const db = await scratchDatabase(BASE_URL, 'kurus_memory')
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const server = startProcess(
     [...imageNodeArgs(), ...NODE_ARGS, 'src/main.ts', 'serve', '--no-worker'],
     {
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: db.url,
       KURUS_ENV: 'demo',
       KURUS_MASTER_KEY: 'c'.repeat(64),
       KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
@@ -109,18 +103,7 @@ async function main(): Promise<void> {
       if (r.non2xx > 0) out.push(`  (non2xx ${r.non2xx})`)
       return r.requests.total
     })
-    const ids = await Promise.all(
-      merchants.slice(0, 10).map(async (m: Keys) => {
-        const [t] = await openSessions(base, [m], 1)
-        const p = await signed<{ paymentId: string }>(base, m, 'POST', '/v1/payments/card', {
-          transactionId: t?.transactionId,
-          amount: 10_000,
-          currency: 'TRY',
-          cardToken: m.cardToken,
-        })
-        return { keys: m, id: p.paymentId }
-      }),
-    )
+    const ids = await paymentsToRead(base, merchants)
     await phase('GET payment, 32 connections', async () => {
       const r = await autocannon({
         url: base,
@@ -149,8 +132,7 @@ async function main(): Promise<void> {
   } finally {
     clearInterval(timer)
     await stop(server)
-    await admin.query(`drop database if exists ${dbName} with (force)`)
-    await admin.end()
+    await db.close()
   }
 }
 

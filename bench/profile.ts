@@ -38,6 +38,7 @@ import {
   postgresCpu,
   postgresCpuSince,
   imageNodeArgs,
+  scratchDatabase,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -54,12 +55,8 @@ interface Counts {
 }
 
 async function main(): Promise<void> {
-  const dbName = `kurus_profile_${process.pid}`
-  const admin = new pg.Client({ connectionString: BASE_URL })
-  await admin.connect()
-  await admin.query(`create database ${dbName}`)
-  const url = new URL(BASE_URL)
-  url.pathname = `/${dbName}`
+  const db = await scratchDatabase(BASE_URL, 'kurus_profile')
+  const { admin } = db
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   const work = mkdtempSync(join(tmpdir(), 'kurus-profile-'))
@@ -77,7 +74,7 @@ async function main(): Promise<void> {
       '--no-worker',
     ],
     {
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: db.url,
       KURUS_ENV: 'demo',
       KURUS_MASTER_KEY: 'c'.repeat(64),
       KURUS_OPERATOR_TOKEN: OPERATOR_TOKEN,
@@ -111,7 +108,7 @@ async function main(): Promise<void> {
     throw new Error('no counts from the server')
   }
   const rows: string[] = []
-  const sqlClient = new pg.Client({ connectionString: url.toString() })
+  const sqlClient = new pg.Client({ connectionString: db.url })
   await sqlClient.connect()
   await createBaselineTables(sqlClient)
   // The baseline's statements go from here, not through the server's counter.
@@ -220,9 +217,7 @@ async function main(): Promise<void> {
   } finally {
     await sqlClient.end()
     await stop(server)
-    if (process.env['PROFILE_KEEP_DB'] !== '1')
-      await admin.query(`drop database if exists ${dbName} with (force)`)
-    await admin.end()
+    await db.close({ keep: process.env['PROFILE_KEEP_DB'] === '1' })
     rmSync(work, { recursive: true, force: true })
   }
 }

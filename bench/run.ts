@@ -42,6 +42,7 @@ import {
   paymentReadRequest,
   imageNodeArgs,
   tokenizeCards,
+  paymentsToRead,
 } from './lib.ts'
 
 const BASE_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -361,20 +362,7 @@ async function main(): Promise<void> {
       `charges at 50% rate       ${halfRate}/s offered  p50 ${half.p50} ms  p99 ${half.p99} ms  non2xx ${half.non2xx}  errors ${half.errors}`,
     )
 
-    const ids = (
-      await Promise.all(
-        merchants.slice(0, 10).map(async (m) => {
-          const [t] = await openSessions(base, [m], 1)
-          const p = await signed<{ paymentId: string }>(base, m, 'POST', '/v1/payments/card', {
-            transactionId: t?.transactionId,
-            amount: 10_000,
-            currency: 'TRY',
-            cardToken: m.cardToken,
-          })
-          return { keys: m, id: p.paymentId }
-        }),
-      )
-    ).filter((x) => x.id)
+    const ids = await paymentsToRead(base, merchants)
     const reads = await autocannon({
       url: base,
       connections: 32,
